@@ -1,0 +1,116 @@
+/*
+ * What a core handler sees and returns.  Handlers never touch httpd: the glue
+ * (or a unit test) fills an acct_req, calls the handler, and writes acct_resp.
+ */
+#ifndef ACCT_API_H
+#define ACCT_API_H
+
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <apr_time.h>
+#include <jansson.h>
+
+#include "acct_scope.h"
+#include "acct_store.h"
+
+#define ACCT_SPEC_VERSION "4.174.0"
+#define ACCT_MAX_PATH_PARAMS 4
+
+/* The acting identity, from one indexed token lookup. */
+typedef struct acct_principal {
+    apr_int64_t token_id;
+    apr_int64_t user_id;
+    apr_int64_t account_id;
+    int restricted;
+    const char *username;
+    acct_scopes scopes;
+    const char *scopes_text;     /* canonical form, for X-OAuth-Scopes */
+    const char *client;          /* OAuth client: "pat:<token id>" or "app:<app id>" */
+} acct_principal;
+
+/* Settings of the core that come from configuration. */
+typedef struct acct_settings {
+    int test_clock;                  /* honour the stored clock offset */
+    apr_interval_time_t catalog_ttl; /* per-child catalogue cache lifetime */
+    const char *referral_url;        /* prefix of profile.referrals.url */
+} acct_settings;
+
+typedef enum {
+    ACCT_METHOD_GET = 1,
+    ACCT_METHOD_POST = 2,
+    ACCT_METHOD_PUT = 4,
+    ACCT_METHOD_DELETE = 8
+} acct_method;
+
+struct acct_route;
+
+typedef struct acct_req {
+    apr_pool_t *pool;
+    const struct acct_route *route;
+    const char *params[ACCT_MAX_PATH_PARAMS]; /* decoded path parameters */
+    apr_table_t *query;                       /* decoded query parameters */
+    const char *filter;                       /* X-Filter header, or NULL */
+    json_t *body;                             /* decoded JSON body, or NULL */
+    const char *remote_addr;
+    const acct_principal *who;                /* NULL on public routes */
+    acct_store *store;                        /* opened on first use, see acct_req_store */
+    acct_store_rc (*open_store)(struct acct_req *req, acct_store **out);
+    void *host;                               /* the host's baton for open_store */
+    const acct_settings *settings;
+    apr_int64_t now;                          /* epoch seconds, test-clock offset applied */
+} acct_req;
+
+typedef struct acct_resp {
+    int status;
+    json_t *body;          /* owned by the request pool; NULL: empty body */
+    json_t *errors;        /* error items collected so far, or NULL */
+    apr_table_t *headers;  /* extra response headers (Allow, Cache-Control) */
+} acct_resp;
+
+typedef void acct_handler(acct_req *req, acct_resp *resp);
+
+/*
+ * The request's database connection, opened on first use so that routes
+ * served from a cache never take one from the pool.
+ */
+acct_store_rc acct_req_store(acct_req *req, acct_store **out);
+
+/* Initialises `resp` pessimistically: 500 until a handler says otherwise. */
+void acct_resp_init(acct_resp *resp, apr_pool_t *pool);
+
+/* Success: 200 with `body` (ownership taken).  NULL body answers {}. */
+void acct_resp_ok(acct_resp *resp, apr_pool_t *pool, json_t *body);
+
+/* Adds an error item; `field` may be NULL.  Sets the status (last one wins). */
+void acct_resp_error(acct_resp *resp, apr_pool_t *pool, int status,
+                     const char *reason, const char *field);
+
+/* Adds a 400 validation item naming `field`. */
+void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
+                       const char *reason);
+
+/* Maps a store failure to 503 or 500 with the fixed reasons of DECISIONS.md. */
+void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool, acct_store_rc rc);
+
+int acct_resp_failed(const acct_resp *resp);
+
+/* The body to send: the errors envelope when there are errors, else body. */
+json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool);
+
+/* Fixed reasons of DECISIONS.md. */
+#define ACCT_R_INVALID_JSON "Invalid JSON"
+#define ACCT_R_INVALID_TOKEN "Invalid Token"
+#define ACCT_R_SCOPE "Your OAuth token is not authorized to use this endpoint."
+#define ACCT_R_UNAUTHORIZED "Unauthorized"
+#define ACCT_R_NOT_FOUND "Not found"
+#define ACCT_R_METHOD "Method Not Allowed"
+#define ACCT_R_TOO_LARGE "Request body too large"
+#define ACCT_R_MEDIA_TYPE "Content-Type must be application/json"
+#define ACCT_R_RATE "Too many requests"
+#define ACCT_R_UNAVAILABLE "Service Unavailable"
+#define ACCT_R_INTERNAL "Internal server error"
+
+/* The reason for an HTTP status produced outside a handler (httpd's own errors). */
+const char *acct_reason_for_status(int status);
+
+#endif

@@ -1,0 +1,64 @@
+#include "acct_crypto.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <string.h>
+
+static const char hexdigits[] = "0123456789abcdef";
+
+static void to_hex(char *out, const unsigned char *in, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        out[2 * i] = hexdigits[in[i] >> 4];
+        out[2 * i + 1] = hexdigits[in[i] & 0x0f];
+    }
+    out[2 * n] = '\0';
+}
+
+int acct_random_bytes(unsigned char *buf, size_t n)
+{
+    return RAND_bytes(buf, (int)n) == 1 ? 0 : -1;
+}
+
+const char *acct_random_hex(apr_pool_t *pool, size_t n)
+{
+    unsigned char *raw = apr_palloc(pool, n);
+    char *hex = apr_palloc(pool, 2 * n + 1);
+
+    if (acct_random_bytes(raw, n) != 0) {
+        return NULL;
+    }
+    to_hex(hex, raw, n);
+    memset(raw, 0, n);
+    return hex;
+}
+
+const char *acct_sha256_hex(apr_pool_t *pool, const char *text)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    char *hex;
+
+    if (EVP_Digest(text, strlen(text), md, &mdlen, EVP_sha256(), NULL) != 1) {
+        return NULL;
+    }
+    hex = apr_palloc(pool, 2 * mdlen + 1);
+    to_hex(hex, md, mdlen);
+    return hex;
+}
+
+int acct_token_well_formed(const char *token)
+{
+    size_t i;
+
+    for (i = 0; i < ACCT_TOKEN_HEX_LEN; i++) {
+        char c = token[i];
+
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+            return 0;
+        }
+    }
+    return token[ACCT_TOKEN_HEX_LEN] == '\0';
+}

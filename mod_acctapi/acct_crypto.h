@@ -1,0 +1,22 @@
+/* Randomness and hashing (OpenSSL). */
+#ifndef ACCT_CRYPTO_H
+#define ACCT_CRYPTO_H
+
+#include <apr_pools.h>
+
+#define ACCT_TOKEN_HEX_LEN 64
+#define ACCT_TOKEN_PREFIX_LEN 16
+
+/* n bytes from the CSPRNG; returns -1 if the generator fails. */
+int acct_random_bytes(unsigned char *buf, size_t n);
+
+/* 2n lowercase hex characters from n random bytes, or NULL on failure. */
+const char *acct_random_hex(apr_pool_t *pool, size_t n);
+
+/* Lowercase hex SHA-256 of a string. */
+const char *acct_sha256_hex(apr_pool_t *pool, const char *text);
+
+/* 64 lowercase hex characters? */
+int acct_token_well_formed(const char *token);
+
+#endif

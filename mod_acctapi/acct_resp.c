@@ -1,0 +1,110 @@
+#include "acct_api.h"
+#include "acct_json.h"
+
+void acct_resp_init(acct_resp *resp, apr_pool_t *pool)
+{
+    resp->status = 500;
+    resp->body = NULL;
+    resp->errors = NULL;
+    resp->headers = apr_table_make(pool, 4);
+}
+
+void acct_resp_ok(acct_resp *resp, apr_pool_t *pool, json_t *body)
+{
+    resp->status = 200;
+    resp->body = acct_json_own(pool, body ? body : json_object());
+}
+
+void acct_resp_error(acct_resp *resp, apr_pool_t *pool, int status,
+                     const char *reason, const char *field)
+{
+    json_t *item = json_object();
+
+    if (!resp->errors) {
+        resp->errors = acct_json_own(pool, json_array());
+    }
+    json_object_set_new(item, "reason", acct_json_str(reason));
+    if (field) {
+        json_object_set_new(item, "field", acct_json_str(field));
+    }
+    json_array_append_new(resp->errors, item);
+    resp->status = status;
+}
+
+void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
+                       const char *reason)
+{
+    acct_resp_error(resp, pool, 400, reason, field);
+}
+
+void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool,
+                           acct_store_rc rc)
+{
+    if (rc == ACCT_STORE_UNAVAILABLE) {
+        acct_resp_error(resp, pool, 503, ACCT_R_UNAVAILABLE, NULL);
+    }
+    else {
+        acct_resp_error(resp, pool, 500, ACCT_R_INTERNAL, NULL);
+    }
+}
+
+int acct_resp_failed(const acct_resp *resp)
+{
+    return resp->errors != NULL || resp->status >= 400;
+}
+
+json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)
+{
+    json_t *doc;
+
+    if (resp->errors) {
+        doc = acct_json_own(pool, json_object());
+        json_object_set(doc, "errors", resp->errors);
+        return doc;
+    }
+    if (resp->status >= 400) {
+        /* A failure without an item: never answer an error without a reason. */
+        acct_resp_error(resp, pool, resp->status,
+                        acct_reason_for_status(resp->status), NULL);
+        return acct_resp_document(resp, pool);
+    }
+    return resp->body;
+}
+
+const char *acct_reason_for_status(int status)
+{
+    switch (status) {
+    case 400: return "Bad Request";
+    case 401: return ACCT_R_INVALID_TOKEN;
+    case 403: return ACCT_R_UNAUTHORIZED;
+    case 404: return ACCT_R_NOT_FOUND;
+    case 405: return ACCT_R_METHOD;
+    case 408: return "Request Timeout";
+    case 411: return "Length Required";
+    case 413: return ACCT_R_TOO_LARGE;
+    case 414: return "Request-URI Too Long";
+    case 415: return ACCT_R_MEDIA_TYPE;
+    case 429: return ACCT_R_RATE;
+    case 501: return "Not Implemented";
+    case 503: return ACCT_R_UNAVAILABLE;
+    default:
+        return status >= 500 ? ACCT_R_INTERNAL : "Bad Request";
+    }
+}
+
+acct_store_rc acct_req_store(acct_req *req, acct_store **out)
+{
+    acct_store_rc rc;
+
+    if (!req->store) {
+        if (!req->open_store) {
+            return ACCT_STORE_UNAVAILABLE;
+        }
+        rc = req->open_store(req, &req->store);
+        if (rc != ACCT_STORE_OK) {
+            return rc;
+        }
+    }
+    *out = req->store;
+    return ACCT_STORE_OK;
+}

@@ -1,0 +1,220 @@
+#include "acct_route.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+#define MAX_SEGMENTS 16
+
+typedef struct {
+    const char *seg[MAX_SEGMENTS];
+    int n;
+} segments;
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+char *acct_percent_decode(apr_pool_t *pool, const char *s, size_t len)
+{
+    char *out = apr_palloc(pool, len + 1), *o = out;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        if (s[i] == '%') {
+            int hi, lo;
+
+            hi = i + 1 < len ? hexval(s[i + 1]) : -1;
+            lo = i + 2 < len ? hexval(s[i + 2]) : -1;
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+                return NULL;
+            }
+            *o++ = (char)(hi * 16 + lo);
+            i += 2;
+        }
+        else if (s[i] == '\0') {
+            return NULL;
+        }
+        else {
+            *o++ = s[i];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Splits "/a/b%2Fc/" into decoded segments; -1 on an empty or bad segment. */
+static int split_path(apr_pool_t *pool, const char *path, segments *out)
+{
+    const char *p = path, *end;
+
+    out->n = 0;
+    if (*p == '/') {
+        p++;
+    }
+    while (*p) {
+        end = strchr(p, '/');
+        if (!end) {
+            end = p + strlen(p);
+        }
+        if (end == p) {
+            /* "//" inside the path; a single trailing slash ends the loop */
+            return -1;
+        }
+        if (out->n == MAX_SEGMENTS) {
+            return -1;
+        }
+        out->seg[out->n] = acct_percent_decode(pool, p, (size_t)(end - p));
+        if (!out->seg[out->n]) {
+            return -1;
+        }
+        out->n++;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/*
+ * Does `tmpl` match the path?  Fills params and returns a specificity score:
+ * literal segments weigh more the earlier they come, so "/regions/availability"
+ * beats "/regions/{regionId}".  Returns -1 when it does not match.
+ */
+static long match_template(apr_pool_t *pool, const char *tmpl,
+                           const segments *path, const char **params)
+{
+    const char *t = tmpl + (*tmpl == '/');
+    long score = 0;
+    int i = 0, np = 0;
+
+    while (*t) {
+        const char *end = strchr(t, '/');
+        size_t len = end ? (size_t)(end - t) : strlen(t);
+
+        if (i >= path->n) {
+            return -1;
+        }
+        score <<= 1;
+        if (*t == '{') {
+            int rest = len > 5 && strncmp(t + len - 4, "...}", 4) == 0;
+
+            if (np == ACCT_MAX_PATH_PARAMS) {
+                return -1;
+            }
+            if (rest) {
+                /* "{name...}": the remaining segments, joined again by '/'. */
+                const char *joined = path->seg[i];
+                int k;
+
+                for (k = i + 1; k < path->n; k++) {
+                    joined = apr_pstrcat(pool, joined, "/", path->seg[k], NULL);
+                }
+                params[np++] = joined;
+                return end ? -1 : score;
+            }
+            params[np++] = path->seg[i];
+        }
+        else {
+            if (strlen(path->seg[i]) != len || strncmp(path->seg[i], t, len)) {
+                return -1;
+            }
+            score |= 1;
+        }
+        i++;
+        t = end ? end + 1 : t + len;
+    }
+    return i == path->n ? score : -1;
+}
+
+const char *acct_method_name(acct_method m)
+{
+    switch (m) {
+    case ACCT_METHOD_GET: return "GET";
+    case ACCT_METHOD_POST: return "POST";
+    case ACCT_METHOD_PUT: return "PUT";
+    case ACCT_METHOD_DELETE: return "DELETE";
+    }
+    return "?";
+}
+
+static int method_from_name(const char *name)
+{
+    if (strcmp(name, "GET") == 0 || strcmp(name, "HEAD") == 0) {
+        return ACCT_METHOD_GET;
+    }
+    if (strcmp(name, "POST") == 0) {
+        return ACCT_METHOD_POST;
+    }
+    if (strcmp(name, "PUT") == 0) {
+        return ACCT_METHOD_PUT;
+    }
+    if (strcmp(name, "DELETE") == 0) {
+        return ACCT_METHOD_DELETE;
+    }
+    return 0;
+}
+
+acct_match_rc acct_route_match(const acct_route *table, apr_pool_t *pool,
+                               const char *method, const char *raw_path,
+                               acct_match *out)
+{
+    const char *params[ACCT_MAX_PATH_PARAMS];
+    const char *best_path = NULL;
+    long best = -1;
+    unsigned allowed = 0;
+    segments path;
+    int want = method_from_name(method);
+    const acct_route *r;
+
+    memset(out, 0, sizeof(*out));
+    if (split_path(pool, raw_path, &path) != 0) {
+        return ACCT_MATCH_NO_PATH;
+    }
+    /* First pass: the most specific template matching the path. */
+    for (r = table; r->path; r++) {
+        long score = match_template(pool, r->path, &path, params);
+
+        if (score > best) {
+            best = score;
+            best_path = r->path;
+        }
+    }
+    if (!best_path) {
+        return ACCT_MATCH_NO_PATH;
+    }
+    /* Second pass: the methods of that template. */
+    for (r = table; r->path; r++) {
+        if (strcmp(r->path, best_path) != 0) {
+            continue;
+        }
+        allowed |= (unsigned)r->method;
+        if ((int)r->method == want) {
+            out->route = r;
+            match_template(pool, r->path, &path, out->params);
+        }
+    }
+    out->allow = apr_pstrcat(pool,
+                             (allowed & ACCT_METHOD_GET) ? "GET, HEAD, " : "",
+                             (allowed & ACCT_METHOD_POST) ? "POST, " : "",
+                             (allowed & ACCT_METHOD_PUT) ? "PUT, " : "",
+                             (allowed & ACCT_METHOD_DELETE) ? "DELETE, " : "",
+                             NULL);
+    out->allow = apr_pstrndup(pool, out->allow, strlen(out->allow) - 2);
+    return out->route ? ACCT_MATCH_FOUND : ACCT_MATCH_BAD_METHOD;
+}
+
+const char *acct_route_scope(apr_pool_t *pool, const acct_route *route)
+{
+    if (route->flags & (ACCT_ROUTE_PUBLIC | ACCT_ROUTE_ANY_TOKEN)) {
+        return "*";
+    }
+    return acct_scope_requirement(pool, route->family, route->level);
+}

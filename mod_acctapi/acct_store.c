@@ -1,0 +1,674 @@
+#include "acct_store.h"
+#include "acct_log.h"
+
+#include <apr_hash.h>
+#include <apr_strings.h>
+#include <apr_tables.h>
+#include <ctype.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Per-connection state, kept as userdata of the connection's pool: the
+ * catalogue statements prepared on it (apr_dbd_prepared_t on pgsql,
+ * sqlite3_stmt on sqlite3, which are finalized before the connection closes).
+ */
+typedef struct conn_state {
+    apr_hash_t *prepared; /* const acct_sql * -> statement */
+} conn_state;
+
+struct acct_store {
+    const apr_dbd_driver_t *driver;
+    apr_dbd_t *handle;
+    apr_pool_t *conn_pool;
+    acct_dialect dialect;
+    conn_state *conn;
+    int in_tx;
+};
+
+#define CONN_STATE_KEY "acct_store.conn_state"
+
+/* How long a native sqlite3 statement waits on a busy database, in total. */
+#define SQLITE_BUSY_WAIT_US (2 * APR_USEC_PER_SEC)
+#define SQLITE_BUSY_STEP_US (20 * 1000)
+
+static acct_store_rc sqlite_native_script(acct_store *st, const char *sql);
+static sqlite3 *sqlite_db(const acct_store *st);
+
+/*
+ * Settings every sqlite3 connection needs.  No busy_timeout: apr_dbd holds a
+ * process-wide mutex around each statement and retries busy databases itself
+ * with the mutex released; a busy_timeout would wait inside that mutex and
+ * stall every other thread of the process.
+ */
+static const char sqlite_connection_setup[] =
+    "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL;";
+
+static apr_status_t sqlite_finalize_all(void *data)
+{
+    conn_state *cs = data;
+    apr_hash_index_t *hi;
+
+    for (hi = apr_hash_first(NULL, cs->prepared); hi; hi = apr_hash_next(hi)) {
+        void *stmt = NULL;
+
+        apr_hash_this(hi, NULL, NULL, &stmt);
+        sqlite3_finalize(stmt);
+    }
+    apr_hash_clear(cs->prepared);
+    return APR_SUCCESS;
+}
+
+static conn_state *conn_state_get(acct_store *st)
+{
+    void *data = NULL;
+    conn_state *cs;
+
+    apr_pool_userdata_get(&data, CONN_STATE_KEY, st->conn_pool);
+    if (data) {
+        return data;
+    }
+    cs = apr_pcalloc(st->conn_pool, sizeof(*cs));
+    cs->prepared = apr_hash_make(st->conn_pool);
+    apr_pool_userdata_setn(cs, CONN_STATE_KEY, NULL, st->conn_pool);
+    if (st->dialect == ACCT_DIALECT_SQLITE) {
+        /* Registered after the driver's own close: runs before it. */
+        apr_pool_cleanup_register(st->conn_pool, cs, sqlite_finalize_all,
+                                  apr_pool_cleanup_null);
+    }
+    return cs;
+}
+
+acct_store *acct_store_wrap(apr_pool_t *pool, apr_pool_t *conn_pool,
+                            const apr_dbd_driver_t *driver, apr_dbd_t *handle)
+{
+    acct_store *st;
+    const char *name = apr_dbd_name(driver);
+    void *seen = NULL;
+
+    st = apr_pcalloc(pool, sizeof(*st));
+    st->driver = driver;
+    st->handle = handle;
+    st->conn_pool = conn_pool;
+    if (strcmp(name, "pgsql") == 0) {
+        st->dialect = ACCT_DIALECT_PGSQL;
+    }
+    else if (strcmp(name, "sqlite3") == 0) {
+        st->dialect = ACCT_DIALECT_SQLITE;
+    }
+    else {
+        acct_log(ACCT_LOG_ERR, "unsupported apr_dbd driver '%s'", name);
+        return NULL;
+    }
+    apr_pool_userdata_get(&seen, CONN_STATE_KEY, conn_pool);
+    st->conn = conn_state_get(st);
+    if (!seen && st->dialect == ACCT_DIALECT_SQLITE
+        && sqlite_native_script(st, sqlite_connection_setup) != ACCT_STORE_OK) {
+        return NULL;
+    }
+    return st;
+}
+
+static apr_status_t store_close(void *data)
+{
+    acct_store *st = data;
+
+    apr_dbd_close(st->driver, st->handle);
+    return APR_SUCCESS;
+}
+
+acct_store_rc acct_store_open(acct_store **out, apr_pool_t *pool,
+                              const char *driver_name, const char *params,
+                              const char **error)
+{
+    const apr_dbd_driver_t *driver = NULL;
+    apr_dbd_t *handle = NULL;
+    const char *err = NULL;
+    apr_status_t rv;
+    acct_store *st, *closer;
+
+    *out = NULL;
+    rv = apr_dbd_get_driver(pool, driver_name, &driver);
+    if (rv != APR_SUCCESS) {
+        *error = apr_psprintf(pool, "cannot load the apr_dbd driver '%s'%s",
+                              driver_name,
+                              rv == APR_ENOTIMPL ? " (unknown driver)"
+                              : " (install libaprutil1-dbd-sqlite3 or -pgsql)");
+        return ACCT_STORE_FAILED;
+    }
+    rv = apr_dbd_open_ex(driver, pool, params, &handle, &err);
+    if (rv != APR_SUCCESS || !handle) {
+        *error = apr_psprintf(pool, "cannot connect with driver %s: %s",
+                              driver_name, err ? err : "connection refused");
+        return ACCT_STORE_UNAVAILABLE;
+    }
+    /* The close is registered first so that it runs last, after the
+     * statements prepared on the connection are finalized. */
+    closer = apr_pcalloc(pool, sizeof(*closer));
+    closer->driver = driver;
+    closer->handle = handle;
+    apr_pool_cleanup_register(pool, closer, store_close,
+                              apr_pool_cleanup_null);
+    st = acct_store_wrap(pool, pool, driver, handle);
+    if (!st) {
+        *error = apr_psprintf(pool, "driver %s is not supported or its "
+                              "connection could not be set up", driver_name);
+        return ACCT_STORE_FAILED;
+    }
+    *out = st;
+    return ACCT_STORE_OK;
+}
+
+acct_dialect acct_store_dialect(const acct_store *st)
+{
+    return st->dialect;
+}
+
+/*
+ * Turns a pgsql driver error into our outcome.  A lost connection means "try
+ * again later" (503); anything else is a failure of ours (500).  Driver text
+ * names tables and constraints: it goes to the log only.
+ */
+static acct_store_rc classify(acct_store *st, int rc, const char *what)
+{
+    const char *text = apr_dbd_error(st->driver, st->handle, rc);
+    PGconn *conn = apr_dbd_native_handle(st->driver, st->handle);
+    acct_store_rc out = ACCT_STORE_FAILED;
+
+    if (!conn || PQstatus(conn) != CONNECTION_OK) {
+        out = ACCT_STORE_UNAVAILABLE;
+    }
+    acct_log(out == ACCT_STORE_UNAVAILABLE ? ACCT_LOG_WARN : ACCT_LOG_ERR,
+             "database %s: %s failed (%d): %s",
+             out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what, rc,
+             text ? text : "no detail");
+    return out;
+}
+
+static const char *sql_text(const acct_store *st, const acct_sql *sql)
+{
+    return st->dialect == ACCT_DIALECT_PGSQL ? sql->pgsql : sql->sqlite;
+}
+
+/* ---- pgsql: through apr_dbd --------------------------------------------- */
+
+/*
+ * A catalogue statement, prepared once per connection with a NULL label: the
+ * driver then keeps only the translated text and runs it with PQexecParams,
+ * so nothing is lost when libpq silently reconnects (PITFALLS 7).
+ */
+static acct_store_rc pg_prepared(acct_store *st, const acct_sql *sql,
+                                 apr_dbd_prepared_t **out)
+{
+    apr_dbd_prepared_t *stmt;
+    int rc;
+
+    stmt = apr_hash_get(st->conn->prepared, &sql, sizeof(sql));
+    if (!stmt) {
+        rc = apr_dbd_prepare(st->driver, st->conn_pool, st->handle,
+                             sql_text(st, sql), NULL, &stmt);
+        if (rc != 0 || !stmt) {
+            return classify(st, rc, sql->name);
+        }
+        apr_hash_set(st->conn->prepared,
+                     apr_pmemdup(st->conn_pool, &sql, sizeof(sql)),
+                     sizeof(sql), stmt);
+    }
+    *out = stmt;
+    return ACCT_STORE_OK;
+}
+
+static acct_rows *rows_from_dbd(acct_store *st, apr_pool_t *pool,
+                                apr_dbd_results_t *res)
+{
+    acct_rows *rows = apr_pcalloc(pool, sizeof(*rows));
+    apr_array_header_t *all;
+    apr_dbd_row_t *row = NULL;
+    int c;
+
+    rows->ncols = apr_dbd_num_cols(st->driver, res);
+    rows->names = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
+    for (c = 0; c < rows->ncols; c++) {
+        /* Copies: the pgsql driver frees its result when iteration ends. */
+        rows->names[c] = apr_pstrdup(pool, apr_dbd_get_name(st->driver, res, c));
+    }
+    all = apr_array_make(pool, 16, sizeof(const char **));
+    while (apr_dbd_get_row(st->driver, pool, res, &row, -1) == 0) {
+        const char **vals = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
+
+        for (c = 0; c < rows->ncols; c++) {
+            char *v = NULL;
+
+            /* One rule for SQL NULL: pgsql's get_entry would say "". */
+            if (apr_dbd_datum_get(st->driver, row, c, APR_DBD_TYPE_STRING, &v)
+                == APR_SUCCESS) {
+                vals[c] = apr_pstrdup(pool, v);
+            }
+        }
+        APR_ARRAY_PUSH(all, const char **) = vals;
+    }
+    rows->nrows = all->nelts;
+    rows->values = (const char ***)all->elts;
+    return rows;
+}
+
+/* Runs `stmt`; rows wanted when `out` is set, else only the count. */
+static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
+                            apr_dbd_prepared_t *stmt, const char *what,
+                            int nargs, const char *const *args,
+                            acct_rows **out, int *affected)
+{
+    apr_dbd_results_t *res = NULL;
+    int rc, n = 0;
+
+    if (out) {
+        /* random = 1: the async mode sleeps on empty results and hides errors. */
+        rc = apr_dbd_pselect(st->driver, pool, st->handle, &res, stmt, 1,
+                             nargs, (const char **)args);
+        if (rc != 0 || !res) {
+            return classify(st, rc, what);
+        }
+        *out = rows_from_dbd(st, pool, res);
+        return ACCT_STORE_OK;
+    }
+    rc = apr_dbd_pquery(st->driver, pool, st->handle, &n, stmt, nargs,
+                        (const char **)args);
+    if (rc != 0) {
+        return classify(st, rc, what);
+    }
+    if (affected) {
+        *affected = n;
+    }
+    return ACCT_STORE_OK;
+}
+
+/* ---- sqlite3: apr_dbd opens the connection, sqlite3 runs the SQL --------- */
+/*
+ * The apr_dbd sqlite3 driver prepares with the legacy sqlite3_prepare (a
+ * cached statement fails for good once any process changes the schema),
+ * keeps every statement until the connection closes, and serialises all
+ * statements of the process behind one mutex.  So statements go through
+ * sqlite3_prepare_v2 on the driver's native handle instead.
+ */
+
+static sqlite3 *sqlite_db(const acct_store *st)
+{
+    return apr_dbd_native_handle(st->driver, st->handle);
+}
+
+static acct_store_rc sqlite_error(acct_store *st, int rc, const char *what)
+{
+    int primary = rc & 0xff;
+    acct_store_rc out = (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+                        ? ACCT_STORE_UNAVAILABLE : ACCT_STORE_FAILED;
+
+    acct_log(out == ACCT_STORE_UNAVAILABLE ? ACCT_LOG_WARN : ACCT_LOG_ERR,
+             "database %s: %s failed (%d): %s",
+             out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what, rc,
+             sqlite3_errmsg(sqlite_db(st)));
+    return out;
+}
+
+/* apr_dbd placeholders (%s, %d ... and %% for %) to sqlite3's "?". */
+static char *sqlite_placeholders(apr_pool_t *pool, const char *sql)
+{
+    char *out = apr_palloc(pool, strlen(sql) + 1), *o = out;
+    const char *p;
+
+    for (p = sql; *p; p++) {
+        if (p[0] == '%' && isalpha((unsigned char)p[1])) {
+            *o++ = '?';
+            p++;
+        }
+        else if (p[0] == '%' && p[1] == '%') {
+            *o++ = '%';
+            p++;
+        }
+        else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Steps, waiting out a writer of another process for a bounded time. */
+static int sqlite_step_patiently(sqlite3_stmt *stmt)
+{
+    apr_interval_time_t waited = 0;
+    int rc;
+
+    while ((rc = sqlite3_step(stmt)) == SQLITE_BUSY
+           && waited < SQLITE_BUSY_WAIT_US) {
+        sqlite3_reset(stmt);
+        apr_sleep(SQLITE_BUSY_STEP_US);
+        waited += SQLITE_BUSY_STEP_US;
+    }
+    return rc;
+}
+
+static acct_store_rc sqlite_prepare(acct_store *st, apr_pool_t *pool,
+                                    const char *sql, const char *what,
+                                    sqlite3_stmt **out)
+{
+    int rc = sqlite3_prepare_v2(sqlite_db(st), sqlite_placeholders(pool, sql),
+                                -1, out, NULL);
+
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(*out);
+        *out = NULL;
+        return sqlite_error(st, rc, what);
+    }
+    return ACCT_STORE_OK;
+}
+
+/* A catalogue statement, prepared once per connection. */
+static acct_store_rc sqlite_prepared(acct_store *st, const acct_sql *sql,
+                                     sqlite3_stmt **out)
+{
+    sqlite3_stmt *stmt = apr_hash_get(st->conn->prepared, &sql, sizeof(sql));
+    acct_store_rc rc;
+
+    if (!stmt) {
+        rc = sqlite_prepare(st, st->conn_pool, sql_text(st, sql), sql->name,
+                            &stmt);
+        if (rc != ACCT_STORE_OK) {
+            return rc;
+        }
+        apr_hash_set(st->conn->prepared,
+                     apr_pmemdup(st->conn_pool, &sql, sizeof(sql)),
+                     sizeof(sql), stmt);
+    }
+    *out = stmt;
+    return ACCT_STORE_OK;
+}
+
+/* Binds, steps to the end, and leaves the statement reset for reuse. */
+static acct_store_rc sqlite_run(acct_store *st, apr_pool_t *pool,
+                                sqlite3_stmt *stmt, const char *what,
+                                int nargs, const char *const *args,
+                                acct_rows **out, int *affected)
+{
+    apr_array_header_t *all = NULL;
+    acct_rows *rows = NULL;
+    acct_store_rc result = ACCT_STORE_OK;
+    int rc = SQLITE_OK, i, c;
+
+    for (i = 0; i < nargs && rc == SQLITE_OK; i++) {
+        rc = args[i] ? sqlite3_bind_text(stmt, i + 1, args[i], -1,
+                                         SQLITE_TRANSIENT)
+                     : sqlite3_bind_null(stmt, i + 1);
+    }
+    if (rc != SQLITE_OK) {
+        result = sqlite_error(st, rc, what);
+        goto leave;
+    }
+    if (out) {
+        rows = apr_pcalloc(pool, sizeof(*rows));
+        rows->ncols = sqlite3_column_count(stmt);
+        rows->names = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
+        for (c = 0; c < rows->ncols; c++) {
+            rows->names[c] = apr_pstrdup(pool, sqlite3_column_name(stmt, c));
+        }
+        all = apr_array_make(pool, 16, sizeof(const char **));
+    }
+    while ((rc = sqlite_step_patiently(stmt)) == SQLITE_ROW) {
+        const char **vals;
+
+        if (!out) {
+            continue;
+        }
+        vals = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
+        for (c = 0; c < rows->ncols; c++) {
+            if (sqlite3_column_type(stmt, c) != SQLITE_NULL) {
+                vals[c] = apr_pstrdup(pool,
+                                      (const char *)sqlite3_column_text(stmt, c));
+            }
+        }
+        APR_ARRAY_PUSH(all, const char **) = vals;
+    }
+    if (rc != SQLITE_DONE) {
+        result = sqlite_error(st, rc, what);
+        goto leave;
+    }
+    if (out) {
+        rows->nrows = all->nelts;
+        rows->values = (const char ***)all->elts;
+        *out = rows;
+    }
+    if (affected) {
+        *affected = sqlite3_changes(sqlite_db(st));
+    }
+leave:
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    return result;
+}
+
+static acct_store_rc sqlite_native_script(acct_store *st, const char *sql)
+{
+    apr_interval_time_t waited = 0;
+    int rc;
+
+    while ((rc = sqlite3_exec(sqlite_db(st), sql, NULL, NULL, NULL))
+           == SQLITE_BUSY && waited < SQLITE_BUSY_WAIT_US) {
+        apr_sleep(SQLITE_BUSY_STEP_US);
+        waited += SQLITE_BUSY_STEP_US;
+    }
+    if (rc != SQLITE_OK) {
+        return sqlite_error(st, rc, "script");
+    }
+    return ACCT_STORE_OK;
+}
+
+/* ---- the two dialects behind one interface ------------------------------ */
+
+static acct_store_rc run_catalogued(acct_store *st, apr_pool_t *pool,
+                                    const acct_sql *sql, int nargs,
+                                    const char *const *args, acct_rows **out,
+                                    int *affected)
+{
+    acct_store_rc rc;
+
+    if (st->dialect == ACCT_DIALECT_SQLITE) {
+        sqlite3_stmt *stmt = NULL;
+
+        rc = sqlite_prepared(st, sql, &stmt);
+        return rc != ACCT_STORE_OK ? rc : sqlite_run(st, pool, stmt, sql->name,
+                                                     nargs, args, out, affected);
+    }
+    else {
+        apr_dbd_prepared_t *stmt = NULL;
+
+        rc = pg_prepared(st, sql, &stmt);
+        return rc != ACCT_STORE_OK ? rc : pg_run(st, pool, stmt, sql->name,
+                                                 nargs, args, out, affected);
+    }
+}
+
+acct_store_rc acct_store_select(acct_store *st, apr_pool_t *pool,
+                                const acct_sql *sql, acct_rows **rows,
+                                int nargs, const char *const *args)
+{
+    return run_catalogued(st, pool, sql, nargs, args, rows, NULL);
+}
+
+acct_store_rc acct_store_exec(acct_store *st, apr_pool_t *pool,
+                              const acct_sql *sql, int *affected,
+                              int nargs, const char *const *args)
+{
+    return run_catalogued(st, pool, sql, nargs, args, NULL, affected);
+}
+
+acct_store_rc acct_store_select_dynamic(acct_store *st, apr_pool_t *pool,
+                                        const char *sql, acct_rows **rows,
+                                        int nargs, const char *const *args)
+{
+    acct_store_rc rc;
+
+    if (st->dialect == ACCT_DIALECT_SQLITE) {
+        sqlite3_stmt *stmt = NULL;
+
+        rc = sqlite_prepare(st, pool, sql, "dynamic select", &stmt);
+        if (rc == ACCT_STORE_OK) {
+            rc = sqlite_run(st, pool, stmt, "dynamic select", nargs, args, rows,
+                            NULL);
+            sqlite3_finalize(stmt);
+        }
+        return rc;
+    }
+    else {
+        apr_dbd_prepared_t *stmt = NULL;
+        int err;
+
+        /* A NULL label allocates only in `pool`: nothing accumulates. */
+        err = apr_dbd_prepare(st->driver, pool, st->handle, sql, NULL, &stmt);
+        if (err != 0 || !stmt) {
+            return classify(st, err, "dynamic select (prepare)");
+        }
+        return pg_run(st, pool, stmt, "dynamic select", nargs, args, rows,
+                      NULL);
+    }
+}
+
+acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
+                                     const char *sql)
+{
+    int rc, n = 0;
+
+    if (st->dialect == ACCT_DIALECT_SQLITE) {
+        return sqlite_native_script(st, sql);
+    }
+    rc = apr_dbd_query(st->driver, st->handle, &n, sql);
+    if (rc != 0) {
+        return classify(st, rc, "script");
+    }
+    return ACCT_STORE_OK;
+}
+
+/*
+ * Transactions are plain statements whose results are checked:
+ * apr_dbd_transaction_start dereferences NULL on pgsql when BEGIN fails on a
+ * dead connection (PITFALLS 8).  sqlite3 writers queue at BEGIN IMMEDIATE
+ * instead of failing at their first write.
+ */
+static acct_store_rc plain_query(acct_store *st, const char *sql)
+{
+    return acct_store_exec_script(st, NULL, sql);
+}
+
+acct_store_rc acct_store_begin(acct_store *st, apr_pool_t *pool)
+{
+    acct_store_rc rc;
+
+    rc = plain_query(st, st->dialect == ACCT_DIALECT_SQLITE ? "BEGIN IMMEDIATE"
+                                                            : "BEGIN");
+    if (rc == ACCT_STORE_OK) {
+        st->in_tx = 1;
+    }
+    return rc;
+}
+
+acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool)
+{
+    acct_store_rc rc = plain_query(st, "COMMIT");
+
+    if (rc != ACCT_STORE_OK) {
+        /* A failed COMMIT may leave the transaction open on sqlite3. */
+        acct_store_rollback(st, pool);
+    }
+    st->in_tx = 0;
+    return rc;
+}
+
+acct_store_rc acct_store_rollback(acct_store *st, apr_pool_t *pool)
+{
+    acct_store_rc rc;
+
+    if (!st->in_tx) {
+        return ACCT_STORE_OK;
+    }
+    rc = plain_query(st, "ROLLBACK");
+    st->in_tx = 0;
+    return rc;
+}
+
+int acct_store_in_tx(const acct_store *st)
+{
+    return st->in_tx;
+}
+
+static apr_status_t tx_guard_cleanup(void *data)
+{
+    acct_store *st = data;
+
+    if (st->in_tx) {
+        acct_log(ACCT_LOG_WARN, "rolling back a transaction left open");
+        acct_store_rollback(st, NULL);
+    }
+    return APR_SUCCESS;
+}
+
+void acct_store_tx_guard(acct_store *st, apr_pool_t *pool)
+{
+    apr_pool_cleanup_register(pool, st, tx_guard_cleanup,
+                              apr_pool_cleanup_null);
+}
+
+int acct_rows_col(const acct_rows *rows, const char *column)
+{
+    int c;
+
+    for (c = 0; c < rows->ncols; c++) {
+        if (rows->names[c] && strcmp(rows->names[c], column) == 0) {
+            return c;
+        }
+    }
+    return -1;
+}
+
+const char *acct_rows_get(const acct_rows *rows, int row, const char *column)
+{
+    int c = acct_rows_col(rows, column);
+
+    if (c < 0 || row < 0 || row >= rows->nrows) {
+        return NULL;
+    }
+    return rows->values[row][c];
+}
+
+const char *acct_i64(apr_pool_t *pool, apr_int64_t v)
+{
+    return apr_psprintf(pool, "%" APR_INT64_T_FMT, v);
+}
+
+int acct_parse_i64(const char *s, apr_int64_t *out)
+{
+    apr_int64_t v = 0;
+    int neg = 0;
+    const char *p = s;
+
+    if (!p || !*p) {
+        return -1;
+    }
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (!*p) {
+        return -1;
+    }
+    for (; *p; p++) {
+        if (!isdigit((unsigned char)*p)) {
+            return -1;
+        }
+        if (v > (APR_INT64_MAX - (*p - '0')) / 10) {
+            return -1;
+        }
+        v = v * 10 + (*p - '0');
+    }
+    *out = neg ? -v : v;
+    return 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * Storage: SQL for the pgsql and sqlite3 drivers of apr_dbd, whose
+ * connections mod_dbd pools (acctapi-admin and the tests open their own).
+ *
+ * Every trap of PITFALLS.md items 1-12 is handled here and nowhere else:
+ *  - statements are written once with %s placeholders (%% for a literal %);
+ *    each catalogue statement (acct_sql) is prepared once per connection and
+ *    cached in the connection's own pool;
+ *  - pgsql runs through apr_dbd: statements get a NULL label, so they run via
+ *    PQexecParams and survive libpq's silent reconnect; selects are always
+ *    synchronous (random access); results are copied out before the driver
+ *    frees them; SQL NULL is a NULL pointer, never "";
+ *  - sqlite3 runs through sqlite3_prepare_v2 on the driver's native handle:
+ *    the apr_dbd driver's legacy prepare breaks cached statements for good on
+ *    any schema change, keeps every statement until the connection closes,
+ *    and holds a process-wide mutex.  Ours are finalized with the connection;
+ *    run-time SQL is finalized at once;
+ *  - BEGIN/COMMIT/ROLLBACK are plain statements whose results are checked
+ *    (BEGIN IMMEDIATE on sqlite3), and a pool cleanup rolls back a
+ *    transaction left open;
+ *  - errors are classified: "unavailable" (lost connection, busy database:
+ *    503) or "failed" (500).  Uniqueness is designed with ON CONFLICT DO
+ *    NOTHING + RETURNING, so no caller needs to tell a conflict from a
+ *    failure.  Driver text goes only to the log.
+ */
+#ifndef ACCT_STORE_H
+#define ACCT_STORE_H
+
+#include <apr_pools.h>
+#include <apr_dbd.h>
+
+typedef enum {
+    ACCT_DIALECT_SQLITE = 0,
+    ACCT_DIALECT_PGSQL = 1
+} acct_dialect;
+
+/* Outcome of a store call. */
+typedef enum {
+    ACCT_STORE_OK = 0,
+    ACCT_STORE_FAILED = 1,      /* the statement failed: answer 500 */
+    ACCT_STORE_UNAVAILABLE = 2  /* no usable connection, busy database: answer 503 */
+} acct_store_rc;
+
+/*
+ * One statement of the catalogue.  `sqlite` and `pgsql` are the same text
+ * unless the dialects differ (ACCT_SQL2).  Statements are static data: the
+ * cache is keyed by the address of the struct.
+ */
+typedef struct acct_sql {
+    const char *name;   /* for logs */
+    const char *sqlite;
+    const char *pgsql;
+} acct_sql;
+
+#define ACCT_SQL(name, text) { (name), (text), (text) }
+#define ACCT_SQL2(name, sqlite_text, pgsql_text) { (name), (sqlite_text), (pgsql_text) }
+
+/* A result set copied into pool memory; values[row][col] NULL for SQL NULL. */
+typedef struct acct_rows {
+    int nrows;
+    int ncols;
+    const char **names;      /* column names */
+    const char ***values;
+} acct_rows;
+
+typedef struct acct_store acct_store;
+
+/*
+ * Wraps an open connection.  `conn_pool` lives as long as the connection (the
+ * ap_dbd_t pool in the module); the statement cache is kept there.  `driver`
+ * must be "pgsql" or "sqlite3", else NULL is returned.
+ */
+acct_store *acct_store_wrap(apr_pool_t *pool, apr_pool_t *conn_pool,
+                            const apr_dbd_driver_t *driver, apr_dbd_t *handle);
+
+/*
+ * Opens a connection of its own (acctapi-admin, unit tests): loads the driver,
+ * connects, and for sqlite3 applies the pragmas the module expects
+ * (foreign_keys, WAL, busy_timeout).  The connection closes with `pool`.
+ */
+acct_store_rc acct_store_open(acct_store **out, apr_pool_t *pool,
+                              const char *driver_name, const char *params,
+                              const char **error);
+
+acct_dialect acct_store_dialect(const acct_store *st);
+
+/* Runs a catalogue statement that returns rows. */
+acct_store_rc acct_store_select(acct_store *st, apr_pool_t *pool,
+                                const acct_sql *sql, acct_rows **rows,
+                                int nargs, const char *const *args);
+
+/* Runs a catalogue statement that returns no rows; *affected may be NULL. */
+acct_store_rc acct_store_exec(acct_store *st, apr_pool_t *pool,
+                              const acct_sql *sql, int *affected,
+                              int nargs, const char *const *args);
+
+/* Same as the two above for SQL composed at run time (never user text). */
+acct_store_rc acct_store_select_dynamic(acct_store *st, apr_pool_t *pool,
+                                        const char *sql, acct_rows **rows,
+                                        int nargs, const char *const *args);
+
+/* Runs SQL text without parameters (migrations, pragmas); may hold several statements on sqlite3. */
+acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
+                                     const char *sql);
+
+/*
+ * Transactions.  begin uses BEGIN IMMEDIATE on sqlite3 (writers queue at
+ * the start instead of failing at their first write).  acct_store_tx_guard
+ * registers a cleanup on `pool` that rolls back a transaction still open when
+ * the pool dies, so a connection never returns to the pool mid-transaction.
+ */
+acct_store_rc acct_store_begin(acct_store *st, apr_pool_t *pool);
+acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool);
+acct_store_rc acct_store_rollback(acct_store *st, apr_pool_t *pool);
+int acct_store_in_tx(const acct_store *st);
+void acct_store_tx_guard(acct_store *st, apr_pool_t *pool);
+
+/* Convenience accessors on a result. */
+const char *acct_rows_get(const acct_rows *rows, int row, const char *column);
+int acct_rows_col(const acct_rows *rows, const char *column);
+
+/* Formats an int64 as a pool string, for arguments. */
+const char *acct_i64(apr_pool_t *pool, apr_int64_t v);
+
+/* Parses a whole decimal int64; returns -1 on anything else. */
+int acct_parse_i64(const char *s, apr_int64_t *out);
+
+#endif

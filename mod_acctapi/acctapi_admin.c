@@ -1,0 +1,1035 @@
+/*
+ * acctapi-admin: the operator CLI of mod_acctapi, what htpasswd is to
+ * mod_authn_file.  It links the same core library as the module and talks to
+ * the same database, so the schema, identities and clock it writes are
+ * exactly what httpd reads.
+ *
+ * Exit status: 0 success, 1 the operation failed (database unreachable, not
+ * found, conflict), 2 the command line is wrong.  Every command but migrate
+ * runs in one transaction, so it either succeeds or leaves no trace.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <apr_dbd.h>
+#include <apr_general.h>
+#include <apr_pools.h>
+#include <apr_strings.h>
+#include <apr_time.h>
+
+#include "acct_clock.h"
+#include "acct_ident.h"
+#include "acct_log.h"
+#include "acct_migrate.h"
+#include "acct_scope.h"
+#include "acct_store.h"
+#include "acct_time.h"
+
+#define NAME "acctapi-admin"
+
+#define ADMIN_OK 0
+#define ADMIN_FAIL 1
+#define ADMIN_USAGE 2
+
+#define ADMIN_MAX_OPTS 4
+
+/*
+ * The clock must stay printable as YYYY-MM-DDTHH:MM:SS and meaningful as
+ * epoch seconds in the database: 1970-01-01T00:00:00 .. 9999-12-31T23:59:59.
+ */
+#define CLOCK_MAX APR_INT64_C(253402300799)
+
+#define DEFAULT_LABEL NAME
+#define TIMESTAMP_HELP "YYYY-MM-DDTHH:MM:SS, UTC"
+
+typedef struct admin_opt {
+    const char *name;     /* "--name" */
+    const char *arg;      /* placeholder of its value; NULL for a flag */
+    int required;
+    const char *help;
+} admin_opt;
+
+struct admin_ctx;
+typedef int admin_fn(struct admin_ctx *c);
+
+/*
+ * A command is one or two words ("migrate", "clock advance").  `check`
+ * validates the arguments before the database is touched, so a usage error
+ * is reported as one whether or not the database is reachable.
+ */
+typedef struct admin_cmd {
+    const char *group;
+    const char *name;           /* NULL for a one-word command */
+    const char *positional;     /* its one positional argument, or NULL */
+    const char *summary;
+    const char *details;
+    const char *note;           /* shared by the commands of a group */
+    int own_transactions;       /* migrate: no schema check, no transaction */
+    admin_fn *check;
+    admin_fn *run;
+    admin_opt opts[ADMIN_MAX_OPTS + 1];
+} admin_cmd;
+
+typedef struct admin_ctx {
+    apr_pool_t *pool;
+    const admin_cmd *cmd;
+    const char *topic;                  /* "token create", for hints */
+    const char *values[ADMIN_MAX_OPTS]; /* as cmd->opts; "" for a flag */
+    const char *positional;
+    acct_store *st;
+    apr_int64_t real_now;               /* read once: every step agrees */
+    /* Arguments as `check` parsed them. */
+    apr_int64_t account_id;
+    apr_int64_t expiry;
+    apr_int64_t duration;
+    apr_int64_t timestamp;
+    const char *scopes;
+    /* Written to stdout before the commit, so a failure leaves no trace. */
+    const char *out;
+} admin_ctx;
+
+static int usage_error(const char *topic, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int failure(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* A one-line message with a hint to the help of `topic` (NULL: general). */
+static int usage_error(const char *topic, const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs(NAME ": ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; see '" NAME "%s%s --help'\n", topic ? " " : "",
+            topic ? topic : "");
+    return ADMIN_USAGE;
+}
+
+static int failure(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs(NAME ": ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return ADMIN_FAIL;
+}
+
+/* The driver's own text has already gone to stderr through the log sink. */
+static int store_failure(const char *what, acct_store_rc rc)
+{
+    return failure("cannot %s: %s", what,
+                   rc == ACCT_STORE_UNAVAILABLE
+                       ? "the database is unavailable"
+                       : "the database reported an error");
+}
+
+/* Driver messages (libpq's above all) span lines; stderr gets one each. */
+static char *squash_whitespace(char *text)
+{
+    char *in, *out = text;
+
+    for (in = text; *in; in++) {
+        if (*in == '\n' || *in == '\r' || *in == '\t' || *in == ' ') {
+            if (out > text && out[-1] != ' ') {
+                *out++ = ' ';
+            }
+        }
+        else {
+            *out++ = *in;
+        }
+    }
+    while (out > text && out[-1] == ' ') {
+        out--;
+    }
+    *out = '\0';
+    return text;
+}
+
+static void log_to_stderr(acct_log_level level, const char *file, int line,
+                          const char *msg, void *baton)
+{
+    char buf[1024];
+
+    if (level <= ACCT_LOG_WARN) {
+        apr_cpystrn(buf, msg, sizeof(buf));
+        fprintf(stderr, NAME ": %s\n", squash_whitespace(buf));
+    }
+}
+
+static int abort_on_oom(int retcode)
+{
+    fputs(NAME ": out of memory\n", stderr);
+    exit(ADMIN_FAIL);
+    return retcode;
+}
+
+/* ------------------------------------------------------------------------
+ * Commands
+ */
+
+static const char *opt_value(const admin_ctx *c, const char *name)
+{
+    int k;
+
+    for (k = 0; c->cmd->opts[k].name; k++) {
+        if (strcmp(c->cmd->opts[k].name, name) == 0) {
+            return c->values[k];
+        }
+    }
+    return NULL;
+}
+
+static int clock_in_range(apr_int64_t real_now, apr_int64_t offset)
+{
+    return offset >= -real_now && offset <= CLOCK_MAX - real_now;
+}
+
+static const char *clock_line(admin_ctx *c, apr_int64_t offset)
+{
+    return apr_psprintf(c->pool, "%s (offset %s%" APR_INT64_T_FMT "s)\n",
+                        acct_format_timestamp(c->pool, c->real_now + offset),
+                        offset >= 0 ? "+" : "", offset);
+}
+
+/*
+ * Reads the stored offset.  One that puts the clock out of range can only
+ * come from outside this tool; refuse to compute with it rather than print
+ * nonsense, and point at the way out.
+ */
+static int read_offset(admin_ctx *c, apr_int64_t *offset)
+{
+    acct_store_rc rc = acct_clock_offset(c->st, c->pool, offset);
+
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("read the clock", rc);
+    }
+    if (!clock_in_range(c->real_now, *offset)) {
+        return failure("the stored clock offset (%" APR_INT64_T_FMT
+                       "s) puts the clock out of range: run '" NAME
+                       " clock reset'", *offset);
+    }
+    return ADMIN_OK;
+}
+
+/*
+ * The tool always works on the clock, whatever AcctapiTestClock says, so
+ * that creation times and expiries agree with a test fleet that honours it.
+ */
+static int read_now(admin_ctx *c, apr_int64_t *now)
+{
+    apr_int64_t offset;
+    int status = read_offset(c, &offset);
+
+    if (status == ADMIN_OK) {
+        *now = c->real_now + offset;
+    }
+    return status;
+}
+
+static int write_offset(admin_ctx *c, apr_int64_t offset)
+{
+    acct_store_rc rc = acct_clock_set_offset(c->st, c->pool, offset);
+
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("store the clock offset", rc);
+    }
+    c->out = clock_line(c, offset);
+    return ADMIN_OK;
+}
+
+static int ident_failure(const admin_ctx *c, acct_ident_rc rc,
+                         const acct_ident_result *res, const char *what,
+                         const char *not_found, const char *conflict)
+{
+    switch (rc) {
+    case ACCT_IDENT_INVALID:
+        return usage_error(c->topic, "cannot %s: %s", what,
+                           res->error ? res->error : "invalid input");
+    case ACCT_IDENT_NOT_FOUND:
+        return failure("cannot %s: %s", what,
+                       not_found ? not_found : "not found");
+    case ACCT_IDENT_CONFLICT:
+        return failure("cannot %s: %s", what,
+                       conflict ? conflict : "it already exists");
+    default:
+        return store_failure(what, res->store_rc);
+    }
+}
+
+/* Neither migrate nor anything else may touch a schema it does not know. */
+static int schema_too_new(int have, int latest)
+{
+    return failure("database schema is at version %d, newer than this build "
+                   "(%d): use a newer " NAME, have, latest);
+}
+
+static int cmd_migrate(admin_ctx *c)
+{
+    int have = 0, from = 0, to = 0, latest = acct_schema_latest();
+    acct_store_rc rc;
+
+    rc = acct_schema_version(c->st, c->pool, &have);
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("read the schema version", rc);
+    }
+    if (have > latest) {
+        return schema_too_new(have, latest);
+    }
+    rc = acct_migrate(c->st, c->pool, &from, &to);
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("migrate the schema", rc);
+    }
+    c->out = apr_psprintf(c->pool, "schema at version %d (was %d)\n", to,
+                          from);
+    return ADMIN_OK;
+}
+
+static int cmd_account_create(admin_ctx *c)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
+    apr_int64_t now, id;
+    acct_ident_rc rc;
+    int status;
+
+    if ((status = read_now(c, &now)) != ADMIN_OK) {
+        return status;
+    }
+    rc = acct_account_create(c->st, c->pool, opt_value(c, "--name"), now,
+                             &id, &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "create the account", NULL, NULL);
+    }
+    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", id);
+    return ADMIN_OK;
+}
+
+static int check_user_create(admin_ctx *c)
+{
+    const char *account = opt_value(c, "--account");
+
+    if (acct_parse_i64(account, &c->account_id) < 0 || c->account_id <= 0) {
+        return usage_error(c->topic, "--account expects an account id, "
+                           "not '%s'", account);
+    }
+    return ADMIN_OK;
+}
+
+static int cmd_user_create(admin_ctx *c)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
+    const char *username = opt_value(c, "--username");
+    apr_int64_t now, uid;
+    acct_ident_rc rc;
+    int status;
+
+    if ((status = read_now(c, &now)) != ADMIN_OK) {
+        return status;
+    }
+    rc = acct_user_create(c->st, c->pool, c->account_id, username,
+                          opt_value(c, "--email"),
+                          opt_value(c, "--restricted") != NULL, now, &uid,
+                          &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "create the user",
+                             apr_psprintf(c->pool, "no account with id %"
+                                          APR_INT64_T_FMT, c->account_id),
+                             apr_psprintf(c->pool, "username '%s' is taken",
+                                          username));
+    }
+    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", uid);
+    return ADMIN_OK;
+}
+
+static int check_token_create(admin_ctx *c)
+{
+    const char *scopes = opt_value(c, "--scopes");
+    const char *expiry = opt_value(c, "--expiry");
+    const char *bad = NULL;
+    acct_scopes parsed;
+
+    if (!scopes) {
+        scopes = "*";
+    }
+    if (acct_scopes_parse(c->pool, scopes, &parsed, &bad) < 0) {
+        return usage_error(c->topic, "invalid scope '%s'",
+                           bad ? bad : scopes);
+    }
+    /* acct_token_create stores canonical text only. */
+    c->scopes = acct_scopes_format(c->pool, &parsed);
+    c->expiry = 0;
+    if (expiry && acct_parse_timestamp(expiry, &c->expiry) < 0) {
+        return usage_error(c->topic, "invalid expiry '%s' (expected "
+                           TIMESTAMP_HELP ")", expiry);
+    }
+    return ADMIN_OK;
+}
+
+static int cmd_token_create(admin_ctx *c)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
+    const char *user = opt_value(c, "--user");
+    const char *label = opt_value(c, "--label");
+    const char *token = NULL;
+    apr_int64_t now, uid, id;
+    acct_ident_rc rc;
+    int status;
+
+    if ((status = read_now(c, &now)) != ADMIN_OK) {
+        return status;
+    }
+    if (opt_value(c, "--expiry") && c->expiry <= now) {
+        return usage_error(c->topic, "expiry %s is not in the future (the "
+                           "clock is at %s)", opt_value(c, "--expiry"),
+                           acct_format_timestamp(c->pool, now));
+    }
+    rc = acct_user_find(c->st, c->pool, user, &uid, &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "create the token",
+                             apr_psprintf(c->pool, "no user '%s'", user),
+                             NULL);
+    }
+    rc = acct_token_create(c->st, c->pool, uid, label ? label : DEFAULT_LABEL,
+                           c->scopes, c->expiry, now, &id, &token, &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "create the token",
+                             apr_psprintf(c->pool, "no user '%s'", user),
+                             NULL);
+    }
+    c->out = apr_pstrcat(c->pool, token, "\n", NULL);
+    return ADMIN_OK;
+}
+
+static int cmd_clock_show(admin_ctx *c)
+{
+    apr_int64_t offset;
+    int status;
+
+    if ((status = read_offset(c, &offset)) != ADMIN_OK) {
+        return status;
+    }
+    c->out = clock_line(c, offset);
+    return ADMIN_OK;
+}
+
+static int check_clock_advance(admin_ctx *c)
+{
+    /* Bounded so that adding it to a valid offset cannot overflow. */
+    if (acct_parse_duration(c->positional, &c->duration) < 0
+        || c->duration > CLOCK_MAX || c->duration < -CLOCK_MAX) {
+        return usage_error(c->topic, "invalid duration '%s'", c->positional);
+    }
+    return ADMIN_OK;
+}
+
+static int cmd_clock_advance(admin_ctx *c)
+{
+    apr_int64_t offset;
+    int status;
+
+    if ((status = read_offset(c, &offset)) != ADMIN_OK) {
+        return status;
+    }
+    offset += c->duration;
+    if (!clock_in_range(c->real_now, offset)) {
+        return usage_error(c->topic, "advancing by %s would move the clock "
+                           "outside 1970-01-01T00:00:00..9999-12-31T23:59:59",
+                           c->positional);
+    }
+    return write_offset(c, offset);
+}
+
+static int check_clock_set(admin_ctx *c)
+{
+    /* Negative epochs would put the clock out of range (see CLOCK_MAX). */
+    if (acct_parse_timestamp(c->positional, &c->timestamp) < 0
+        || c->timestamp < 0) {
+        return usage_error(c->topic, "invalid timestamp '%s' (expected "
+                           TIMESTAMP_HELP ")", c->positional);
+    }
+    return ADMIN_OK;
+}
+
+static int cmd_clock_set(admin_ctx *c)
+{
+    return write_offset(c, c->timestamp - c->real_now);
+}
+
+static int cmd_clock_reset(admin_ctx *c)
+{
+    return write_offset(c, 0);
+}
+
+#define CLOCK_NOTE \
+    "The clock is the servers' UTC time plus an offset stored in the\n" \
+    "database, shared by every httpd that uses it.  The offset is stored\n" \
+    "whatever AcctapiTestClock says, but httpd honours it only where\n" \
+    "AcctapiTestClock is On; elsewhere the API runs on real time.\n" \
+    NAME " itself always applies it (creation times, token expiries).\n"
+
+static const admin_cmd commands[] = {
+    { "migrate", NULL, NULL,
+      "apply pending schema migrations",
+      "Applies every migration newer than the database's schema, each in its\n"
+      "own transaction, and prints \"schema at version N (was M)\".  Run it\n"
+      "after installing a new build: the module and every other command\n"
+      "refuse a schema other than the one they were built for.\n",
+      NULL, 1, NULL, cmd_migrate,
+      { { NULL } } },
+    { "account", "create", NULL,
+      "create an account and print its id",
+      "Creates an account and prints its id.\n",
+      NULL, 0, NULL, cmd_account_create,
+      { { "--name", "NAME", 1, "the account's name" },
+        { NULL } } },
+    { "user", "create", NULL,
+      "create a user and print its uid",
+      "Creates a user in an existing account and prints its uid.  Fails when\n"
+      "the username is taken.\n",
+      NULL, 0, check_user_create, cmd_user_create,
+      { { "--account", "ID", 1, "id of the account the user belongs to" },
+        { "--username", "USERNAME", 1, "the login name" },
+        { "--email", "EMAIL", 1, "the user's email address" },
+        { "--restricted", NULL, 0, "see only what grants allow" },
+        { NULL } } },
+    { "token", "create", NULL,
+      "mint a personal access token and print it",
+      "Mints a personal access token for a user and prints it.  It is shown\n"
+      "only this once: the database keeps only its hash.\n"
+      "\n"
+      "SCOPES is \"*\" or items such as\n"
+      "\"linodes:read_only databases:read_write\", separated by spaces or\n"
+      "commas; they are stored in canonical form.\n"
+      "The expiry must lie in the future of the clock (see\n"
+      "'" NAME " clock --help'); without --expiry the token never\n"
+      "expires.\n",
+      NULL, 0, check_token_create, cmd_token_create,
+      { { "--user", "USER", 1, "uid or username of the token's owner" },
+        { "--scopes", "SCOPES", 0, "what the token may do (default \"*\")" },
+        { "--label", "LABEL", 0, "its label (default \"" DEFAULT_LABEL "\")" },
+        { "--expiry", "TIMESTAMP", 0, "when it expires, " TIMESTAMP_HELP },
+        { NULL } } },
+    { "clock", "show", NULL,
+      "print the clock",
+      "Prints the clock as \"YYYY-MM-DDTHH:MM:SS (offset +Ns)\".\n",
+      CLOCK_NOTE, 0, NULL, cmd_clock_show,
+      { { NULL } } },
+    { "clock", "advance", "DURATION",
+      "move the clock by DURATION",
+      "Adds DURATION to the offset and prints the new clock.  DURATION is a\n"
+      "number of seconds, or a number followed by s, m, h, d or w (90s, 30m,\n"
+      "2h, 3d, 1w); a leading '-' moves the clock back.\n",
+      CLOCK_NOTE, 0, check_clock_advance, cmd_clock_advance,
+      { { NULL } } },
+    { "clock", "set", "TIMESTAMP",
+      "set the clock to TIMESTAMP",
+      "Sets the offset so that the clock reads TIMESTAMP\n"
+      "(" TIMESTAMP_HELP ") now, and prints it.  The clock keeps running\n"
+      "from there.\n",
+      CLOCK_NOTE, 0, check_clock_set, cmd_clock_set,
+      { { NULL } } },
+    { "clock", "reset", NULL,
+      "set the clock back to real time",
+      "Sets the offset to 0 and prints the clock.\n",
+      CLOCK_NOTE, 0, NULL, cmd_clock_reset,
+      { { NULL } } },
+    { NULL }
+};
+
+/* ------------------------------------------------------------------------
+ * Help
+ */
+
+static const char *command_words(apr_pool_t *pool, const admin_cmd *cmd)
+{
+    return cmd->name ? apr_pstrcat(pool, cmd->group, " ", cmd->name, NULL)
+                     : cmd->group;
+}
+
+/* The usage line of a command, wrapped at 79 columns. */
+static void print_synopsis(FILE *out, apr_pool_t *pool, const char *lead,
+                           const admin_cmd *cmd)
+{
+    const char *words[ADMIN_MAX_OPTS + 2];
+    const int indent = (int)strlen(lead) + 4;
+    int n = 0, k, col;
+
+    words[n++] = command_words(pool, cmd);
+    for (k = 0; cmd->opts[k].name; k++) {
+        const admin_opt *o = &cmd->opts[k];
+        const char *w = o->arg ? apr_pstrcat(pool, o->name, " ", o->arg, NULL)
+                               : o->name;
+
+        words[n++] = o->required ? w : apr_pstrcat(pool, "[", w, "]", NULL);
+    }
+    if (cmd->positional) {
+        words[n++] = cmd->positional;
+    }
+    col = fprintf(out, "%s" NAME " [GLOBAL OPTIONS]", lead);
+    for (k = 0; k < n; k++) {
+        int len = (int)strlen(words[k]);
+
+        if (col + 1 + len > 79) {
+            fprintf(out, "\n%*s%s", indent, "", words[k]);
+            col = indent + len;
+        }
+        else {
+            fprintf(out, " %s", words[k]);
+            col += 1 + len;
+        }
+    }
+    fputc('\n', out);
+}
+
+static void print_command_help(FILE *out, apr_pool_t *pool,
+                               const admin_cmd *cmd)
+{
+    int k;
+
+    print_synopsis(out, pool, "Usage: ", cmd);
+    fprintf(out, "\n%s", cmd->details);
+    if (cmd->opts[0].name) {
+        fputs("\nOptions:\n", out);
+        for (k = 0; cmd->opts[k].name; k++) {
+            const admin_opt *o = &cmd->opts[k];
+
+            fprintf(out, "  %-22s %s\n",
+                    o->arg ? apr_pstrcat(pool, o->name, " ", o->arg, NULL)
+                           : o->name,
+                    o->help);
+        }
+    }
+    if (cmd->note) {
+        fprintf(out, "\n%s", cmd->note);
+    }
+    fputs("\nGlobal options (--db-driver, --db-params): see '" NAME
+          " --help'.\n", out);
+}
+
+static const admin_cmd *find_group(const char *group)
+{
+    const admin_cmd *cmd;
+
+    for (cmd = commands; cmd->group; cmd++) {
+        if (strcmp(cmd->group, group) == 0) {
+            return cmd;
+        }
+    }
+    return NULL;
+}
+
+static const admin_cmd *find_command(const char *group, const char *name)
+{
+    const admin_cmd *cmd;
+
+    for (cmd = commands; cmd->group; cmd++) {
+        if (strcmp(cmd->group, group) == 0 && cmd->name
+            && strcmp(cmd->name, name) == 0) {
+            return cmd;
+        }
+    }
+    return NULL;
+}
+
+static const char *subcommand_list(apr_pool_t *pool, const char *group)
+{
+    const admin_cmd *cmd;
+    const char *list = NULL;
+
+    for (cmd = commands; cmd->group; cmd++) {
+        if (strcmp(cmd->group, group) == 0) {
+            list = list ? apr_pstrcat(pool, list, ", ", cmd->name, NULL)
+                        : cmd->name;
+        }
+    }
+    return list;
+}
+
+static void print_group_help(FILE *out, apr_pool_t *pool, const char *group)
+{
+    const admin_cmd *first = find_group(group), *cmd;
+    const char *lead = "Usage: ";
+    int n = 0;
+
+    for (cmd = first; cmd->group; cmd++) {
+        n += strcmp(cmd->group, group) == 0;
+    }
+    if (n == 1) {
+        print_command_help(out, pool, first);
+        return;
+    }
+    for (cmd = first; cmd->group; cmd++) {
+        if (strcmp(cmd->group, group) == 0) {
+            print_synopsis(out, pool, lead, cmd);
+            lead = "       ";
+        }
+    }
+    fputc('\n', out);
+    for (cmd = first; cmd->group; cmd++) {
+        if (strcmp(cmd->group, group) == 0) {
+            fprintf(out, "  %-22s %s\n", command_words(pool, cmd),
+                    cmd->summary);
+        }
+    }
+    if (first->note) {
+        fprintf(out, "\n%s", first->note);
+    }
+    fprintf(out, "\nRun '" NAME " %s COMMAND --help' for details.\n", group);
+}
+
+static void print_usage(FILE *out, apr_pool_t *pool)
+{
+    const admin_cmd *cmd;
+
+    fputs("Usage: " NAME " [--db-driver DRIVER] [--db-params PARAMS] "
+          "COMMAND ...\n"
+          "\n"
+          "Manages the database of mod_acctapi: its schema, accounts, users,\n"
+          "access tokens and the test clock.\n"
+          "\n"
+          "Commands:\n", out);
+    for (cmd = commands; cmd->group; cmd++) {
+        fprintf(out, "  %-22s %s\n", command_words(pool, cmd), cmd->summary);
+    }
+    fprintf(out, "  %-22s %s\n", "help [COMMAND]",
+            "print the help of a command");
+    fputs("\n"
+          "Global options:\n"
+          "  --db-driver DRIVER     sqlite3 or pgsql "
+          "(default: $ACCTAPI_DB_DRIVER)\n"
+          "  --db-params PARAMS     sqlite3: the database file; pgsql: a\n"
+          "                         libpq conninfo string "
+          "(default: $ACCTAPI_DB_PARAMS)\n"
+          "  -h, --help             print this help\n"
+          "  --version              print the version\n"
+          "\n"
+          "Run '" NAME " COMMAND --help' for the options of a command.\n"
+          "Exit status: 0 on success, 1 when the operation failed, 2 when\n"
+          "the command line is wrong.\n", out);
+}
+
+/* "help", "help clock", "help clock advance". */
+static int help_command(apr_pool_t *pool, int argc, const char *const *argv)
+{
+    const admin_cmd *cmd;
+
+    if (argc == 0) {
+        print_usage(stdout, pool);
+        return ADMIN_OK;
+    }
+    if (!(cmd = find_group(argv[0]))) {
+        return usage_error(NULL, "unknown command '%s'", argv[0]);
+    }
+    if (argc == 1) {
+        print_group_help(stdout, pool, argv[0]);
+        return ADMIN_OK;
+    }
+    if (!cmd->name || argc > 2) {
+        return usage_error(NULL, "unexpected argument '%s' to help",
+                           argv[cmd->name ? 2 : 1]);
+    }
+    if (!(cmd = find_command(argv[0], argv[1]))) {
+        return usage_error(argv[0], "unknown %s command '%s'", argv[0],
+                           argv[1]);
+    }
+    print_command_help(stdout, pool, cmd);
+    return ADMIN_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Command line
+ */
+
+static int is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+/*
+ * Consumes the option at argv[*i] into values[] (parallel to opts):
+ * "--name VALUE", "--name=VALUE" or a flag.  A separate value that looks
+ * like an option is refused: it is almost always a forgotten value, and
+ * "--name=--odd" still says it deliberately.
+ */
+static int take_option(const admin_opt *opts, const char **values,
+                       const char *topic, int argc, const char *const *argv,
+                       int *i)
+{
+    const char *arg = argv[*i];
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    int k;
+
+    for (k = 0; opts[k].name; k++) {
+        if (strlen(opts[k].name) == len
+            && strncmp(opts[k].name, arg, len) == 0) {
+            break;
+        }
+    }
+    if (!opts[k].name) {
+        return usage_error(topic, "unknown option '%.*s'", (int)len, arg);
+    }
+    if (values[k]) {
+        return usage_error(topic, "option %s given twice", opts[k].name);
+    }
+    if (!opts[k].arg) {
+        if (eq) {
+            return usage_error(topic, "option %s takes no value",
+                               opts[k].name);
+        }
+        values[k] = "";
+    }
+    else if (eq) {
+        values[k] = eq + 1;
+    }
+    else if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) {
+        values[k] = argv[++*i];
+    }
+    else {
+        return usage_error(topic, "option %s needs a value (%s)",
+                           opts[k].name, opts[k].arg);
+    }
+    return ADMIN_OK;
+}
+
+/*
+ * Parses what follows the command words; options come in any order.  An
+ * argument is an option when it starts with "--" (or is -h), so that a
+ * negative DURATION such as -2h stays positional; "--" ends the options.
+ */
+static int parse_command_args(admin_ctx *c, int argc, const char *const *argv,
+                              int *help)
+{
+    const admin_cmd *cmd = c->cmd;
+    int i, k, options = 1, status;
+
+    for (i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+
+        if (options && strcmp(arg, "--") == 0) {
+            options = 0;
+        }
+        else if (options && is_help(arg)) {
+            *help = 1;
+            return ADMIN_OK;
+        }
+        else if (options && strncmp(arg, "--", 2) == 0) {
+            status = take_option(cmd->opts, c->values, c->topic, argc, argv,
+                                 &i);
+            if (status != ADMIN_OK) {
+                return status;
+            }
+        }
+        else if (cmd->positional && !c->positional) {
+            c->positional = arg;
+        }
+        else {
+            return usage_error(c->topic, "unexpected argument '%s'", arg);
+        }
+    }
+    for (k = 0; cmd->opts[k].name; k++) {
+        if (cmd->opts[k].required && !c->values[k]) {
+            return usage_error(c->topic, "missing %s %s", cmd->opts[k].name,
+                               cmd->opts[k].arg);
+        }
+    }
+    if (cmd->positional && !c->positional) {
+        return usage_error(c->topic, "missing %s", cmd->positional);
+    }
+    return ADMIN_OK;
+}
+
+static int emit(const char *out)
+{
+    if (fputs(out, stdout) == EOF || fflush(stdout) != 0) {
+        return failure("cannot write to standard output");
+    }
+    return ADMIN_OK;
+}
+
+static int check_schema(admin_ctx *c)
+{
+    int have = 0, latest = acct_schema_latest();
+    acct_store_rc rc = acct_schema_version(c->st, c->pool, &have);
+
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("read the schema version", rc);
+    }
+    if (have > latest) {
+        return schema_too_new(have, latest);
+    }
+    if (have != latest) {
+        return failure("database schema is at version %d, this build needs "
+                       "%d: run '" NAME " migrate'", have, latest);
+    }
+    return ADMIN_OK;
+}
+
+/*
+ * Runs a command in one transaction.  The output is written before the
+ * commit: if the commit then fails the exit status says so, whereas the
+ * other order could leave an account nobody knows the id of, or a user whose
+ * retry fails as "username taken".
+ */
+static int run_in_transaction(admin_ctx *c)
+{
+    acct_store_rc rc;
+    int status;
+
+    rc = acct_store_begin(c->st, c->pool);
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("begin a transaction", rc);
+    }
+    status = check_schema(c);
+    if (status == ADMIN_OK) {
+        status = c->cmd->run(c);
+    }
+    if (status == ADMIN_OK) {
+        status = emit(c->out);
+    }
+    if (status == ADMIN_OK) {
+        rc = acct_store_commit(c->st, c->pool);
+        if (rc != ACCT_STORE_OK) {
+            status = store_failure("commit the transaction", rc);
+        }
+    }
+    if (status != ADMIN_OK && acct_store_in_tx(c->st)) {
+        acct_store_rollback(c->st, c->pool);
+    }
+    return status;
+}
+
+static int admin_main(apr_pool_t *pool, int argc, const char *const *argv)
+{
+    static const admin_opt global_opts[] = {
+        { "--db-driver", "DRIVER", 0, NULL },
+        { "--db-params", "PARAMS", 0, NULL },
+        { "--version", NULL, 0, NULL },
+        { NULL }
+    };
+    const char *globals[3] = { NULL, NULL, NULL };
+    const char *driver, *params, *error = NULL;
+    const admin_cmd *cmd;
+    admin_ctx c;
+    acct_store_rc rc;
+    int i, help = 0, status;
+
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        if (is_help(argv[i])) {
+            print_usage(stdout, pool);
+            return ADMIN_OK;
+        }
+        status = take_option(global_opts, globals, NULL, argc, argv, &i);
+        if (status != ADMIN_OK) {
+            return status;
+        }
+        if (globals[2]) {
+            puts(NAME " " PACKAGE_VERSION);
+            return ADMIN_OK;
+        }
+    }
+    if (i == argc) {
+        return usage_error(NULL, "no command given");
+    }
+    if (strcmp(argv[i], "help") == 0) {
+        return help_command(pool, argc - i - 1, argv + i + 1);
+    }
+    if (!(cmd = find_group(argv[i]))) {
+        return usage_error(NULL, "unknown command '%s'", argv[i]);
+    }
+    if (cmd->name) {
+        if (i + 1 == argc) {
+            return usage_error(argv[i], "'%s' needs a command: %s", argv[i],
+                               subcommand_list(pool, argv[i]));
+        }
+        if (is_help(argv[i + 1])) {
+            print_group_help(stdout, pool, argv[i]);
+            return ADMIN_OK;
+        }
+        if (!(cmd = find_command(argv[i], argv[i + 1]))) {
+            return usage_error(argv[i], "unknown %s command '%s'", argv[i],
+                               argv[i + 1]);
+        }
+        i++;
+    }
+    i++;
+
+    memset(&c, 0, sizeof(c));
+    c.pool = pool;
+    c.cmd = cmd;
+    c.topic = command_words(pool, cmd);
+    status = parse_command_args(&c, argc - i, argv + i, &help);
+    if (status != ADMIN_OK) {
+        return status;
+    }
+    if (help) {
+        print_command_help(stdout, pool, cmd);
+        return ADMIN_OK;
+    }
+    if (cmd->check && (status = cmd->check(&c)) != ADMIN_OK) {
+        return status;
+    }
+
+    driver = globals[0] ? globals[0] : getenv("ACCTAPI_DB_DRIVER");
+    params = globals[1] ? globals[1] : getenv("ACCTAPI_DB_PARAMS");
+    if (!driver || !*driver) {
+        return usage_error(NULL, "no database driver: use --db-driver or set "
+                           "ACCTAPI_DB_DRIVER");
+    }
+    if (strcmp(driver, "sqlite3") != 0 && strcmp(driver, "pgsql") != 0) {
+        return usage_error(NULL, "unknown database driver '%s' (sqlite3 or "
+                           "pgsql)", driver);
+    }
+    if (!params || !*params) {
+        return usage_error(NULL, "no database parameters: use --db-params or "
+                           "set ACCTAPI_DB_PARAMS");
+    }
+
+    rc = acct_store_open(&c.st, pool, driver, params, &error);
+    if (rc != ACCT_STORE_OK) {
+        return failure("cannot open the database: %s",
+                       error ? squash_whitespace(apr_pstrdup(pool, error))
+                             : "unknown error");
+    }
+    c.real_now = acct_epoch(apr_time_now());
+
+    if (cmd->own_transactions) {
+        status = cmd->run(&c);
+        return status == ADMIN_OK ? emit(c.out) : status;
+    }
+    return run_in_transaction(&c);
+}
+
+int main(int argc, const char *const argv[])
+{
+    apr_pool_t *pool;
+    int status;
+
+    if (apr_app_initialize(&argc, &argv, NULL) != APR_SUCCESS) {
+        fputs(NAME ": cannot initialise APR\n", stderr);
+        return ADMIN_FAIL;
+    }
+    atexit(apr_terminate);
+    if (apr_pool_create_ex(&pool, NULL, abort_on_oom, NULL) != APR_SUCCESS
+        || apr_dbd_init(pool) != APR_SUCCESS) {
+        fputs(NAME ": cannot initialise APR\n", stderr);
+        return ADMIN_FAIL;
+    }
+    acct_log_set_sink(log_to_stderr, NULL);
+
+    status = admin_main(pool, argc, argv);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && status == ADMIN_OK) {
+        status = failure("cannot write to standard output");
+    }
+    /* Closes the database before apr_terminate tears APR down. */
+    apr_pool_destroy(pool);
+    return status;
+}

@@ -1,0 +1,32 @@
+/* Directives of mod_acctapi (per directory/location, merged "later wins if set"). */
+#ifndef ACCTAPI_CONFIG_H
+#define ACCTAPI_CONFIG_H
+
+#include "httpd.h"
+#include "http_config.h"
+
+#include "acct_api.h"
+
+#define ACCTAPI_HANDLER "acctapi"
+
+#define ACCTAPI_DEFAULT_MAX_BODY ((apr_off_t)1024 * 1024)
+#define ACCTAPI_DEFAULT_CATALOG_TTL_SEC 60
+#define ACCTAPI_DEFAULT_REFERRAL_URL "https://cloud.example.com/referrals/"
+
+typedef struct acctapi_dir_conf {
+    apr_off_t max_body;              /* -1: unset */
+    int test_clock;                  /* -1: unset */
+    apr_interval_time_t catalog_ttl; /* -1: unset */
+    const char *referral_url;        /* NULL: unset */
+} acctapi_dir_conf;
+
+extern const command_rec acctapi_cmds[];
+
+void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir);
+void *acctapi_merge_dir_conf(apr_pool_t *pool, void *base, void *add);
+
+/* Effective values, defaults applied. */
+void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
+                           apr_off_t *max_body);
+
+#endif

@@ -1,0 +1,167 @@
+#include "acctapi_io.h"
+#include "acct_api.h"
+#include "acct_json.h"
+
+#include "http_protocol.h"
+#include "util_filter.h"
+
+#include <apr_strings.h>
+
+int acctapi_read_body(request_rec *r, apr_off_t limit, char **buf,
+                      apr_size_t *len)
+{
+    const char *cl = apr_table_get(r->headers_in, "Content-Length");
+    apr_bucket_brigade *bb;
+    apr_size_t cap = 0, used = 0;
+    char *out = NULL, *end;
+    int seen_eos = 0;
+
+    if (cl) {
+        apr_off_t n;
+
+        if (apr_strtoff(&n, cl, &end, 10) != APR_SUCCESS || *end || n < 0) {
+            return HTTP_BAD_REQUEST;
+        }
+        if (n > limit) {
+            return HTTP_REQUEST_ENTITY_TOO_LARGE;
+        }
+        cap = (apr_size_t)n;
+    }
+    cap = cap ? cap + 1 : 4096;
+    out = apr_palloc(r->pool, cap);
+    bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+    while (!seen_eos) {
+        apr_bucket *b;
+        apr_status_t rv = ap_get_brigade(r->input_filters, bb,
+                                         AP_MODE_READBYTES, APR_BLOCK_READ,
+                                         HUGE_STRING_LEN);
+
+        if (rv != APR_SUCCESS) {
+            apr_brigade_destroy(bb);
+            return ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
+        }
+        for (b = APR_BRIGADE_FIRST(bb); b != APR_BRIGADE_SENTINEL(bb);
+             b = APR_BUCKET_NEXT(b)) {
+            const char *data;
+            apr_size_t n;
+
+            if (APR_BUCKET_IS_EOS(b)) {
+                seen_eos = 1;
+                break;
+            }
+            if (APR_BUCKET_IS_METADATA(b)) {
+                continue;
+            }
+            if (apr_bucket_read(b, &data, &n, APR_BLOCK_READ) != APR_SUCCESS) {
+                apr_brigade_destroy(bb);
+                return HTTP_BAD_REQUEST;
+            }
+            /* The running count catches chunked bodies, which have no length. */
+            if ((apr_off_t)(used + n) > limit) {
+                apr_brigade_destroy(bb);
+                return HTTP_REQUEST_ENTITY_TOO_LARGE;
+            }
+            if (used + n + 1 > cap) {
+                char *bigger;
+
+                while (used + n + 1 > cap) {
+                    cap *= 2;
+                }
+                bigger = apr_palloc(r->pool, cap);
+                memcpy(bigger, out, used);
+                out = bigger;
+            }
+            memcpy(out + used, data, n);
+            used += n;
+        }
+        apr_brigade_cleanup(bb);
+    }
+    apr_brigade_destroy(bb);
+    out[used] = '\0';
+    *buf = out;
+    *len = used;
+    return OK;
+}
+
+int acctapi_body_is_json(request_rec *r)
+{
+    const char *ct = apr_table_get(r->headers_in, "Content-Type");
+    size_t n = sizeof("application/json") - 1;
+
+    if (!ct) {
+        return 0;
+    }
+    while (*ct == ' ') {
+        ct++;
+    }
+    return strncasecmp(ct, "application/json", n) == 0
+           && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+void acctapi_write_json(request_rec *r, int status, json_t *doc)
+{
+    char *text;
+    size_t len = 0;
+
+    r->status = status;
+    if (!doc) {
+        return;
+    }
+    text = acct_json_dump(r->pool, doc, &len);
+    if (!text) {
+        r->status = HTTP_INTERNAL_SERVER_ERROR;
+        text = apr_pstrcat(r->pool, "{\"errors\":[{\"reason\":\"",
+                           ACCT_R_INTERNAL, "\"}]}", NULL);
+        len = strlen(text);
+    }
+    ap_set_content_type(r, "application/json");
+    ap_set_content_length(r, (apr_off_t)len);
+    if (!r->header_only) {
+        ap_rwrite(text, (int)len, r);
+    }
+}
+
+void acctapi_write_error(request_rec *r, int status, const char *reason,
+                         const char *field)
+{
+    acct_resp resp;
+
+    acct_resp_init(&resp, r->pool);
+    acct_resp_error(&resp, r->pool, status, reason, field);
+    acctapi_write_json(r, status, acct_resp_document(&resp, r->pool));
+}
+
+apr_status_t acctapi_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
+{
+    request_rec *r = f->r;
+    apr_bucket *b, *next;
+
+    if (r->status < 400) {
+        ap_remove_output_filter(f);
+        return ap_pass_brigade(f->next, bb);
+    }
+    /* httpd's HTML goes; the envelope takes its place, once. */
+    for (b = APR_BRIGADE_FIRST(bb); b != APR_BRIGADE_SENTINEL(bb); b = next) {
+        next = APR_BUCKET_NEXT(b);
+        if (!APR_BUCKET_IS_METADATA(b)) {
+            apr_bucket_delete(b);
+        }
+    }
+    if (!f->ctx) {
+        acct_resp resp;
+        size_t len = 0;
+        char *text;
+
+        f->ctx = f;
+        acct_resp_init(&resp, r->pool);
+        acct_resp_error(&resp, r->pool, r->status,
+                        acct_reason_for_status(r->status), NULL);
+        text = acct_json_dump(r->pool, acct_resp_document(&resp, r->pool),
+                              &len);
+        ap_set_content_type(r, "application/json");
+        ap_set_content_length(r, (apr_off_t)len);
+        APR_BRIGADE_INSERT_HEAD(bb, apr_bucket_pool_create(text, len, r->pool,
+                                                           bb->bucket_alloc));
+    }
+    return ap_pass_brigade(f->next, bb);
+}

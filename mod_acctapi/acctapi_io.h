@@ -1,0 +1,33 @@
+/* Request bodies in, JSON documents out. */
+#ifndef ACCTAPI_IO_H
+#define ACCTAPI_IO_H
+
+#include "httpd.h"
+#include "util_filter.h"
+
+#include <jansson.h>
+
+/*
+ * Reads the whole body (Content-Length or chunked) into pool memory.  The
+ * module's own limit is checked against Content-Length first and against a
+ * running count after, so httpd's HTML 413 is never reached for bodies the
+ * module refuses.  Returns OK, or the HTTP status to answer (413, 400).
+ */
+int acctapi_read_body(request_rec *r, apr_off_t limit, char **buf,
+                      apr_size_t *len);
+
+/* Is the request's Content-Type application/json (parameters allowed)? */
+int acctapi_body_is_json(request_rec *r);
+
+/* Answers `doc` with `status`; NULL doc answers an empty body (204). */
+void acctapi_write_json(request_rec *r, int status, json_t *doc);
+
+/* Answers {"errors":[{"reason":..,"field":..}]}; field may be NULL. */
+void acctapi_write_error(request_rec *r, int status, const char *reason,
+                         const char *field);
+
+/* Output filter that turns httpd's own HTML error pages into the JSON envelope. */
+apr_status_t acctapi_error_filter(ap_filter_t *f, apr_bucket_brigade *bb);
+#define ACCTAPI_ERROR_FILTER "ACCTAPI_JSON_ERROR"
+
+#endif

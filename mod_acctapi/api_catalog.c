@@ -1,0 +1,394 @@
+#include "api_catalog.h"
+#include "api_handlers.h"
+#include "acct_json.h"
+#include "acct_list.h"
+#include "acct_log.h"
+
+#include <apr_strings.h>
+#include <apr_thread_mutex.h>
+#include <ctype.h>
+#include <string.h>
+
+/* ---- the catalogues: columns, filters, rendering ------------------------ */
+
+#define REGION_COLUMNS \
+    "id, label, country, capabilities, status, resolvers_ipv4," \
+    " resolvers_ipv6, site_type"
+#define AVAILABILITY_COLUMNS "region, plan, available"
+#define TYPE_COLUMNS \
+    "id, label, price, region_prices, addons, memory, disk, transfer," \
+    " vcpus, gpus, network_out, class, successor"
+#define ENGINE_COLUMNS "id, engine, version"
+
+static const acct_sql q_regions = ACCT_SQL("catalog_regions",
+    "SELECT " REGION_COLUMNS " FROM regions ORDER BY id");
+static const acct_sql q_availability = ACCT_SQL("catalog_availability",
+    "SELECT " AVAILABILITY_COLUMNS " FROM region_availability"
+    " ORDER BY region, plan");
+static const acct_sql q_types = ACCT_SQL("catalog_types",
+    "SELECT " TYPE_COLUMNS " FROM compute_types ORDER BY id");
+static const acct_sql q_engines = ACCT_SQL("catalog_engines",
+    "SELECT " ENGINE_COLUMNS " FROM database_engines ORDER BY id");
+
+static const acct_filter_field region_fields[] = {
+    {"country", "country", ACCT_FIELD_TEXT},
+    {"status", "status", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
+static const acct_filter_field availability_fields[] = {
+    {"region", "region", ACCT_FIELD_TEXT},
+    {"plan", "plan", ACCT_FIELD_TEXT},
+    {"available", "available", ACCT_FIELD_BOOL},
+    {NULL, NULL, 0}
+};
+
+static const acct_filter_field type_fields[] = {
+    {"label", "label", ACCT_FIELD_TEXT},
+    {"class", "class", ACCT_FIELD_TEXT},
+    {"disk", "disk", ACCT_FIELD_INT},
+    {"memory", "memory", ACCT_FIELD_INT},
+    {"transfer", "transfer", ACCT_FIELD_INT},
+    {"network_out", "network_out", ACCT_FIELD_INT},
+    {"vcpus", "vcpus", ACCT_FIELD_INT},
+    {"gpus", "gpus", ACCT_FIELD_INT},
+    {NULL, NULL, 0}
+};
+
+static const acct_filter_field engine_fields[] = {
+    {"engine", "engine", ACCT_FIELD_TEXT},
+    {"version", "version", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
+#define COL(name) acct_rows_get(rows, i, name)
+
+static json_t *render_region(acct_req *req, const acct_rows *rows, int i)
+{
+    json_t *o = json_object(), *resolvers = json_object();
+
+    json_object_set_new(o, "id", acct_json_str(COL("id")));
+    json_object_set_new(o, "label", acct_json_str(COL("label")));
+    json_object_set_new(o, "country", acct_json_str(COL("country")));
+    json_object_set_new(o, "capabilities",
+                        acct_json_parse_column(COL("capabilities")));
+    json_object_set_new(o, "status", acct_json_str(COL("status")));
+    json_object_set_new(resolvers, "ipv4", acct_json_str(COL("resolvers_ipv4")));
+    json_object_set_new(resolvers, "ipv6", acct_json_str(COL("resolvers_ipv6")));
+    json_object_set_new(o, "resolvers", resolvers);
+    json_object_set_new(o, "site_type", acct_json_str(COL("site_type")));
+    return o;
+}
+
+static json_t *render_availability(acct_req *req, const acct_rows *rows, int i)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "region", acct_json_str(COL("region")));
+    json_object_set_new(o, "plan", acct_json_str(COL("plan")));
+    json_object_set_new(o, "available", acct_json_bool(COL("available")));
+    return o;
+}
+
+/* Key order is part of the contract (DECISIONS.md, "Compute type"). */
+static json_t *render_type(acct_req *req, const acct_rows *rows, int i)
+{
+    static const char *const ints[] = {"memory", "disk", "transfer", "vcpus",
+                                       "gpus", "network_out"};
+    json_t *o = json_object();
+    size_t k;
+
+    json_object_set_new(o, "id", acct_json_str(COL("id")));
+    json_object_set_new(o, "label", acct_json_str(COL("label")));
+    json_object_set_new(o, "price", acct_json_parse_column(COL("price")));
+    json_object_set_new(o, "region_prices",
+                        acct_json_parse_column(COL("region_prices")));
+    json_object_set_new(o, "addons", acct_json_parse_column(COL("addons")));
+    for (k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) {
+        json_object_set_new(o, ints[k], acct_json_int(COL(ints[k])));
+    }
+    json_object_set_new(o, "class", acct_json_str(COL("class")));
+    json_object_set_new(o, "successor", acct_json_str(COL("successor")));
+    return o;
+}
+
+static json_t *render_engine(acct_req *req, const acct_rows *rows, int i)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "id", acct_json_str(COL("id")));
+    json_object_set_new(o, "engine", acct_json_str(COL("engine")));
+    json_object_set_new(o, "version", acct_json_str(COL("version")));
+    return o;
+}
+
+#undef COL
+
+/* ---- the per-process snapshot ------------------------------------------- */
+
+typedef struct snapshot {
+    apr_pool_t *pool;          /* unmanaged: created and destroyed by any thread */
+    unsigned refs;             /* holders: the cache itself and each request */
+    apr_time_t loaded;
+    acct_rows *regions;
+    acct_rows *availability;
+    acct_rows *types;
+    acct_rows *engines;
+} snapshot;
+
+static apr_thread_mutex_t *snapshot_lock;
+static snapshot *current;
+
+int acct_catalog_init(apr_pool_t *pool)
+{
+    return apr_thread_mutex_create(&snapshot_lock, APR_THREAD_MUTEX_DEFAULT,
+                                   pool) == APR_SUCCESS ? 0 : -1;
+}
+
+static void snapshot_release_locked(snapshot *s)
+{
+    if (s && --s->refs == 0) {
+        apr_pool_destroy(s->pool);
+    }
+}
+
+static apr_status_t snapshot_release(void *data)
+{
+    apr_thread_mutex_lock(snapshot_lock);
+    snapshot_release_locked(data);
+    apr_thread_mutex_unlock(snapshot_lock);
+    return APR_SUCCESS;
+}
+
+static acct_store_rc snapshot_load(acct_req *req, snapshot **out)
+{
+    acct_store *st = NULL;
+    apr_pool_t *pool = NULL;
+    snapshot *s;
+    acct_store_rc rc;
+
+    rc = acct_req_store(req, &st);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    if (apr_pool_create_unmanaged_ex(&pool, NULL, NULL) != APR_SUCCESS) {
+        return ACCT_STORE_FAILED;
+    }
+    s = apr_pcalloc(pool, sizeof(*s));
+    s->pool = pool;
+    s->loaded = apr_time_now();
+    rc = acct_store_select(st, pool, &q_regions, &s->regions, 0, NULL);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, pool, &q_availability, &s->availability, 0,
+                               NULL);
+    }
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, pool, &q_types, &s->types, 0, NULL);
+    }
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, pool, &q_engines, &s->engines, 0, NULL);
+    }
+    if (rc != ACCT_STORE_OK) {
+        apr_pool_destroy(pool);
+        return rc;
+    }
+    *out = s;
+    return ACCT_STORE_OK;
+}
+
+/*
+ * The snapshot for this request, held until the request pool dies.  A fresh
+ * load replaces the cached one; when loading fails, a stale snapshot is
+ * better than an error for data that changes this rarely.
+ */
+static const snapshot *snapshot_get(acct_req *req, acct_resp *resp)
+{
+    apr_interval_time_t ttl = req->settings ? req->settings->catalog_ttl : 0;
+    snapshot *s = NULL, *fresh = NULL, *old = NULL;
+    acct_store_rc rc;
+
+    apr_thread_mutex_lock(snapshot_lock);
+    if (current && apr_time_now() - current->loaded < ttl) {
+        s = current;
+        s->refs++;
+    }
+    apr_thread_mutex_unlock(snapshot_lock);
+    if (!s) {
+        rc = snapshot_load(req, &fresh);
+        apr_thread_mutex_lock(snapshot_lock);
+        if (rc == ACCT_STORE_OK) {
+            old = current;
+            current = fresh;
+            fresh->refs = 2; /* the cache and this request */
+            s = fresh;
+        }
+        else if (current) {
+            acct_log(ACCT_LOG_WARN, "serving the cached catalogue: reloading "
+                     "it failed");
+            s = current;
+            s->refs++;
+        }
+        snapshot_release_locked(old);
+        apr_thread_mutex_unlock(snapshot_lock);
+        if (!s) {
+            acct_resp_store_error(resp, req->pool, rc);
+            return NULL;
+        }
+    }
+    apr_pool_cleanup_register(req->pool, s, snapshot_release,
+                              apr_pool_cleanup_null);
+    return s;
+}
+
+static int has_filter(const acct_req *req)
+{
+    const char *p = req->filter;
+
+    while (p && isspace((unsigned char)*p)) {
+        p++;
+    }
+    return p && *p;
+}
+
+typedef enum { CAT_REGIONS, CAT_AVAILABILITY, CAT_TYPES, CAT_ENGINES } catalog_kind;
+
+typedef struct catalog_desc {
+    const char *columns;
+    const char *table;
+    const acct_filter_field *fields;
+    const char *stable_order;
+    acct_render_row *render;
+} catalog_desc;
+
+static const catalog_desc catalogs[] = {
+    {REGION_COLUMNS, "regions", region_fields, "id", render_region},
+    {AVAILABILITY_COLUMNS, "region_availability", availability_fields,
+     "region, plan", render_availability},
+    {TYPE_COLUMNS, "compute_types", type_fields, "id", render_type},
+    {ENGINE_COLUMNS, "database_engines", engine_fields, "id", render_engine},
+};
+
+static const acct_rows *snapshot_rows(const snapshot *s, catalog_kind kind)
+{
+    switch (kind) {
+    case CAT_REGIONS: return s->regions;
+    case CAT_AVAILABILITY: return s->availability;
+    case CAT_TYPES: return s->types;
+    case CAT_ENGINES: return s->engines;
+    }
+    return NULL;
+}
+
+/* A list: from the snapshot, or through SQL when the caller filters. */
+static void catalog_list(acct_req *req, acct_resp *resp, catalog_kind kind)
+{
+    const catalog_desc *d = &catalogs[kind];
+    const snapshot *s;
+
+    if (has_filter(req)) {
+        acct_list_query q = {d->columns, d->table, NULL, 0, NULL, d->fields,
+                             d->stable_order, d->render};
+
+        acct_list_respond(req, resp, &q);
+        return;
+    }
+    s = snapshot_get(req, resp);
+    if (s) {
+        acct_list_respond_rows(req, resp, snapshot_rows(s, kind), d->render);
+    }
+}
+
+/* Index of the row whose `column` equals `value`, or -1. */
+static int find_row(const acct_rows *rows, const char *column,
+                    const char *value)
+{
+    int c = acct_rows_col(rows, column), i;
+
+    for (i = 0; c >= 0 && i < rows->nrows; i++) {
+        if (rows->values[i][c] && strcmp(rows->values[i][c], value) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void catalog_item(acct_req *req, acct_resp *resp, catalog_kind kind,
+                         const char *id)
+{
+    const snapshot *s = snapshot_get(req, resp);
+    const acct_rows *rows;
+    int i;
+
+    if (!s) {
+        return;
+    }
+    rows = snapshot_rows(s, kind);
+    i = find_row(rows, "id", id);
+    if (i < 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return;
+    }
+    acct_resp_ok(resp, req->pool, catalogs[kind].render(req, rows, i));
+}
+
+void api_regions_list(acct_req *req, acct_resp *resp)
+{
+    catalog_list(req, resp, CAT_REGIONS);
+}
+
+void api_region_get(acct_req *req, acct_resp *resp)
+{
+    catalog_item(req, resp, CAT_REGIONS, req->params[0]);
+}
+
+void api_regions_availability(acct_req *req, acct_resp *resp)
+{
+    catalog_list(req, resp, CAT_AVAILABILITY);
+}
+
+/* A bare array, not an envelope (DECISIONS.md, "Region"). */
+void api_region_availability(acct_req *req, acct_resp *resp)
+{
+    const snapshot *s = snapshot_get(req, resp);
+    const acct_rows *rows;
+    json_t *data;
+    int i, c;
+
+    if (!s) {
+        return;
+    }
+    if (find_row(s->regions, "id", req->params[0]) < 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return;
+    }
+    rows = s->availability;
+    c = acct_rows_col(rows, "region");
+    data = json_array();
+    for (i = 0; c >= 0 && i < rows->nrows; i++) {
+        if (rows->values[i][c] && strcmp(rows->values[i][c], req->params[0]) == 0) {
+            json_array_append_new(data, render_availability(req, rows, i));
+        }
+    }
+    acct_resp_ok(resp, req->pool, data);
+}
+
+void api_types_list(acct_req *req, acct_resp *resp)
+{
+    catalog_list(req, resp, CAT_TYPES);
+}
+
+void api_type_get(acct_req *req, acct_resp *resp)
+{
+    catalog_item(req, resp, CAT_TYPES, req->params[0]);
+}
+
+void api_engines_list(acct_req *req, acct_resp *resp)
+{
+    catalog_list(req, resp, CAT_ENGINES);
+}
+
+/* The id arrives as one segment ("mysql%2F8.0.30", decoded) or as two. */
+void api_engine_get(acct_req *req, acct_resp *resp)
+{
+    catalog_item(req, resp, CAT_ENGINES, req->params[0]);
+}

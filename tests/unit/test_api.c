@@ -1,0 +1,364 @@
+/* Route handlers, authentication and authorisation through the core, on a
+ * migrated SQLite database: what the module does minus httpd. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_dbd.h>
+#include <apr_strings.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "unit_db.h"
+#include "acct_auth.h"
+#include "acct_clock.h"
+#include "acct_ident.h"
+#include "acct_route.h"
+#include "api_catalog.h"
+#include "api_handlers.h"
+
+static int setup(void **state)
+{
+    *state = unit_db_open();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    unit_db_close(*state);
+    return 0;
+}
+
+/* Calls a handler and parses its answer; fails the test on non-JSON. */
+static json_t *call(acct_req *req, acct_handler *h, int *status)
+{
+    const char *text = unit_call(req, h, status);
+    json_t *doc;
+
+    if (!*text) {
+        return NULL;
+    }
+    doc = json_loads(text, 0, NULL);
+    assert_non_null(doc);
+    return doc;
+}
+
+static const char *first_reason(json_t *doc)
+{
+    return json_string_value(json_object_get(
+        json_array_get(json_object_get(doc, "errors"), 0), "reason"));
+}
+
+static void test_regions_list(void **state)
+{
+    unit_db *db = *state;
+    acct_req *req = unit_req(db, NULL);
+    json_t *doc, *item;
+    size_t i;
+    int status, outages = 0;
+
+    doc = call(req, api_regions_list, &status);
+    assert_int_equal(status, 200);
+    assert_true(json_integer_value(json_object_get(doc, "results")) >= 10);
+    assert_int_equal(json_integer_value(json_object_get(doc, "page")), 1);
+    assert_int_equal(json_integer_value(json_object_get(doc, "pages")), 1);
+    json_array_foreach(json_object_get(doc, "data"), i, item) {
+        assert_non_null(json_object_get(item, "id"));
+        assert_true(json_is_array(json_object_get(item, "capabilities")));
+        assert_true(json_is_string(json_object_get(
+            json_object_get(item, "resolvers"), "ipv4")));
+        assert_non_null(json_object_get(item, "site_type"));
+        outages += strcmp(json_string_value(json_object_get(item, "status")),
+                          "outage") == 0;
+    }
+    assert_int_equal(outages, 1);
+    json_decref(doc);
+}
+
+static void test_pagination_errors_and_slices(void **state)
+{
+    unit_db *db = *state;
+    acct_req *req = unit_req(db, NULL);
+    json_t *doc;
+    int status;
+
+    apr_table_setn(req->query, "page_size", "10");
+    doc = call(req, api_types_list, &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(
+        json_object_get(doc, "errors"), 0), "field")), "page_size");
+    json_decref(doc);
+
+    apr_table_setn(req->query, "page_size", "25");
+    apr_table_setn(req->query, "page", "2");
+    doc = call(req, api_types_list, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_integer_value(json_object_get(doc, "page")), 2);
+    assert_int_equal(json_array_size(json_object_get(doc, "data")),
+                     json_integer_value(json_object_get(doc, "results")) - 25);
+    json_decref(doc);
+
+    apr_table_setn(req->query, "page", "40");
+    doc = call(req, api_types_list, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_array_size(json_object_get(doc, "data")), 0);
+    assert_int_equal(json_integer_value(json_object_get(doc, "page")), 40);
+    assert_int_equal(json_integer_value(json_object_get(doc, "pages")), 2);
+    json_decref(doc);
+}
+
+static void test_types_filter_and_order(void **state)
+{
+    unit_db *db = *state;
+    acct_req *req = unit_req(db, NULL);
+    json_t *doc, *item;
+    json_int_t last = -1;
+    size_t i;
+    int status;
+
+    req->filter = "{\"class\":\"gpu\",\"+order_by\":\"memory\",\"+order\":\"desc\"}";
+    doc = call(req, api_types_list, &status);
+    assert_int_equal(status, 200);
+    assert_true(json_array_size(json_object_get(doc, "data")) >= 2);
+    json_array_foreach(json_object_get(doc, "data"), i, item) {
+        json_int_t mem = json_integer_value(json_object_get(item, "memory"));
+
+        assert_string_equal(json_string_value(json_object_get(item, "class")),
+                            "gpu");
+        assert_true(last < 0 || mem <= last);
+        last = mem;
+    }
+    json_decref(doc);
+
+    req->filter = "{\"price\":1}";
+    doc = call(req, api_types_list, &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(first_reason(doc), "Cannot filter on price");
+    json_decref(doc);
+}
+
+static void test_type_key_order(void **state)
+{
+    static const char *const keys[] = {
+        "id", "label", "price", "region_prices", "addons", "memory", "disk",
+        "transfer", "vcpus", "gpus", "network_out", "class", "successor"
+    };
+    unit_db *db = *state;
+    acct_req *req = unit_req(db, NULL);
+    const char *text, *prev = NULL, *at;
+    int status;
+    size_t i;
+
+    req->params[0] = "g6-nanode-1";
+    text = unit_call(req, api_type_get, &status);
+    assert_int_equal(status, 200);
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        at = strstr(text, apr_psprintf(db->pool, "\"%s\":", keys[i]));
+        assert_non_null(at);
+        assert_true(!prev || at > prev);
+        prev = at;
+    }
+}
+
+static void test_items_and_not_found(void **state)
+{
+    unit_db *db = *state;
+    acct_req *req = unit_req(db, NULL);
+    json_t *doc;
+    int status;
+
+    req->params[0] = "mysql/8.0.30";
+    doc = call(req, api_engine_get, &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(json_string_value(json_object_get(doc, "engine")),
+                        "mysql");
+    json_decref(doc);
+
+    req->params[0] = "us-east";
+    doc = call(req, api_region_availability, &status);
+    assert_int_equal(status, 200);
+    assert_true(json_is_array(doc));
+    json_decref(doc);
+
+    req->params[0] = "atlantis";
+    doc = call(req, api_region_get, &status);
+    assert_int_equal(status, 404);
+    assert_string_equal(first_reason(doc), "Not found");
+    json_decref(doc);
+    doc = call(req, api_region_availability, &status);
+    assert_int_equal(status, 404);
+    json_decref(doc);
+    doc = call(req, api_type_get, &status);
+    assert_int_equal(status, 404);
+    json_decref(doc);
+}
+
+static void test_authentication(void **state)
+{
+    unit_db *db = *state;
+    acct_principal who;
+    acct_store_rc src;
+    apr_int64_t uid, tid, now = apr_time_sec(apr_time_now());
+    acct_ident_result res;
+    const char *token, *expiring;
+
+    token = unit_identity(db, "carol", 0, "*", &who);
+    assert_string_equal(who.scopes_text, "*");
+    assert_int_equal(who.restricted, 0);
+    assert_string_equal(who.username, "carol");
+
+    /* malformed headers never reach the database */
+    assert_int_equal(acct_authenticate(db->store, db->pool, NULL, now, &who,
+                                       &src), ACCT_AUTH_INVALID);
+    assert_int_equal(acct_authenticate(db->store, db->pool, token, now, &who,
+                                       &src), ACCT_AUTH_INVALID);
+    assert_int_equal(acct_authenticate(db->store, db->pool,
+                                       apr_pstrcat(db->pool, "Basic ", token,
+                                                   NULL), now, &who, &src),
+                     ACCT_AUTH_INVALID);
+    assert_int_equal(acct_authenticate(db->store, db->pool,
+                                       apr_pstrcat(db->pool, "Bearer ", token,
+                                                   "0", NULL), now, &who, &src),
+                     ACCT_AUTH_INVALID);
+    assert_int_equal(acct_authenticate(db->store, db->pool,
+                                       apr_pstrcat(db->pool, "bearer  ", token,
+                                                   NULL), now, &who, &src),
+                     ACCT_AUTH_OK);
+    /* a well-formed token nobody minted */
+    assert_int_equal(acct_authenticate(db->store, db->pool,
+        "Bearer 0000000000000000000000000000000000000000000000000000000000000000",
+        now, &who, &src), ACCT_AUTH_INVALID);
+
+    /* expiry is honoured against the clock it is given */
+    assert_int_equal(acct_user_find(db->store, db->pool, "carol", &uid, &res),
+                     ACCT_IDENT_OK);
+    assert_int_equal(acct_token_create(db->store, db->pool, uid, "soon",
+                                       "domains:read_only", now + 60, now,
+                                       &tid, &expiring, &res), ACCT_IDENT_OK);
+    assert_int_equal(acct_authenticate(db->store, db->pool,
+                                       apr_pstrcat(db->pool, "Bearer ",
+                                                   expiring, NULL),
+                                       now, &who, &src), ACCT_AUTH_OK);
+    assert_string_equal(who.scopes_text, "domains:read_only");
+    assert_int_equal(acct_authenticate(db->store, db->pool,
+                                       apr_pstrcat(db->pool, "Bearer ",
+                                                   expiring, NULL),
+                                       now + 60, &who, &src), ACCT_AUTH_INVALID);
+}
+
+static void test_route_permits(void **state)
+{
+    static const acct_route scoped = {ACCT_METHOD_GET, "/x", NULL, 0,
+                                      ACCT_FAM_DATABASES, ACCT_LEVEL_READ_WRITE};
+    static const acct_route unrestricted = {ACCT_METHOD_GET, "/y", NULL,
+                                            ACCT_ROUTE_ANY_TOKEN
+                                            | ACCT_ROUTE_UNRESTRICTED_ONLY,
+                                            ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE};
+    unit_db *db = *state;
+    acct_principal ro, rw, restricted;
+    const char *reason = NULL;
+
+    unit_identity(db, "ro-user", 0, "databases:read_only", &ro);
+    unit_identity(db, "rw-user", 0, "databases:read_write", &rw);
+    unit_identity(db, "limited", 1, "*", &restricted);
+    assert_int_equal(acct_route_permits(&scoped, &ro, &reason), 401);
+    assert_string_equal(reason,
+                        "Your OAuth token is not authorized to use this endpoint.");
+    assert_int_equal(acct_route_permits(&scoped, &rw, &reason), 0);
+    assert_int_equal(acct_route_permits(&unrestricted, &rw, &reason), 0);
+    assert_int_equal(acct_route_permits(&unrestricted, &restricted, &reason),
+                     403);
+    assert_string_equal(reason, "Unauthorized");
+}
+
+static void test_profile(void **state)
+{
+    static const char *const keys[] = {
+        "authentication_type", "authorized_keys", "email",
+        "email_notifications", "ip_whitelist_enabled", "shell_auth_method",
+        "referrals", "restricted", "timezone", "two_factor_auth", "uid",
+        "username", "verified_phone_number"
+    };
+    unit_db *db = *state;
+    acct_principal who;
+    acct_req *req;
+    json_t *doc;
+    size_t i;
+    int status;
+
+    unit_identity(db, "dave", 0, "domains:read_only", &who);
+    req = unit_req(db, &who);
+    doc = call(req, api_profile_get, &status);
+    assert_int_equal(status, 200);
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        assert_non_null(json_object_get(doc, keys[i]));
+    }
+    assert_int_equal(json_object_size(doc), sizeof(keys) / sizeof(keys[0]));
+    assert_string_equal(json_string_value(json_object_get(doc, "username")),
+                        "dave");
+    assert_true(json_is_null(json_object_get(doc, "verified_phone_number")));
+    assert_true(json_is_false(json_object_get(doc, "restricted")));
+    assert_true(json_integer_value(json_object_get(doc, "uid")) == who.user_id);
+    assert_non_null(json_object_get(json_object_get(doc, "referrals"), "url"));
+    json_decref(doc);
+}
+
+static void test_grants(void **state)
+{
+    static const char *const keys[] = {
+        "database", "domain", "global", "image", "instance", "monitoring",
+        "nodebalancer", "stackscript", "volume", "vpc"
+    };
+    unit_db *db = *state;
+    acct_principal boss, limited;
+    json_t *doc, *global;
+    size_t i;
+    int status;
+
+    unit_identity(db, "boss", 0, "*", &boss);
+    doc = call(unit_req(db, &boss), api_profile_grants, &status);
+    assert_int_equal(status, 204);
+    assert_null(doc);
+
+    unit_identity(db, "limited", 1, "*", &limited);
+    doc = call(unit_req(db, &limited), api_profile_grants, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_object_size(doc), sizeof(keys) / sizeof(keys[0]));
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        assert_non_null(json_object_get(doc, keys[i]));
+    }
+    global = json_object_get(doc, "global");
+    assert_true(json_is_null(json_object_get(global, "account_access")));
+    assert_true(json_is_false(json_object_get(global, "add_domains")));
+    assert_true(json_is_false(json_object_get(global, "monitoring_subscription")));
+    assert_true(json_is_array(json_object_get(doc, "domain")));
+    json_decref(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_regions_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pagination_errors_and_slices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_types_filter_and_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_type_key_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_items_and_not_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_authentication, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_route_permits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grants, setup, teardown),
+    };
+    apr_pool_t *root = NULL;
+    int rc;
+
+    apr_initialize();
+    apr_pool_create(&root, NULL);
+    apr_dbd_init(root);
+    acct_catalog_init(root);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    apr_terminate();
+    return rc;
+}

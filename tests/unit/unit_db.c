@@ -1,0 +1,110 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <apr_dbd.h>
+#include <apr_strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "unit_db.h"
+#include "acct_auth.h"
+#include "acct_ident.h"
+#include "acct_json.h"
+#include "acct_migrate.h"
+
+static const acct_settings unit_settings = {0, 0, "https://r.example/"};
+
+unit_db *unit_db_open(void)
+{
+    apr_pool_t *pool = NULL;
+    unit_db *db;
+    const char *err = NULL;
+    int fd;
+
+    assert_int_equal(apr_pool_create(&pool, NULL), APR_SUCCESS);
+    db = apr_pcalloc(pool, sizeof(*db));
+    db->pool = pool;
+    snprintf(db->path, sizeof(db->path), "/tmp/acct-unit-XXXXXX");
+    fd = mkstemp(db->path);
+    assert_true(fd >= 0);
+    close(fd);
+    if (acct_store_open(&db->store, pool, "sqlite3", db->path, &err)
+        != ACCT_STORE_OK) {
+        fail_msg("cannot open %s: %s", db->path, err);
+    }
+    assert_int_equal(acct_migrate(db->store, pool, NULL, NULL), ACCT_STORE_OK);
+    return db;
+}
+
+void unit_db_close(unit_db *db)
+{
+    char wal[80];
+
+    apr_pool_destroy(db->pool);
+    unlink(db->path);
+    snprintf(wal, sizeof(wal), "%s-wal", db->path);
+    unlink(wal);
+    snprintf(wal, sizeof(wal), "%s-shm", db->path);
+    unlink(wal);
+}
+
+static acct_store_rc unit_open_store(acct_req *req, acct_store **out)
+{
+    *out = ((unit_db *)req->host)->store;
+    return ACCT_STORE_OK;
+}
+
+acct_req *unit_req(unit_db *db, const acct_principal *who)
+{
+    acct_req *req = apr_pcalloc(db->pool, sizeof(*req));
+
+    req->pool = db->pool;
+    req->query = apr_table_make(db->pool, 2);
+    req->who = who;
+    req->open_store = unit_open_store;
+    req->host = db;
+    req->settings = &unit_settings;
+    req->now = (apr_int64_t)apr_time_sec(apr_time_now());
+    return req;
+}
+
+const char *unit_call(acct_req *req, acct_handler *handler, int *status)
+{
+    acct_resp resp;
+    json_t *doc;
+
+    acct_resp_init(&resp, req->pool);
+    handler(req, &resp);
+    *status = resp.status;
+    doc = acct_resp_document(&resp, req->pool);
+    return doc ? acct_json_dump(req->pool, doc, NULL) : "";
+}
+
+const char *unit_identity(unit_db *db, const char *username, int restricted,
+                          const char *scopes, acct_principal *who)
+{
+    apr_int64_t account, uid, token_id, now = apr_time_sec(apr_time_now());
+    acct_ident_result res;
+    acct_store_rc src;
+    const char *token;
+
+    assert_int_equal(acct_account_create(db->store, db->pool, "Test", now,
+                                         &account, &res), ACCT_IDENT_OK);
+    assert_int_equal(acct_user_create(db->store, db->pool, account, username,
+                                      "u@example.com", restricted, now, &uid,
+                                      &res), ACCT_IDENT_OK);
+    assert_int_equal(acct_token_create(db->store, db->pool, uid, "unit", scopes,
+                                       0, now, &token_id, &token, &res),
+                     ACCT_IDENT_OK);
+    if (who) {
+        assert_int_equal(acct_authenticate(db->store, db->pool,
+                                           apr_pstrcat(db->pool, "Bearer ",
+                                                       token, NULL),
+                                           now, who, &src), ACCT_AUTH_OK);
+    }
+    return token;
+}

@@ -1,0 +1,31 @@
+/* Fixture shared by the unit tests that need a database: a migrated SQLite
+ * store through the real apr_dbd driver, on a private temporary file. */
+#ifndef UNIT_DB_H
+#define UNIT_DB_H
+
+#include <apr_pools.h>
+
+#include "acct_api.h"
+#include "acct_store.h"
+
+typedef struct unit_db {
+    apr_pool_t *pool;
+    acct_store *store;
+    char path[64];
+} unit_db;
+
+/* Creates the database, applies every migration; fails the test on error. */
+unit_db *unit_db_open(void);
+void unit_db_close(unit_db *db);
+
+/* A request over `db` with the given principal (may be NULL: public). */
+acct_req *unit_req(unit_db *db, const acct_principal *who);
+
+/* Runs `handler` and returns the serialised response document. */
+const char *unit_call(acct_req *req, acct_handler *handler, int *status);
+
+/* Creates an account, a user and a "*" token; fills `who` as the module would. */
+const char *unit_identity(unit_db *db, const char *username, int restricted,
+                          const char *scopes, acct_principal *who);
+
+#endif
