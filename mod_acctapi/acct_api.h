@@ -92,6 +92,7 @@ void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
 /* Maps a store failure to 503 or 500 with the fixed reasons of DECISIONS.md. */
 void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool, acct_store_rc rc);
 
+/* Has an error item been recorded?  (Validators call this before acting.) */
 int acct_resp_failed(const acct_resp *resp);
 
 /* The body to send: the errors envelope when there are errors, else body. */

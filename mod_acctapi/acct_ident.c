@@ -192,7 +192,7 @@ acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
     const char *secret;
 
     memset(res, 0, sizeof(*res));
-    if (!label || !*label || strlen(label) > 100) {
+    if (label && (!*label || strlen(label) > 400)) {
         return invalid(res, "the label must be 1..100 characters");
     }
     if (expiry && expiry <= now) {

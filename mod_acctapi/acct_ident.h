@@ -39,7 +39,8 @@ acct_ident_rc acct_user_find(acct_store *st, apr_pool_t *pool,
 
 /*
  * Mints a personal access token: 64 hex characters from the CSPRNG, stored
- * as its SHA-256 and 16-character prefix.  `scopes` is canonical text (see
+ * as its SHA-256 and 16-character prefix.  `label` may be NULL; callers
+ * validate its length in characters.  `scopes` is canonical text (see
  * acct_scopes_format); `expiry` 0 means never.  The full token is returned
  * once, in *token.
  */

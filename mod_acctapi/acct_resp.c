@@ -50,7 +50,7 @@ void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool,
 
 int acct_resp_failed(const acct_resp *resp)
 {
-    return resp->errors != NULL || resp->status >= 400;
+    return resp->errors != NULL;
 }
 
 json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)

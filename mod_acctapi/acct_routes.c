@@ -8,6 +8,10 @@
 #define PUBLIC_GET(path, fn, extra) \
     {ACCT_METHOD_GET, path, fn, ACCT_ROUTE_PUBLIC | (extra), ACCT_FAM_ACCOUNT, \
      ACCT_LEVEL_NONE}
+#define ACCOUNT_READ(method, path, fn, flags) \
+    {method, path, fn, flags, ACCT_FAM_ACCOUNT, ACCT_LEVEL_READ_ONLY}
+#define ACCOUNT_WRITE(method, path, fn, flags) \
+    {method, path, fn, flags, ACCT_FAM_ACCOUNT, ACCT_LEVEL_READ_WRITE}
 
 const acct_route acct_routes[] = {
     /* Catalogues: public, the Authorization header is ignored. */
@@ -27,6 +31,17 @@ const acct_route acct_routes[] = {
      ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE},
     {ACCT_METHOD_GET, "/profile/grants", api_profile_grants,
      ACCT_ROUTE_ANY_TOKEN, ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE},
+
+    /* Personal access tokens. */
+    ACCOUNT_READ(ACCT_METHOD_GET, "/profile/tokens", api_tokens_list,
+                 ACCT_ROUTE_LIST),
+    ACCOUNT_WRITE(ACCT_METHOD_POST, "/profile/tokens", api_token_create,
+                  ACCT_ROUTE_BODY),
+    ACCOUNT_READ(ACCT_METHOD_GET, "/profile/tokens/{tokenId}", api_token_get, 0),
+    ACCOUNT_WRITE(ACCT_METHOD_PUT, "/profile/tokens/{tokenId}", api_token_update,
+                  ACCT_ROUTE_BODY),
+    ACCOUNT_WRITE(ACCT_METHOD_DELETE, "/profile/tokens/{tokenId}",
+                  api_token_revoke, 0),
 
     {0, NULL, NULL, 0, 0, 0}
 };

@@ -18,4 +18,11 @@ acct_handler api_engine_get;
 acct_handler api_profile_get;
 acct_handler api_profile_grants;
 
+/* api_tokens.c */
+acct_handler api_tokens_list;
+acct_handler api_token_create;
+acct_handler api_token_get;
+acct_handler api_token_update;
+acct_handler api_token_revoke;
+
 #endif

@@ -466,7 +466,8 @@ static int acctapi_handler(request_rec *r)
     }
     route->handler(&req, &resp);
     if (writes) {
-        if (acct_resp_failed(&resp)) {
+        /* Anything but success, including a handler that never answered. */
+        if (acct_resp_failed(&resp) || resp.status >= 400) {
             acct_store_rollback(req.store, r->pool);
         }
         else if ((rc = acct_store_commit(req.store, r->pool)) != ACCT_STORE_OK) {
@@ -474,8 +475,11 @@ static int acctapi_handler(request_rec *r)
             acct_resp_store_error(&resp, r->pool, rc);
         }
     }
-    if (resp.status == HTTP_REQUEST_ENTITY_TOO_LARGE) {
-        r->connection->keepalive = AP_CONN_CLOSE;
+    if (resp.status >= 500) {
+        /* The core has logged the cause; this names the request. */
+        ap_log_rerror(APLOG_MARK, resp.status == HTTP_SERVICE_UNAVAILABLE
+                      ? APLOG_WARNING : APLOG_ERR, 0, r,
+                      "answering %d to %s %s", resp.status, r->method, r->uri);
     }
     apr_table_overlap(r->err_headers_out, resp.headers, APR_OVERLAP_TABLES_SET);
     acctapi_write_json(r, resp.status, acct_resp_document(&resp, r->pool));

@@ -37,7 +37,7 @@ CREATE TABLE tokens (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     kind TEXT NOT NULL DEFAULT 'pat' CHECK (kind IN ('pat', 'app')),
-    label TEXT NOT NULL,
+    label TEXT,
     token_hash TEXT NOT NULL UNIQUE,
     token_prefix TEXT NOT NULL,
     scopes TEXT NOT NULL,

@@ -16,6 +16,7 @@
 #include "acct_auth.h"
 #include "acct_clock.h"
 #include "acct_ident.h"
+#include "acct_json.h"
 #include "acct_route.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
@@ -338,6 +339,67 @@ static void test_grants(void **state)
     json_decref(doc);
 }
 
+static json_t *body(unit_db *db, const char *text)
+{
+    json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+
+    assert_non_null(j);
+    return acct_json_own(db->pool, j);
+}
+
+static void test_tokens(void **state)
+{
+    unit_db *db = *state;
+    acct_principal who, limited;
+    acct_req *req;
+    json_t *doc;
+    const char *full;
+    int status;
+
+    unit_identity(db, "erin", 0, "account:read_write domains:read_only", &who);
+    req = unit_req(db, &who);
+    req->body = body(db, "{\"label\":\"ci\",\"scopes\":\"domains:read_only\"}");
+    doc = call(req, api_token_create, &status);
+    assert_int_equal(status, 200);
+    full = json_string_value(json_object_get(doc, "token"));
+    assert_non_null(full);
+    assert_int_equal(strlen(full), 64);
+    assert_string_equal(json_string_value(json_object_get(doc, "scopes")),
+                        "domains:read_only");
+    assert_true(json_is_null(json_object_get(doc, "expiry")));
+    json_decref(doc);
+
+    /* omitted scopes inherit the acting token's; wider ones are refused */
+    req->body = body(db, "{}");
+    doc = call(req, api_token_create, &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(json_string_value(json_object_get(doc, "scopes")),
+                        "account:read_write domains:read_only");
+    assert_true(json_is_null(json_object_get(doc, "label")));
+    json_decref(doc);
+    req->body = body(db, "{\"scopes\":\"domains:read_write\"}");
+    doc = call(req, api_token_create, &status);
+    assert_int_equal(status, 400);
+    json_decref(doc);
+
+    /* views show only the first 16 characters */
+    req->body = NULL;
+    doc = call(req, api_tokens_list, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_integer_value(json_object_get(doc, "results")), 3);
+    assert_int_equal(strlen(json_string_value(json_object_get(
+        json_array_get(json_object_get(doc, "data"), 1), "token"))), 16);
+    json_decref(doc);
+
+    /* another user's token id is not found */
+    unit_identity(db, "frank", 0, "*", &limited);
+    req = unit_req(db, &limited);
+    req->params[0] = apr_psprintf(db->pool, "%" APR_INT64_T_FMT, who.token_id);
+    doc = call(req, api_token_get, &status);
+    assert_int_equal(status, 404);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +412,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_route_permits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_grants, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
     };
     apr_pool_t *root = NULL;
     int rc;

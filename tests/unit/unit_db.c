@@ -14,9 +14,17 @@
 #include "acct_auth.h"
 #include "acct_ident.h"
 #include "acct_json.h"
+#include "acct_log.h"
 #include "acct_migrate.h"
 
 static const acct_settings unit_settings = {0, 0, "https://r.example/"};
+
+/* Core log lines go to stderr, so a failing test shows the database's words. */
+static void stderr_sink(acct_log_level level, const char *file, int line,
+                        const char *msg, void *baton)
+{
+    fprintf(stderr, "[core %d] %s:%d: %s\n", (int)level, file, line, msg);
+}
 
 unit_db *unit_db_open(void)
 {
@@ -25,6 +33,7 @@ unit_db *unit_db_open(void)
     const char *err = NULL;
     int fd;
 
+    acct_log_set_sink(stderr_sink, NULL);
     assert_int_equal(apr_pool_create(&pool, NULL), APR_SUCCESS);
     db = apr_pcalloc(pool, sizeof(*db));
     db->pool = pool;

@@ -1,0 +1,95 @@
+#include "acct_body.h"
+#include "acct_time.h"
+
+#include <apr_strings.h>
+
+size_t acct_utf8_length(const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++) {
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    }
+    return n;
+}
+
+void acct_body_only(acct_req *req, acct_resp *resp,
+                    const char *const *allowed)
+{
+    const char *key;
+    json_t *value;
+
+    json_object_foreach(req->body, key, value) {
+        const char *const *a;
+
+        for (a = allowed; *a && strcmp(*a, key) != 0; a++) {
+        }
+        if (!*a) {
+            acct_resp_invalid(resp, req->pool, apr_pstrdup(req->pool, key),
+                              apr_psprintf(req->pool, "%s is not a field that "
+                                           "can be set here", key));
+        }
+    }
+}
+
+acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
+                               const char *field, size_t min, size_t max,
+                               int nullable, const char **out)
+{
+    json_t *v = req->body ? json_object_get(req->body, field) : NULL;
+    size_t len;
+
+    if (!v) {
+        return ACCT_FIELD_ABSENT;
+    }
+    if (json_is_null(v) && nullable) {
+        return ACCT_FIELD_NULL;
+    }
+    if (!json_is_string(v)) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "%s must be a string", field));
+        return ACCT_FIELD_BAD;
+    }
+    len = acct_utf8_length(json_string_value(v));
+    if (len < min || len > max || strlen(json_string_value(v))
+                                  != json_string_length(v)) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "Length must be %lu-%lu "
+                                       "characters", (unsigned long)min,
+                                       (unsigned long)max));
+        return ACCT_FIELD_BAD;
+    }
+    *out = apr_pstrdup(req->pool, json_string_value(v));
+    return ACCT_FIELD_SET;
+}
+
+acct_field_rc acct_body_timestamp(acct_req *req, acct_resp *resp,
+                                  const char *field, int nullable,
+                                  apr_int64_t *out)
+{
+    json_t *v = req->body ? json_object_get(req->body, field) : NULL;
+
+    if (!v) {
+        return ACCT_FIELD_ABSENT;
+    }
+    if (json_is_null(v) && nullable) {
+        return ACCT_FIELD_NULL;
+    }
+    if (!json_is_string(v)
+        || acct_parse_timestamp(json_string_value(v), out) != 0) {
+        acct_resp_invalid(resp, req->pool, field,
+                          "Must be a date-time in the form "
+                          "YYYY-MM-DDTHH:MM:SS (UTC)");
+        return ACCT_FIELD_BAD;
+    }
+    return ACCT_FIELD_SET;
+}
+
+void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
+                       acct_field_rc rc)
+{
+    if (rc == ACCT_FIELD_ABSENT) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "%s is required", field));
+    }
+}

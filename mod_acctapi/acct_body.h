@@ -1,0 +1,40 @@
+/*
+ * Reading request bodies field by field.  Each reader reports a problem as a
+ * 400 item naming the field and keeps going, so one answer lists every
+ * invalid field (DECISIONS.md, "Errors").
+ */
+#ifndef ACCT_BODY_H
+#define ACCT_BODY_H
+
+#include "acct_api.h"
+
+/* Outcome of reading one optional field. */
+typedef enum {
+    ACCT_FIELD_ABSENT = 0,  /* not in the body */
+    ACCT_FIELD_SET = 1,     /* present and valid: *out is set */
+    ACCT_FIELD_NULL = 2,    /* present as JSON null (where null is allowed) */
+    ACCT_FIELD_BAD = -1     /* present and invalid: an error item was added */
+} acct_field_rc;
+
+/* Refuses every key of the body not in `allowed` (NULL-terminated). */
+void acct_body_only(acct_req *req, acct_resp *resp,
+                    const char *const *allowed);
+
+/* A string of `min`..`max` characters (UTF-8 code points). */
+acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
+                               const char *field, size_t min, size_t max,
+                               int nullable, const char **out);
+
+/* A "YYYY-MM-DDTHH:MM:SS" timestamp, as epoch seconds. */
+acct_field_rc acct_body_timestamp(acct_req *req, acct_resp *resp,
+                                  const char *field, int nullable,
+                                  apr_int64_t *out);
+
+/* Adds "<field> is required" when `rc` is ACCT_FIELD_ABSENT. */
+void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
+                       acct_field_rc rc);
+
+/* Number of UTF-8 code points of a valid UTF-8 string. */
+size_t acct_utf8_length(const char *s);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * Personal access tokens of the acting user: /profile/tokens.
+ * The full token appears once, in the create response; every other view
+ * shows its first 16 characters.  Revoked and expired tokens are gone from
+ * every view and fail authentication at once.
+ */
+#include "api_handlers.h"
+#include "acct_body.h"
+#include "acct_crypto.h"
+#include "acct_ident.h"
+#include "acct_json.h"
+#include "acct_list.h"
+
+#include <apr_strings.h>
+
+#define TOKEN_COLUMNS "id, label, scopes, created, expiry, token_prefix"
+
+/* Active: the user's own personal access token, not revoked, not expired. */
+#define TOKEN_ACTIVE \
+    "user_id = CAST(%s AS BIGINT) AND kind = 'pat' AND revoked = 0" \
+    " AND (expiry IS NULL OR expiry > CAST(%s AS BIGINT))"
+
+static const acct_sql q_token_get = ACCT_SQL("pat_get",
+    "SELECT " TOKEN_COLUMNS " FROM tokens"
+    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+
+static const acct_sql q_token_label = ACCT_SQL("pat_label",
+    "UPDATE tokens SET label = %s"
+    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+
+static const acct_sql q_token_revoke = ACCT_SQL("pat_revoke",
+    "UPDATE tokens SET revoked = 1"
+    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+
+static const acct_filter_field token_fields[] = {
+    {"label", "label", ACCT_FIELD_TEXT},
+    {"created", "created", ACCT_FIELD_TIME},
+    {NULL, NULL, 0}
+};
+
+#define LABEL_MAX 100
+
+static json_t *render_token(acct_req *req, const acct_rows *rows, int i)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "id", acct_json_int(acct_rows_get(rows, i, "id")));
+    json_object_set_new(o, "label", acct_json_str(acct_rows_get(rows, i, "label")));
+    json_object_set_new(o, "scopes",
+                        acct_json_str(acct_rows_get(rows, i, "scopes")));
+    json_object_set_new(o, "created",
+                        acct_json_time(req->pool, acct_rows_get(rows, i, "created")));
+    json_object_set_new(o, "expiry",
+                        acct_json_time(req->pool, acct_rows_get(rows, i, "expiry")));
+    json_object_set_new(o, "token",
+                        acct_json_str(acct_rows_get(rows, i, "token_prefix")));
+    return o;
+}
+
+/* The token named by the path, as rows; answers 404 itself. */
+static acct_rows *load_token(acct_req *req, acct_resp *resp)
+{
+    const char *args[3];
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    apr_int64_t id;
+    acct_store_rc rc;
+
+    if (acct_parse_i64(req->params[0], &id) != 0 || id <= 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return NULL;
+    }
+    rc = acct_req_store(req, &st);
+    if (rc == ACCT_STORE_OK) {
+        args[0] = acct_i64(req->pool, id);
+        args[1] = acct_i64(req->pool, req->who->user_id);
+        args[2] = acct_i64(req->pool, req->now);
+        rc = acct_store_select(st, req->pool, &q_token_get, &rows, 3, args);
+    }
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return NULL;
+    }
+    if (rows->nrows == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return NULL;
+    }
+    return rows;
+}
+
+void api_tokens_list(acct_req *req, acct_resp *resp)
+{
+    const char *args[2];
+    acct_list_query q = {TOKEN_COLUMNS, "tokens", TOKEN_ACTIVE, 2, args,
+                         token_fields, "id", render_token};
+
+    args[0] = acct_i64(req->pool, req->who->user_id);
+    args[1] = acct_i64(req->pool, req->now);
+    acct_list_respond(req, resp, &q);
+}
+
+void api_token_get(acct_req *req, acct_resp *resp)
+{
+    acct_rows *rows = load_token(req, resp);
+
+    if (rows) {
+        acct_resp_ok(resp, req->pool, render_token(req, rows, 0));
+    }
+}
+
+/*
+ * The scopes of a new token: "*" or omitted inherit the acting token's;
+ * explicit scopes may not exceed them.  Returns the canonical text or NULL
+ * after adding the error item.
+ */
+static const char *new_token_scopes(acct_req *req, acct_resp *resp)
+{
+    const char *text = NULL, *bad = NULL;
+    acct_scopes want;
+    acct_field_rc frc;
+
+    frc = acct_body_string(req, resp, "scopes", 1, 1000, 1, &text);
+    if (frc == ACCT_FIELD_BAD) {
+        return NULL;
+    }
+    if (frc != ACCT_FIELD_SET || strcmp(text, "*") == 0) {
+        return req->who->scopes_text;
+    }
+    if (acct_scopes_parse(req->pool, text, &want, &bad) != 0) {
+        acct_resp_invalid(resp, req->pool, "scopes",
+                          apr_psprintf(req->pool, "Invalid scope: %s", bad));
+        return NULL;
+    }
+    if (!acct_scopes_within(&want, &req->who->scopes)) {
+        acct_resp_invalid(resp, req->pool, "scopes",
+                          "Scopes may not exceed those of the acting token");
+        return NULL;
+    }
+    return acct_scopes_format(req->pool, &want);
+}
+
+void api_token_create(acct_req *req, acct_resp *resp)
+{
+    static const char *const allowed[] = {"label", "scopes", "expiry", NULL};
+    const char *label = NULL, *scopes, *token = NULL;
+    apr_int64_t expiry = 0, id = 0;
+    acct_ident_result res;
+    acct_store *st = NULL;
+    acct_rows rows;
+    const char *names[6] = {"id", "label", "scopes", "created", "expiry",
+                            "token_prefix"};
+    const char *vals[6], **row = vals;
+    acct_store_rc rc;
+    json_t *o;
+
+    acct_body_only(req, resp, allowed);
+    acct_body_string(req, resp, "label", 1, LABEL_MAX, 1, &label);
+    scopes = new_token_scopes(req, resp);
+    if (acct_body_timestamp(req, resp, "expiry", 1, &expiry) == ACCT_FIELD_SET
+        && expiry <= req->now) {
+        acct_resp_invalid(resp, req->pool, "expiry",
+                          "Expiry must be in the future");
+    }
+    if (acct_resp_failed(resp)) {
+        return;
+    }
+    rc = acct_req_store(req, &st);
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return;
+    }
+    if (acct_token_create(st, req->pool, req->who->user_id, label, scopes,
+                          expiry, req->now, &id, &token, &res)
+        != ACCT_IDENT_OK) {
+        acct_resp_store_error(resp, req->pool, res.store_rc);
+        return;
+    }
+    vals[0] = acct_i64(req->pool, id);
+    vals[1] = label;
+    vals[2] = scopes;
+    vals[3] = acct_i64(req->pool, req->now);
+    vals[4] = expiry ? acct_i64(req->pool, expiry) : NULL;
+    vals[5] = token;  /* the one time the whole token is shown */
+    rows.nrows = 1;
+    rows.ncols = 6;
+    rows.names = names;
+    rows.values = &row;
+    o = render_token(req, &rows, 0);
+    acct_resp_ok(resp, req->pool, o);
+}
+
+void api_token_update(acct_req *req, acct_resp *resp)
+{
+    static const char *const allowed[] = {"label", NULL};
+    const char *label = NULL, *args[4];
+    acct_rows *rows;
+    acct_store_rc rc;
+
+    acct_body_only(req, resp, allowed);
+    if (acct_body_string(req, resp, "label", 1, LABEL_MAX, 1, &label)
+        == ACCT_FIELD_ABSENT) {
+        acct_body_require(req, resp, "label", ACCT_FIELD_ABSENT);
+    }
+    if (acct_resp_failed(resp) || !(rows = load_token(req, resp))) {
+        return;
+    }
+    args[0] = label;
+    args[1] = acct_rows_get(rows, 0, "id");
+    args[2] = acct_i64(req->pool, req->who->user_id);
+    args[3] = acct_i64(req->pool, req->now);
+    rc = acct_store_exec(req->store, req->pool, &q_token_label, NULL, 4, args);
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return;
+    }
+    api_token_get(req, resp);
+}
+
+/* A token may revoke itself; the next request with it is a 401. */
+void api_token_revoke(acct_req *req, acct_resp *resp)
+{
+    acct_rows *rows = load_token(req, resp);
+    const char *args[3];
+    acct_store_rc rc;
+
+    if (!rows) {
+        return;
+    }
+    args[0] = acct_rows_get(rows, 0, "id");
+    args[1] = acct_i64(req->pool, req->who->user_id);
+    args[2] = acct_i64(req->pool, req->now);
+    rc = acct_store_exec(req->store, req->pool, &q_token_revoke, NULL, 3, args);
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return;
+    }
+    acct_resp_ok(resp, req->pool, NULL);
+}
