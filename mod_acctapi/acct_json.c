@@ -1,4 +1,5 @@
 #include "acct_json.h"
+#include "acct_store.h"
 #include "acct_time.h"
 
 #include <apr_strings.h>
@@ -29,14 +30,12 @@ json_t *acct_json_str(const char *s)
 
 json_t *acct_json_int_or_null(const char *s)
 {
-    char *end;
-    long long v;
+    apr_int64_t v;
 
-    if (!s || !*s) {
+    if (!s || acct_parse_i64(s, &v) != 0) {
         return json_null();
     }
-    v = strtoll(s, &end, 10);
-    return *end ? json_null() : json_integer(v);
+    return json_integer((json_int_t)v);
 }
 
 json_t *acct_json_int(const char *s)
@@ -58,6 +57,7 @@ json_t *acct_json_bool(const char *s)
 
 json_t *acct_json_number(const char *s)
 {
+    json_t *real;
     char *end;
     double d;
 
@@ -68,19 +68,21 @@ json_t *acct_json_number(const char *s)
         return acct_json_int(s);
     }
     d = strtod(s, &end);
-    return *end ? json_integer(0) : json_real(d);
+    if (*end) {
+        return json_integer(0);
+    }
+    real = json_real(d);
+    /* json_real refuses infinities; a key must never silently vanish. */
+    return real ? real : json_null();
 }
 
 json_t *acct_json_time(apr_pool_t *pool, const char *epoch_seconds)
 {
-    char *end;
-    long long v;
+    apr_int64_t v;
 
-    if (!epoch_seconds || !*epoch_seconds) {
-        return json_null();
-    }
-    v = strtoll(epoch_seconds, &end, 10);
-    if (*end) {
+    /* Years 1970..9999: the only ones the wire format can carry. */
+    if (!epoch_seconds || acct_parse_i64(epoch_seconds, &v) != 0 || v < 0
+        || v > APR_INT64_C(253402300799)) {
         return json_null();
     }
     return json_string(acct_format_timestamp(pool, v));

@@ -23,7 +23,9 @@ void acct_resp_error(acct_resp *resp, apr_pool_t *pool, int status,
     if (!resp->errors) {
         resp->errors = acct_json_own(pool, json_array());
     }
-    json_object_set_new(item, "reason", acct_json_str(reason));
+    json_object_set_new(item, "reason",
+                        acct_json_str(reason ? reason
+                                             : acct_reason_for_status(status)));
     if (field) {
         json_object_set_new(item, "field", acct_json_str(field));
     }

@@ -646,29 +646,29 @@ const char *acct_i64(apr_pool_t *pool, apr_int64_t v)
 
 int acct_parse_i64(const char *s, apr_int64_t *out)
 {
-    apr_int64_t v = 0;
-    int neg = 0;
+    apr_uint64_t v = 0, limit = (apr_uint64_t)APR_INT64_MAX;
     const char *p = s;
+    int neg = 0;
 
     if (!p || !*p) {
         return -1;
     }
     if (*p == '-') {
         neg = 1;
+        limit += 1; /* |INT64_MIN| */
         p++;
     }
     if (!*p) {
         return -1;
     }
     for (; *p; p++) {
-        if (!isdigit((unsigned char)*p)) {
+        unsigned d = (unsigned)(*p - '0');
+
+        if (d > 9 || v > (limit - d) / 10) {
             return -1;
         }
-        if (v > (APR_INT64_MAX - (*p - '0')) / 10) {
-            return -1;
-        }
-        v = v * 10 + (*p - '0');
+        v = v * 10 + d;
     }
-    *out = neg ? -v : v;
+    *out = neg ? (apr_int64_t)(0 - v) : (apr_int64_t)v;
     return 0;
 }

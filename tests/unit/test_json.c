@@ -1,0 +1,820 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_pools.h>
+#include <apr_strings.h>
+#include <apr_time.h>
+#include <jansson.h>
+
+#include "acct_api.h"
+#include "acct_json.h"
+
+static apr_pool_t *pool;
+
+/* Names the failing row of a table-driven test. */
+#define CHECK(label, cond)                                                   \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            print_error("%s: %s\n", (label), #cond);                         \
+            fail();                                                          \
+        }                                                                    \
+    } while (0)
+
+static int setup(void **state)
+{
+    return apr_pool_create(&pool, NULL) == APR_SUCCESS ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    apr_pool_destroy(pool);
+    return 0;
+}
+
+/* Compact text of `j` (pool memory), for comparisons. */
+static const char *dump(const json_t *j)
+{
+    const char *text = acct_json_dump(pool, j, NULL);
+
+    return text ? text : "(dump failed)";
+}
+
+static void expect_dump(const char *label, const json_t *j, const char *want)
+{
+    const char *got = j ? dump(j) : "(NULL json_t)";
+
+    if (strcmp(got, want) != 0) {
+        print_error("%s: got %s, want %s\n", label, got, want);
+        fail();
+    }
+}
+
+static json_t *decode(const char *text)
+{
+    return acct_json_decode_body(pool, text, strlen(text));
+}
+
+/* ------------------------------------------------------------------------
+ * acct_json_decode_body
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *text;
+    int ok;
+} decode_case;
+
+static const decode_case decode_cases[] = {
+    {"{}", 1},
+    {"{\"label\":\"x\",\"ttl_sec\":300,\"tags\":[\"a\",\"b\"]}", 1},
+    {" \t\r\n{\"a\":null} \n", 1},
+    {"{\"a\":{\"a\":{\"a\":1}}}", 1},          /* same key, other objects */
+    {"[{\"a\":1},{\"a\":2}]", 1},             /* same key, other objects */
+    {"{\"caf\xc3\xa9\":\"\xe2\x82\xac\xf0\x9f\x98\x80\"}", 1},
+    {"{\"a\":\"\\u00e9\\ud83d\\ude00\"}", 1},
+    {"{\"a\":\"\\\\\"}", 1},
+    {"{\"a\":\"\\\"\"}", 1},
+    {"[1,2,3]", 1},                           /* the caller checks objects */
+    {"[]", 1},
+    {"[{}]", 1},
+
+    /* Duplicate keys, at any level. */
+    {"{\"a\":1,\"a\":2}", 0},
+    {"{\"a\":1,\"a\":1}", 0},
+    {"{\"x\":{\"a\":1,\"b\":2,\"a\":3}}", 0},
+    {"[{\"a\":1,\"a\":2}]", 0},
+    {"{\"x\":[{\"y\":{\"k\":1,\"k\":2}}]}", 0},
+    {"{\"\\u0061\":1,\"a\":2}", 0},           /* same key once decoded */
+
+    /* Invalid UTF-8, in values and in keys. */
+    {"{\"a\":\"\xff\"}", 0},
+    {"{\"a\":\"\xc3\"}", 0},                  /* truncated sequence */
+    {"{\"a\":\"\xe2\x82\"}", 0},
+    {"{\"a\":\"\xc0\xaf\"}", 0},              /* overlong '/' */
+    {"{\"a\":\"\xed\xa0\x80\"}", 0},          /* UTF-8 encoded surrogate */
+    {"{\"a\":\"\xf4\x90\x80\x80\"}", 0},      /* above U+10FFFF */
+    {"{\"\xff\":1}", 0},
+    {"{\"a\":\"\\ud800\"}", 0},               /* lone surrogate escape */
+    {"{\"a\":\"\\udc00\"}", 0},
+
+    /* NUL, escaped. */
+    {"{\"a\":\"\\u0000\"}", 0},
+    {"{\"a\":\"x\\u0000y\"}", 0},
+    {"{\"\\u0000\":1}", 0},
+
+    /* Trailing garbage. */
+    {"{} x", 0},
+    {"{}{}", 0},
+    {"{}}", 0},
+    {"{}]", 0},
+    {"{},", 0},
+    {"[1]]", 0},
+    {"{\"a\":1}\"", 0},
+
+    /* Empty and malformed. */
+    {"", 0},
+    {" ", 0},
+    {"\n\t ", 0},
+    {"{", 0},
+    {"}", 0},
+    {"]", 0},
+    {"{\"a\"}", 0},
+    {"{\"a\":}", 0},
+    {"{\"a\":1,}", 0},
+    {"[1,]", 0},
+    {"{'a':1}", 0},
+    {"{a:1}", 0},
+    {"{\"a\":NaN}", 0},
+    {"{\"a\":01}", 0},
+    {"{\"a\":\"\t\"}", 0},                   /* raw control character */
+    {"{\"a\":1} // comment", 0},
+    {"]]]]{}", 0},
+};
+
+static void test_decode_table(void **state)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(decode_cases) / sizeof(decode_cases[0]); i++) {
+        const decode_case *c = &decode_cases[i];
+        json_t *j = decode(c->text);
+
+        if ((j != NULL) != c->ok) {
+            print_error("decode case %u (%s): %s\n", (unsigned)i, c->text,
+                        j ? "accepted" : "refused");
+            fail();
+        }
+    }
+}
+
+static void test_decode_values(void **state)
+{
+    json_t *j = decode("{\"b\":\"x\",\"a\":[1,2.5,true,null],\"n\":-7}");
+
+    assert_non_null(j);
+    assert_true(json_is_object(j));
+    assert_string_equal(json_string_value(json_object_get(j, "b")), "x");
+    assert_int_equal(json_array_size(json_object_get(j, "a")), 4);
+    assert_int_equal(json_integer_value(json_object_get(j, "n")), -7);
+    /* Key order of the body is kept. */
+    expect_dump("order", j, "{\"b\":\"x\",\"a\":[1,2.5,true,null],\"n\":-7}");
+
+    j = decode("[1,2,3]");
+    assert_non_null(j);
+    assert_true(json_is_array(j));
+    assert_int_equal(json_array_size(j), 3);
+}
+
+static void test_decode_null_and_length(void **state)
+{
+    static const char two[] = "{}{\"trailing\":1}";
+    static const char nul[] = "{\"a\":\"x\0\"}";
+    json_t *j;
+
+    assert_null(acct_json_decode_body(pool, NULL, 0));
+    assert_null(acct_json_decode_body(pool, "{}", 0));
+    /* Only `len` bytes are read: the rest of the buffer does not count. */
+    j = acct_json_decode_body(pool, two, 2);
+    assert_non_null(j);
+    assert_int_equal(json_object_size(j), 0);
+    assert_null(acct_json_decode_body(pool, two, 3));
+    /* A raw NUL byte inside the body. */
+    assert_null(acct_json_decode_body(pool, nul, sizeof(nul) - 1));
+    j = acct_json_decode_body(pool, "[1]xxxxxxxx[[[[", 3);
+    assert_non_null(j);
+}
+
+/*
+ * A body nested `depth` levels deep.  kind 0: arrays only; 1: objects only;
+ * 2: alternating, starting with an object; 3: alternating, starting with an
+ * array.
+ */
+static char *nested(int depth, int kind)
+{
+    apr_size_t cap = (apr_size_t)depth * 6 + 8, n = 0;
+    char *buf = apr_palloc(pool, cap);
+    int i;
+
+    for (i = 0; i < depth; i++) {
+        int obj = kind == 1 || (kind == 2 && i % 2 == 0)
+                  || (kind == 3 && i % 2 == 1);
+
+        if (obj) {
+            memcpy(buf + n, "{\"k\":", 5);
+            n += 5;
+        }
+        else {
+            buf[n++] = '[';
+        }
+    }
+    buf[n++] = '1';
+    for (i = depth - 1; i >= 0; i--) {
+        int obj = kind == 1 || (kind == 2 && i % 2 == 0)
+                  || (kind == 3 && i % 2 == 1);
+
+        buf[n++] = obj ? '}' : ']';
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static void test_decode_depth_limit(void **state)
+{
+    static const char *const kinds[] = {"arrays", "objects", "obj-first",
+                                        "arr-first"};
+    int kind, depth;
+
+    assert_int_equal(ACCT_JSON_MAX_DEPTH, 64);
+    for (kind = 0; kind < 4; kind++) {
+        for (depth = 1; depth <= 70; depth++) {
+            char *text = nested(depth, kind);
+            json_t *j = decode(text);
+            const char *label = apr_psprintf(pool, "%s, depth %d",
+                                             kinds[kind], depth);
+
+            if (depth <= ACCT_JSON_MAX_DEPTH) {
+                CHECK(label, j != NULL);
+            }
+            else {
+                CHECK(label, j == NULL);
+            }
+        }
+    }
+}
+
+static void test_decode_very_deep_is_cheap(void **state)
+{
+    static const int depths[] = {10000, 100000, 1000000};
+    size_t i;
+    int kind;
+
+    for (i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+        for (kind = 0; kind < 4; kind++) {
+            char *text = nested(depths[i], kind);
+            apr_time_t t0 = apr_time_now();
+            json_t *j = decode(text);
+            apr_time_t spent = apr_time_now() - t0;
+            const char *label = apr_psprintf(pool, "depth %d kind %d",
+                                              depths[i], kind);
+
+            CHECK(label, j == NULL);
+            /* A linear scan: far below a second, even under valgrind. */
+            CHECK(label, spent < apr_time_from_sec(1));
+        }
+        /* Opening brackets only, never closed. */
+        {
+            char *open = apr_palloc(pool, (apr_size_t)depths[i] + 1);
+
+            memset(open, '[', (size_t)depths[i]);
+            open[depths[i]] = '\0';
+            assert_null(decode(open));
+        }
+    }
+}
+
+static void test_decode_brackets_in_strings(void **state)
+{
+    char *opens = apr_palloc(pool, 201), *closes = apr_palloc(pool, 201);
+    const char *deep63 = nested(63, 2), *deep64 = nested(64, 3);
+    const char *text;
+
+    memset(opens, '[', 200);
+    opens[200] = '\0';
+    memset(closes, ']', 200);
+    closes[200] = '\0';
+
+    /* Opening brackets inside strings do not count. */
+    text = apr_psprintf(pool, "{\"a\":\"%s\"}", opens);
+    CHECK("[ in a value", decode(text) != NULL);
+    text = apr_psprintf(pool, "{\"%s{{{\":1}", opens);
+    CHECK("[ in a key", decode(text) != NULL);
+    text = apr_psprintf(pool, "{\"a\":\"\\\"%s\"}", opens);
+    CHECK("escaped quote then [", decode(text) != NULL);
+    text = apr_psprintf(pool, "{\"a\":\"\\\"%s\\\"\",\"b\":\"%s\"}", opens,
+                        opens);
+    CHECK("escaped quotes around [", decode(text) != NULL);
+    text = apr_psprintf(pool, "{\"a\":\"\\\\\",\"b\":\"%s\"}", opens);
+    CHECK("escaped backslash, then [ in a string", decode(text) != NULL);
+
+    /* ...with real nesting up to the limit beside them. */
+    text = apr_psprintf(pool, "{\"a\":\"\\\"%s\",\"b\":%s}", opens, deep63);
+    CHECK("[ in string + 64 real", decode(text) != NULL);
+    text = apr_psprintf(pool, "{\"a\":\"\\\"%s\",\"b\":%s}", opens, deep64);
+    CHECK("[ in string + 65 real", decode(text) == NULL);
+
+    /* Closing brackets inside strings do not lower the count. */
+    text = apr_psprintf(pool, "{\"a\":\"%s\",\"b\":%s}", closes, deep63);
+    CHECK("] in string + 64 real", decode(text) != NULL);
+    text = apr_psprintf(pool, "{\"a\":\"%s\",\"b\":%s}", closes, deep64);
+    CHECK("] in string + 65 real", decode(text) == NULL);
+    text = apr_psprintf(pool, "{\"a\":\"\\\"%s\\\\\",\"b\":%s}", closes,
+                        deep64);
+    CHECK("escapes, ] in string + 65 real", decode(text) == NULL);
+
+    /* After a string with an escaped backslash, brackets count again. */
+    text = apr_psprintf(pool, "{\"a\":\"\\\\\",\"b\":%s}", deep64);
+    CHECK("\\\\ then 65 real", decode(text) == NULL);
+    text = apr_psprintf(pool, "{\"a\":\"\\\\\",\"b\":%s}", deep63);
+    CHECK("\\\\ then 64 real", decode(text) != NULL);
+
+    /* Sibling containers do not add up. */
+    text = apr_psprintf(pool, "[%s,%s,%s]", nested(63, 0), nested(63, 1),
+                        deep63);
+    CHECK("siblings at 64", decode(text) != NULL);
+}
+
+static void test_decode_owned_by_pool(void **state)
+{
+    apr_pool_t *sub;
+    json_t *j;
+
+    assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+    j = acct_json_decode_body(sub, "{\"a\":[1,{\"b\":\"c\"}]}",
+                              strlen("{\"a\":[1,{\"b\":\"c\"}]}"));
+    assert_non_null(j);
+    /* One reference, held by the pool. */
+    assert_int_equal(j->refcount, 1);
+    json_incref(j);
+    apr_pool_destroy(sub);
+    /* The pool's cleanup dropped its reference. */
+    assert_int_equal(j->refcount, 1);
+    json_decref(j);
+
+    /* A refused body leaves nothing behind (valgrind checks). */
+    assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+    assert_null(acct_json_decode_body(sub, "{\"a\":1,\"a\":2}",
+                                      strlen("{\"a\":1,\"a\":2}")));
+    apr_pool_destroy(sub);
+
+    /* Decoded roots without a manual decref: the test pool frees them. */
+    assert_non_null(decode("{\"x\":{\"y\":[1,2,3,\"long string value\"]}}"));
+}
+
+/* ------------------------------------------------------------------------
+ * Column helpers
+ * ------------------------------------------------------------------------ */
+
+static void test_json_str(void **state)
+{
+    json_t *j;
+
+    j = acct_json_str(NULL);
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_str("\xff\xfe");
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_str("ok\xc3");
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_str("us-east");
+    assert_true(json_is_string(j));
+    assert_string_equal(json_string_value(j), "us-east");
+    json_decref(j);
+
+    j = acct_json_str("");
+    assert_true(json_is_string(j));
+    assert_string_equal(json_string_value(j), "");
+    json_decref(j);
+
+    j = acct_json_str("caf\xc3\xa9 \"q\"");
+    assert_true(json_is_string(j));
+    expect_dump("utf-8 and quote", j, "\"caf\xc3\xa9 \\\"q\\\"\"");
+    json_decref(j);
+}
+
+typedef struct {
+    const char *text;
+    int is_null;          /* acct_json_int_or_null gives null */
+    json_int_t value;     /* otherwise its value; acct_json_int gives 0 on null */
+} int_case;
+
+static const int_case int_cases[] = {
+    {"12", 0, 12},
+    {"-3", 0, -3},
+    {"0", 0, 0},
+    {"9223372036854775807", 0, INT64_MAX},
+    {"-9223372036854775808", 0, INT64_MIN},
+    {NULL, 1, 0},
+    {"", 1, 0},
+    {"12x", 1, 0},
+    {"x12", 1, 0},
+    {"1.5", 1, 0},
+    {"12 ", 1, 0},
+    {"abc", 1, 0},
+};
+
+static void test_json_int_table(void **state)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(int_cases) / sizeof(int_cases[0]); i++) {
+        const int_case *c = &int_cases[i];
+        const char *label = c->text ? c->text : "NULL";
+        json_t *a = acct_json_int_or_null(c->text);
+        json_t *b = acct_json_int(c->text);
+
+        CHECK(label, a != NULL && b != NULL);
+        if (c->is_null) {
+            CHECK(label, json_is_null(a));
+        }
+        else {
+            CHECK(label, json_is_integer(a));
+            CHECK(label, json_integer_value(a) == c->value);
+        }
+        CHECK(label, json_is_integer(b));
+        CHECK(label, json_integer_value(b) == (c->is_null ? 0 : c->value));
+        json_decref(a);
+        json_decref(b);
+    }
+}
+
+typedef struct {
+    const char *text;
+    int value;
+} bool_case;
+
+static const bool_case bool_cases[] = {
+    {"1", 1}, {"t", 1}, {"0", 0}, {"f", 0}, {NULL, 0}, {"", 0}, {"2", 0},
+    {"false", 0}, {"F", 0},
+};
+
+static void test_json_bool_table(void **state)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(bool_cases) / sizeof(bool_cases[0]); i++) {
+        const bool_case *c = &bool_cases[i];
+        const char *label = c->text ? c->text : "NULL";
+        json_t *j = acct_json_bool(c->text);
+
+        CHECK(label, json_is_boolean(j));
+        CHECK(label, (json_is_true(j) ? 1 : 0) == c->value);
+        json_decref(j);
+    }
+}
+
+typedef struct {
+    const char *text;
+    int real;             /* a JSON real (else an integer) */
+    const char *dumped;   /* acct_json_dump of the value */
+} number_case;
+
+static const number_case number_cases[] = {
+    {"5", 0, "5"},
+    {"0", 0, "0"},
+    {"-12", 0, "-12"},
+    {"5.0", 1, "5.0"},
+    {"0.0075", 1, "0.0075"},
+    {"0.015", 1, "0.015"},
+    {"0.03", 1, "0.03"},
+    {"0.1", 1, "0.1"},
+    {"0.18", 1, "0.18"},
+    {"36.0", 1, "36.0"},
+    {"1234.56", 1, "1234.56"},
+    {"99999.99", 1, "99999.99"},
+    {"-1.25", 1, "-1.25"},
+    {NULL, 0, "0"},
+    {"", 0, "0"},
+    {"abc", 0, "0"},
+    {"1.5x", 0, "0"},
+};
+
+static void test_json_number_table(void **state)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(number_cases) / sizeof(number_cases[0]); i++) {
+        const number_case *c = &number_cases[i];
+        const char *label = c->text ? c->text : "NULL";
+        json_t *j = acct_json_number(c->text);
+
+        CHECK(label, j != NULL);
+        CHECK(label, c->real ? json_is_real(j) : json_is_integer(j));
+        expect_dump(label, j, c->dumped);
+        json_decref(j);
+    }
+}
+
+static void test_json_time(void **state)
+{
+    json_t *j;
+
+    j = acct_json_time(pool, "0");
+    assert_true(json_is_string(j));
+    assert_string_equal(json_string_value(j), "1970-01-01T00:00:00");
+    json_decref(j);
+
+    j = acct_json_time(pool, "951782400");
+    assert_string_equal(json_string_value(j), "2000-02-29T00:00:00");
+    json_decref(j);
+
+    j = acct_json_time(pool, "2147483648");
+    assert_string_equal(json_string_value(j), "2038-01-19T03:14:08");
+    json_decref(j);
+
+    j = acct_json_time(pool, NULL);
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_time(pool, "abc");
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_time(pool, "");
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_time(pool, "12x");
+    assert_true(json_is_null(j));
+    json_decref(j);
+}
+
+static void test_json_parse_column(void **state)
+{
+    json_t *j;
+
+    j = acct_json_parse_column("[\"a\"]");
+    assert_true(json_is_array(j));
+    expect_dump("array", j, "[\"a\"]");
+    json_decref(j);
+
+    j = acct_json_parse_column("{\"x\":1}");
+    assert_true(json_is_object(j));
+    expect_dump("object", j, "{\"x\":1}");
+    json_decref(j);
+
+    j = acct_json_parse_column("{\"ipv4\":\"1.2.3.4, 5.6.7.8\",\"ipv6\":\"\"}");
+    assert_true(json_is_object(j));
+    expect_dump("key order", j,
+                "{\"ipv4\":\"1.2.3.4, 5.6.7.8\",\"ipv6\":\"\"}");
+    json_decref(j);
+
+    j = acct_json_parse_column(NULL);
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_parse_column("not json");
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_parse_column("");
+    assert_true(json_is_null(j));
+    json_decref(j);
+
+    j = acct_json_parse_column("[1,");
+    assert_true(json_is_null(j));
+    json_decref(j);
+}
+
+/* ------------------------------------------------------------------------
+ * acct_json_dump
+ * ------------------------------------------------------------------------ */
+
+static void test_dump(void **state)
+{
+    json_t *o = acct_json_own(pool, json_object());
+    json_t *inner = json_object();
+    json_t *arr = json_array();
+    size_t len = 0;
+    char *text;
+
+    json_object_set_new(o, "zeta", json_integer(1));
+    json_object_set_new(o, "alpha", json_string("a b"));
+    json_object_set_new(o, "mid", json_null());
+    json_array_append_new(arr, json_integer(1));
+    json_array_append_new(arr, json_true());
+    json_array_append_new(arr, json_real(0.0075));
+    json_array_append_new(arr, json_real(5.0));
+    json_object_set_new(o, "list", arr);
+    json_object_set_new(inner, "y", json_false());
+    json_object_set_new(inner, "b", json_object());
+    json_object_set_new(inner, "a", json_array());
+    json_object_set_new(o, "inner", inner);
+
+    text = acct_json_dump(pool, o, &len);
+    assert_non_null(text);
+    assert_string_equal(text,
+                        "{\"zeta\":1,\"alpha\":\"a b\",\"mid\":null,"
+                        "\"list\":[1,true,0.0075,5.0],"
+                        "\"inner\":{\"y\":false,\"b\":{},\"a\":[]}}");
+    assert_int_equal(len, strlen(text));
+
+    /* Reals print as written. */
+    expect_dump("0.0075", acct_json_own(pool, json_real(0.0075)), "0.0075");
+    expect_dump("5.0", acct_json_own(pool, json_real(5.0)), "5.0");
+    expect_dump("0.1", acct_json_own(pool, json_real(0.1)), "0.1");
+    /* Scalars are serialised too. */
+    expect_dump("string", acct_json_own(pool, json_string("x")), "\"x\"");
+    expect_dump("null", json_null(), "null");
+    expect_dump("empty object", acct_json_own(pool, json_object()), "{}");
+}
+
+/* ------------------------------------------------------------------------
+ * acct_resp_*
+ * ------------------------------------------------------------------------ */
+
+static void test_resp_init(void **state)
+{
+    acct_resp r;
+
+    memset(&r, 0x5a, sizeof(r));
+    acct_resp_init(&r, pool);
+    assert_int_equal(r.status, 500);
+    assert_null(r.body);
+    assert_null(r.errors);
+    assert_non_null(r.headers);
+}
+
+static void test_resp_ok(void **state)
+{
+    acct_resp r;
+    json_t *body;
+
+    acct_resp_init(&r, pool);
+    acct_resp_ok(&r, pool, NULL);
+    assert_int_equal(r.status, 200);
+    assert_false(acct_resp_failed(&r));
+    expect_dump("ok NULL", acct_resp_document(&r, pool), "{}");
+
+    acct_resp_init(&r, pool);
+    body = json_pack("{s:i,s:s}", "id", 7, "label", "x");
+    acct_resp_ok(&r, pool, body);
+    assert_int_equal(r.status, 200);
+    assert_ptr_equal(acct_resp_document(&r, pool), body);
+    expect_dump("ok body", acct_resp_document(&r, pool),
+                "{\"id\":7,\"label\":\"x\"}");
+}
+
+static void test_resp_error_field(void **state)
+{
+    acct_resp r;
+    json_t *doc, *item;
+
+    acct_resp_init(&r, pool);
+    acct_resp_error(&r, pool, 400, "Label is required", "label");
+    assert_int_equal(r.status, 400);
+    assert_true(acct_resp_failed(&r));
+    doc = acct_resp_document(&r, pool);
+    expect_dump("with field", doc,
+                "{\"errors\":[{\"reason\":\"Label is required\","
+                "\"field\":\"label\"}]}");
+
+    acct_resp_init(&r, pool);
+    acct_resp_error(&r, pool, 404, ACCT_R_NOT_FOUND, NULL);
+    doc = acct_resp_document(&r, pool);
+    expect_dump("without field", doc, "{\"errors\":[{\"reason\":\"Not found\"}]}");
+    item = json_array_get(json_object_get(doc, "errors"), 0);
+    assert_non_null(item);
+    /* The key is absent, not null. */
+    assert_null(json_object_get(item, "field"));
+    assert_int_equal(json_object_size(item), 1);
+    assert_int_equal(json_object_size(doc), 1);
+}
+
+static void test_resp_errors_accumulate(void **state)
+{
+    acct_resp r;
+    json_t *doc;
+
+    acct_resp_init(&r, pool);
+    acct_resp_ok(&r, pool, NULL);
+    acct_resp_invalid(&r, pool, "label", "Label must be 3..32 characters");
+    acct_resp_invalid(&r, pool, "security_questions[1].response",
+                      "Response must be 3..17 characters");
+    acct_resp_error(&r, pool, 400, "Something else", NULL);
+    assert_int_equal(r.status, 400);
+    assert_int_equal(json_array_size(r.errors), 3);
+    doc = acct_resp_document(&r, pool);
+    expect_dump("three", doc,
+                "{\"errors\":["
+                "{\"reason\":\"Label must be 3..32 characters\","
+                "\"field\":\"label\"},"
+                "{\"reason\":\"Response must be 3..17 characters\","
+                "\"field\":\"security_questions[1].response\"},"
+                "{\"reason\":\"Something else\"}]}");
+
+    /* The last status wins. */
+    acct_resp_error(&r, pool, 404, ACCT_R_NOT_FOUND, NULL);
+    assert_int_equal(r.status, 404);
+    assert_int_equal(json_array_size(json_object_get(
+                         acct_resp_document(&r, pool), "errors")), 4);
+}
+
+static void test_resp_status_without_item(void **state)
+{
+    acct_resp r;
+
+    /* init says 500: a handler that never answered gets a reason anyway. */
+    acct_resp_init(&r, pool);
+    expect_dump("bare 500", acct_resp_document(&r, pool),
+                "{\"errors\":[{\"reason\":\"Internal server error\"}]}");
+
+    acct_resp_init(&r, pool);
+    r.status = 404;
+    expect_dump("bare 404", acct_resp_document(&r, pool),
+                "{\"errors\":[{\"reason\":\"Not found\"}]}");
+    assert_int_equal(r.status, 404);
+}
+
+static void test_resp_store_error(void **state)
+{
+    acct_resp r;
+
+    acct_resp_init(&r, pool);
+    acct_resp_store_error(&r, pool, ACCT_STORE_UNAVAILABLE);
+    assert_int_equal(r.status, 503);
+    expect_dump("503", acct_resp_document(&r, pool),
+                "{\"errors\":[{\"reason\":\"Service Unavailable\"}]}");
+
+    acct_resp_init(&r, pool);
+    acct_resp_store_error(&r, pool, ACCT_STORE_FAILED);
+    assert_int_equal(r.status, 500);
+    expect_dump("500", acct_resp_document(&r, pool),
+                "{\"errors\":[{\"reason\":\"Internal server error\"}]}");
+}
+
+typedef struct {
+    int status;
+    const char *reason;
+} reason_case;
+
+static const reason_case reason_cases[] = {
+    {401, "Invalid Token"},
+    {403, "Unauthorized"},
+    {404, "Not found"},
+    {405, "Method Not Allowed"},
+    {413, "Request body too large"},
+    {415, "Content-Type must be application/json"},
+    {429, "Too many requests"},
+    {500, "Internal server error"},
+    {502, "Internal server error"},
+    {503, "Service Unavailable"},
+    {504, "Internal server error"},
+};
+
+static void test_reason_for_status(void **state)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(reason_cases) / sizeof(reason_cases[0]); i++) {
+        const reason_case *c = &reason_cases[i];
+        const char *got = acct_reason_for_status(c->status);
+
+        if (!got || strcmp(got, c->reason) != 0) {
+            print_error("status %d: got \"%s\", want \"%s\"\n", c->status,
+                        got ? got : "(null)", c->reason);
+            fail();
+        }
+    }
+    /* Every 4xx and 5xx has some reason. */
+    for (i = 400; i < 600; i++) {
+        const char *got = acct_reason_for_status((int)i);
+
+        CHECK(apr_psprintf(pool, "status %u", (unsigned)i),
+              got != NULL && *got != '\0');
+    }
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_decode_table),
+        T(test_decode_values),
+        T(test_decode_null_and_length),
+        T(test_decode_depth_limit),
+        T(test_decode_very_deep_is_cheap),
+        T(test_decode_brackets_in_strings),
+        T(test_decode_owned_by_pool),
+        T(test_json_str),
+        T(test_json_int_table),
+        T(test_json_bool_table),
+        T(test_json_number_table),
+        T(test_json_time),
+        T(test_json_parse_column),
+        T(test_dump),
+        T(test_resp_init),
+        T(test_resp_ok),
+        T(test_resp_error_field),
+        T(test_resp_errors_accumulate),
+        T(test_resp_status_without_item),
+        T(test_resp_store_error),
+        T(test_reason_for_status),
+    };
+#undef T
+    int rc;
+
+    apr_initialize();
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    apr_terminate();
+    return rc;
+}
