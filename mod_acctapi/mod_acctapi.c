@@ -153,8 +153,9 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
     rc = check_schema(r, ctx->store);
     if (rc == ACCT_STORE_OK && ctx->settings.test_clock) {
         rc = acct_clock_offset(ctx->store, r->pool, &offset);
-        ctx->now += offset;
     }
+    /* Derived afresh on every lease: a retried lease must not add twice. */
+    ctx->now = (apr_int64_t)apr_time_sec(r->request_time) + offset;
     if (rc != ACCT_STORE_OK) {
         lease_drop(ctx);
     }
