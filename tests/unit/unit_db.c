@@ -23,7 +23,9 @@ static const acct_settings unit_settings = {0, 0, "https://r.example/"};
 static void stderr_sink(acct_log_level level, const char *file, int line,
                         const char *msg, void *baton)
 {
-    fprintf(stderr, "[core %d] %s:%d: %s\n", (int)level, file, line, msg);
+    if (level <= ACCT_LOG_WARN) {
+        fprintf(stderr, "[core %d] %s:%d: %s\n", (int)level, file, line, msg);
+    }
 }
 
 unit_db *unit_db_open(void)

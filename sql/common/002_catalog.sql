@@ -1,4 +1,4 @@
--- mod_acctapi seed catalogues, version 2 (PostgreSQL).
+-- Seed catalogues (both dialects): regions, region availability, compute types, database engines.
 -- Seeds the public, read-only catalogues: regions, region_availability
 -- (select premium and GPU plans), compute_types and database_engines,
 -- modelled on the public Linode API v4.  The service never writes these
