@@ -1,13 +1,8 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
+#include "unit.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 #include <jansson.h>
 #include <sqlite3.h>
@@ -31,19 +26,6 @@ static const acct_filter_field fields[] = {
     {"id", "d.id", ACCT_FIELD_INT},
     {NULL, NULL, ACCT_FIELD_TEXT}
 };
-
-static apr_pool_t *pool;
-
-static int setup(void **state)
-{
-    return apr_pool_create(&pool, NULL) == APR_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    apr_pool_destroy(pool);
-    return 0;
-}
 
 static void expect_str(const char *label, const char *what, const char *got,
                        const char *want)
@@ -580,7 +562,8 @@ static int db_setup(void **state)
 {
     size_t i;
 
-    if (setup(state) != 0 || sqlite3_open(":memory:", &db) != SQLITE_OK) {
+    if (unit_pool_setup(state) != 0
+        || sqlite3_open(":memory:", &db) != SQLITE_OK) {
         return -1;
     }
     for (i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
@@ -594,7 +577,7 @@ static int db_setup(void **state)
 static int db_teardown(void **state)
 {
     sqlite3_close(db);
-    return teardown(state);
+    return unit_pool_teardown(state);
 }
 
 /* apr_dbd's placeholders in sqlite3's own syntax. */
@@ -737,23 +720,19 @@ static void test_sqlite_hostile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_compile_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_limit_depth, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_limit_params, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_limit_bytes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hostile_values, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hostile_keys, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_args_survive, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_filter_args, setup, teardown),
+        UNIT_TEST(test_compile_table),
+        UNIT_TEST(test_limit_depth),
+        UNIT_TEST(test_limit_params),
+        UNIT_TEST(test_limit_bytes),
+        UNIT_TEST(test_hostile_values),
+        UNIT_TEST(test_hostile_keys),
+        UNIT_TEST(test_args_survive),
+        UNIT_TEST(test_no_filter_args),
         cmocka_unit_test_setup_teardown(test_sqlite_rows, db_setup,
                                         db_teardown),
         cmocka_unit_test_setup_teardown(test_sqlite_hostile, db_setup,
                                         db_teardown),
     };
-    int rc;
 
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

@@ -1,41 +1,14 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
+#include "unit.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 #include <apr_time.h>
 #include <jansson.h>
 
 #include "acct_api.h"
 #include "acct_json.h"
-
-static apr_pool_t *pool;
-
-/* Names the failing row of a table-driven test. */
-#define CHECK(label, cond)                                                   \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            print_error("%s: %s\n", (label), #cond);                         \
-            fail();                                                          \
-        }                                                                    \
-    } while (0)
-
-static int setup(void **state)
-{
-    return apr_pool_create(&pool, NULL) == APR_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    apr_pool_destroy(pool);
-    return 0;
-}
 
 /* Compact text of `j` (pool memory), for comparisons. */
 static const char *dump(const json_t *j)
@@ -238,10 +211,10 @@ static void test_decode_depth_limit(void **state)
                                              kinds[kind], depth);
 
             if (depth <= ACCT_JSON_MAX_DEPTH) {
-                CHECK(label, j != NULL);
+                UNIT_CHECK(label, j != NULL);
             }
             else {
-                CHECK(label, j == NULL);
+                UNIT_CHECK(label, j == NULL);
             }
         }
     }
@@ -262,9 +235,9 @@ static void test_decode_very_deep_is_cheap(void **state)
             const char *label = apr_psprintf(pool, "depth %d kind %d",
                                               depths[i], kind);
 
-            CHECK(label, j == NULL);
+            UNIT_CHECK(label, j == NULL);
             /* A linear scan: far below a second, even under valgrind. */
-            CHECK(label, spent < apr_time_from_sec(1));
+            UNIT_CHECK(label, spent < apr_time_from_sec(1));
         }
         /* Opening brackets only, never closed. */
         {
@@ -290,42 +263,42 @@ static void test_decode_brackets_in_strings(void **state)
 
     /* Opening brackets inside strings do not count. */
     text = apr_psprintf(pool, "{\"a\":\"%s\"}", opens);
-    CHECK("[ in a value", decode(text) != NULL);
+    UNIT_CHECK("[ in a value", decode(text) != NULL);
     text = apr_psprintf(pool, "{\"%s{{{\":1}", opens);
-    CHECK("[ in a key", decode(text) != NULL);
+    UNIT_CHECK("[ in a key", decode(text) != NULL);
     text = apr_psprintf(pool, "{\"a\":\"\\\"%s\"}", opens);
-    CHECK("escaped quote then [", decode(text) != NULL);
+    UNIT_CHECK("escaped quote then [", decode(text) != NULL);
     text = apr_psprintf(pool, "{\"a\":\"\\\"%s\\\"\",\"b\":\"%s\"}", opens,
                         opens);
-    CHECK("escaped quotes around [", decode(text) != NULL);
+    UNIT_CHECK("escaped quotes around [", decode(text) != NULL);
     text = apr_psprintf(pool, "{\"a\":\"\\\\\",\"b\":\"%s\"}", opens);
-    CHECK("escaped backslash, then [ in a string", decode(text) != NULL);
+    UNIT_CHECK("escaped backslash, then [ in a string", decode(text) != NULL);
 
     /* ...with real nesting up to the limit beside them. */
     text = apr_psprintf(pool, "{\"a\":\"\\\"%s\",\"b\":%s}", opens, deep63);
-    CHECK("[ in string + 64 real", decode(text) != NULL);
+    UNIT_CHECK("[ in string + 64 real", decode(text) != NULL);
     text = apr_psprintf(pool, "{\"a\":\"\\\"%s\",\"b\":%s}", opens, deep64);
-    CHECK("[ in string + 65 real", decode(text) == NULL);
+    UNIT_CHECK("[ in string + 65 real", decode(text) == NULL);
 
     /* Closing brackets inside strings do not lower the count. */
     text = apr_psprintf(pool, "{\"a\":\"%s\",\"b\":%s}", closes, deep63);
-    CHECK("] in string + 64 real", decode(text) != NULL);
+    UNIT_CHECK("] in string + 64 real", decode(text) != NULL);
     text = apr_psprintf(pool, "{\"a\":\"%s\",\"b\":%s}", closes, deep64);
-    CHECK("] in string + 65 real", decode(text) == NULL);
+    UNIT_CHECK("] in string + 65 real", decode(text) == NULL);
     text = apr_psprintf(pool, "{\"a\":\"\\\"%s\\\\\",\"b\":%s}", closes,
                         deep64);
-    CHECK("escapes, ] in string + 65 real", decode(text) == NULL);
+    UNIT_CHECK("escapes, ] in string + 65 real", decode(text) == NULL);
 
     /* After a string with an escaped backslash, brackets count again. */
     text = apr_psprintf(pool, "{\"a\":\"\\\\\",\"b\":%s}", deep64);
-    CHECK("\\\\ then 65 real", decode(text) == NULL);
+    UNIT_CHECK("\\\\ then 65 real", decode(text) == NULL);
     text = apr_psprintf(pool, "{\"a\":\"\\\\\",\"b\":%s}", deep63);
-    CHECK("\\\\ then 64 real", decode(text) != NULL);
+    UNIT_CHECK("\\\\ then 64 real", decode(text) != NULL);
 
     /* Sibling containers do not add up. */
     text = apr_psprintf(pool, "[%s,%s,%s]", nested(63, 0), nested(63, 1),
                         deep63);
-    CHECK("siblings at 64", decode(text) != NULL);
+    UNIT_CHECK("siblings at 64", decode(text) != NULL);
 }
 
 static void test_decode_owned_by_pool(void **state)
@@ -422,16 +395,17 @@ static void test_json_int_table(void **state)
         json_t *a = acct_json_int_or_null(c->text);
         json_t *b = acct_json_int(c->text);
 
-        CHECK(label, a != NULL && b != NULL);
+        UNIT_CHECK(label, a != NULL && b != NULL);
         if (c->is_null) {
-            CHECK(label, json_is_null(a));
+            UNIT_CHECK(label, json_is_null(a));
         }
         else {
-            CHECK(label, json_is_integer(a));
-            CHECK(label, json_integer_value(a) == c->value);
+            UNIT_CHECK(label, json_is_integer(a));
+            UNIT_CHECK(label, json_integer_value(a) == c->value);
         }
-        CHECK(label, json_is_integer(b));
-        CHECK(label, json_integer_value(b) == (c->is_null ? 0 : c->value));
+        UNIT_CHECK(label, json_is_integer(b));
+        UNIT_CHECK(label,
+                   json_integer_value(b) == (c->is_null ? 0 : c->value));
         json_decref(a);
         json_decref(b);
     }
@@ -456,8 +430,8 @@ static void test_json_bool_table(void **state)
         const char *label = c->text ? c->text : "NULL";
         json_t *j = acct_json_bool(c->text);
 
-        CHECK(label, json_is_boolean(j));
-        CHECK(label, (json_is_true(j) ? 1 : 0) == c->value);
+        UNIT_CHECK(label, json_is_boolean(j));
+        UNIT_CHECK(label, (json_is_true(j) ? 1 : 0) == c->value);
         json_decref(j);
     }
 }
@@ -497,8 +471,8 @@ static void test_json_number_table(void **state)
         const char *label = c->text ? c->text : "NULL";
         json_t *j = acct_json_number(c->text);
 
-        CHECK(label, j != NULL);
-        CHECK(label, c->real ? json_is_real(j) : json_is_integer(j));
+        UNIT_CHECK(label, j != NULL);
+        UNIT_CHECK(label, c->real ? json_is_real(j) : json_is_integer(j));
         expect_dump(label, j, c->dumped);
         json_decref(j);
     }
@@ -779,42 +753,36 @@ static void test_reason_for_status(void **state)
     for (i = 400; i < 600; i++) {
         const char *got = acct_reason_for_status((int)i);
 
-        CHECK(apr_psprintf(pool, "status %u", (unsigned)i),
-              got != NULL && *got != '\0');
+        UNIT_CHECK(apr_psprintf(pool, "status %u", (unsigned)i),
+                   got != NULL && *got != '\0');
     }
 }
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_decode_table),
-        T(test_decode_values),
-        T(test_decode_null_and_length),
-        T(test_decode_depth_limit),
-        T(test_decode_very_deep_is_cheap),
-        T(test_decode_brackets_in_strings),
-        T(test_decode_owned_by_pool),
-        T(test_json_str),
-        T(test_json_int_table),
-        T(test_json_bool_table),
-        T(test_json_number_table),
-        T(test_json_time),
-        T(test_json_parse_column),
-        T(test_dump),
-        T(test_resp_init),
-        T(test_resp_ok),
-        T(test_resp_error_field),
-        T(test_resp_errors_accumulate),
-        T(test_resp_status_without_item),
-        T(test_resp_store_error),
-        T(test_reason_for_status),
+        UNIT_TEST(test_decode_table),
+        UNIT_TEST(test_decode_values),
+        UNIT_TEST(test_decode_null_and_length),
+        UNIT_TEST(test_decode_depth_limit),
+        UNIT_TEST(test_decode_very_deep_is_cheap),
+        UNIT_TEST(test_decode_brackets_in_strings),
+        UNIT_TEST(test_decode_owned_by_pool),
+        UNIT_TEST(test_json_str),
+        UNIT_TEST(test_json_int_table),
+        UNIT_TEST(test_json_bool_table),
+        UNIT_TEST(test_json_number_table),
+        UNIT_TEST(test_json_time),
+        UNIT_TEST(test_json_parse_column),
+        UNIT_TEST(test_dump),
+        UNIT_TEST(test_resp_init),
+        UNIT_TEST(test_resp_ok),
+        UNIT_TEST(test_resp_error_field),
+        UNIT_TEST(test_resp_errors_accumulate),
+        UNIT_TEST(test_resp_status_without_item),
+        UNIT_TEST(test_resp_store_error),
+        UNIT_TEST(test_reason_for_status),
     };
-#undef T
-    int rc;
 
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

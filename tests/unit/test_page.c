@@ -1,41 +1,14 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
+#include "unit.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_tables.h>
 
 #include "acct_page.h"
 
 #define SIZE_REASON "page_size must be an integer between 25 and 500"
 #define PAGE_REASON "page must be an integer greater than or equal to 1"
-
-static apr_pool_t *pool;
-
-/* Names the failing row of a table-driven test. */
-#define CHECK(i, cond)                                                       \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            print_error("case %u: %s\n", (unsigned)(i), #cond);              \
-            fail();                                                          \
-        }                                                                    \
-    } while (0)
-
-static int setup(void **state)
-{
-    return apr_pool_create(&pool, NULL) == APR_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    apr_pool_destroy(pool);
-    return 0;
-}
 
 /* NULL value: parameter absent. */
 typedef struct {
@@ -97,17 +70,17 @@ static void test_parse_table(void **state)
             apr_table_set(q, "page_size", c->page_size);
         }
         rc = acct_page_parse(q, &pg, &field, &reason);
-        CHECK(i, rc == c->rc);
+        UNIT_CHECK_CASE(i, rc == c->rc);
         if (rc == 0) {
-            CHECK(i, pg.page == c->want_page);
-            CHECK(i, pg.page_size == c->want_size);
-            CHECK(i, field == NULL && reason == NULL);
+            UNIT_CHECK_CASE(i, pg.page == c->want_page);
+            UNIT_CHECK_CASE(i, pg.page_size == c->want_size);
+            UNIT_CHECK_CASE(i, field == NULL && reason == NULL);
         }
         else {
-            CHECK(i, field && strcmp(field, c->field) == 0);
-            CHECK(i, reason && strcmp(reason, c->reason) == 0);
+            UNIT_CHECK_CASE(i, field && strcmp(field, c->field) == 0);
+            UNIT_CHECK_CASE(i, reason && strcmp(reason, c->reason) == 0);
             /* A failed parse leaves the output alone. */
-            CHECK(i, pg.page == -5 && pg.page_size == -5);
+            UNIT_CHECK_CASE(i, pg.page == -5 && pg.page_size == -5);
         }
     }
 }
@@ -170,8 +143,8 @@ static void test_math_table(void **state)
 
         pg.page = c->page;
         pg.page_size = c->page_size;
-        CHECK(i, acct_page_offset(&pg) == c->offset);
-        CHECK(i, acct_page_count(&pg, c->results) == c->pages);
+        UNIT_CHECK_CASE(i, acct_page_offset(&pg) == c->offset);
+        UNIT_CHECK_CASE(i, acct_page_count(&pg, c->results) == c->pages);
     }
 }
 
@@ -236,21 +209,15 @@ static void test_envelope_null_data(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_parse_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_parse_null_query, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_parse_ignores_other_keys, setup,
-                                        teardown),
+        UNIT_TEST(test_parse_table),
+        UNIT_TEST(test_parse_null_query),
+        UNIT_TEST(test_parse_ignores_other_keys),
         cmocka_unit_test(test_math_table),
         cmocka_unit_test(test_envelope_empty),
         cmocka_unit_test(test_envelope_pages),
         cmocka_unit_test(test_envelope_past_end),
         cmocka_unit_test(test_envelope_null_data),
     };
-    int rc;
 
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

@@ -1,38 +1,11 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
+#include "unit.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 
 #include "acct_route.h"
-
-static apr_pool_t *pool;
-
-/* Names the failing row of a table-driven test. */
-#define CHECK(label, cond)                                                   \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            print_error("%s: %s\n", (label), #cond);                         \
-            fail();                                                          \
-        }                                                                    \
-    } while (0)
-
-static int setup(void **state)
-{
-    return apr_pool_create(&pool, NULL) == APR_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    apr_pool_destroy(pool);
-    return 0;
-}
 
 static void dummy(acct_req *req, acct_resp *resp)
 {
@@ -336,17 +309,17 @@ static void run_case(const char *label, const acct_route *table,
                 fail();
             }
         }
-        CHECK(label, m.allow != NULL);
+        UNIT_CHECK(label, m.allow != NULL);
         break;
     case ACCT_MATCH_BAD_METHOD:
-        CHECK(label, m.route == NULL);
-        CHECK(label, m.allow != NULL);
+        UNIT_CHECK(label, m.route == NULL);
+        UNIT_CHECK(label, m.allow != NULL);
         break;
     case ACCT_MATCH_NO_PATH:
-        CHECK(label, m.route == NULL);
-        CHECK(label, m.allow == NULL);
+        UNIT_CHECK(label, m.route == NULL);
+        UNIT_CHECK(label, m.allow == NULL);
         for (k = 0; k < ACCT_MAX_PATH_PARAMS; k++) {
-            CHECK(label, m.params[k] == NULL);
+            UNIT_CHECK(label, m.params[k] == NULL);
         }
         break;
     }
@@ -384,9 +357,9 @@ static void test_real_table(void **state)
         if (c->rc == ACCT_MATCH_FOUND) {
             const char *tmpl = real_template(c->path);
 
-            CHECK(label, tmpl != NULL);
+            UNIT_CHECK(label, tmpl != NULL);
             want = find_row(c->method, tmpl);
-            CHECK(label, want != NULL);
+            UNIT_CHECK(label, want != NULL);
         }
         run_case(label, acct_routes, c, want);
     }
@@ -446,7 +419,7 @@ static void test_every_row_matches_itself(void **state)
 
         label = apr_psprintf(pool, "row %d (%s %s)", rows, method, r->path);
         n = instantiate(r->path, &path, params);
-        CHECK(label, n <= ACCT_MAX_PATH_PARAMS);
+        UNIT_CHECK(label, n <= ACCT_MAX_PATH_PARAMS);
         for (pass = 0; pass < 3; pass++) {
             /* As is, with a trailing slash, and as HEAD for a GET. */
             const char *p = pass == 1 ? apr_pstrcat(pool, path, "/", NULL)
@@ -479,9 +452,9 @@ static void test_every_row_matches_itself(void **state)
                 }
             }
             /* The Allow list names this row's method. */
-            CHECK(label, m.allow && strstr(m.allow, method) != NULL);
+            UNIT_CHECK(label, m.allow && strstr(m.allow, method) != NULL);
             if (r->method == ACCT_METHOD_GET) {
-                CHECK(label, strstr(m.allow, "HEAD") != NULL);
+                UNIT_CHECK(label, strstr(m.allow, "HEAD") != NULL);
             }
         }
         /* Every method the row's path does not serve answers 405. */
@@ -495,8 +468,8 @@ static void test_every_row_matches_itself(void **state)
                 print_error("%s: %s %s: NO_PATH\n", label, meth, path);
                 fail();
             }
-            CHECK(label, (rc == ACCT_MATCH_FOUND)
-                             == (strstr(m.allow, meth) != NULL));
+            UNIT_CHECK(label, (rc == ACCT_MATCH_FOUND)
+                                  == (strstr(m.allow, meth) != NULL));
         }
     }
     assert_true(rows > 0);
@@ -540,42 +513,42 @@ static void test_rows_unique_and_well_formed(void **state)
         int depth = 0;
 
         /* One HTTP method per row. */
-        CHECK(label, r->method == ACCT_METHOD_GET
-                         || r->method == ACCT_METHOD_POST
-                         || r->method == ACCT_METHOD_PUT
-                         || r->method == ACCT_METHOD_DELETE);
-        CHECK(label, r->handler != NULL);
+        UNIT_CHECK(label, r->method == ACCT_METHOD_GET
+                              || r->method == ACCT_METHOD_POST
+                              || r->method == ACCT_METHOD_PUT
+                              || r->method == ACCT_METHOD_DELETE);
+        UNIT_CHECK(label, r->handler != NULL);
         /* "/a/b": leading slash, no trailing slash, no empty segment. */
-        CHECK(label, r->path[0] == '/' && len > 1);
-        CHECK(label, r->path[len - 1] != '/');
-        CHECK(label, strstr(r->path, "//") == NULL);
-        CHECK(label, strchr(r->path, '%') == NULL);
-        CHECK(label, strchr(r->path, '?') == NULL);
+        UNIT_CHECK(label, r->path[0] == '/' && len > 1);
+        UNIT_CHECK(label, r->path[len - 1] != '/');
+        UNIT_CHECK(label, strstr(r->path, "//") == NULL);
+        UNIT_CHECK(label, strchr(r->path, '%') == NULL);
+        UNIT_CHECK(label, strchr(r->path, '?') == NULL);
         for (p = r->path; *p; p++) {
             if (*p == '{') {
-                CHECK(label, depth == 0 && p[-1] == '/');
+                UNIT_CHECK(label, depth == 0 && p[-1] == '/');
                 depth++;
             }
             else if (*p == '}') {
-                CHECK(label, depth == 1 && (p[1] == '/' || p[1] == '\0'));
+                UNIT_CHECK(label, depth == 1 && (p[1] == '/' || p[1] == '\0'));
                 depth--;
             }
         }
-        CHECK(label, depth == 0);
+        UNIT_CHECK(label, depth == 0);
         /* "{x...}" only as the last segment. */
         rest = strstr(r->path, "...}");
-        CHECK(label, rest == NULL || rest[4] == '\0');
+        UNIT_CHECK(label, rest == NULL || rest[4] == '\0');
         /* Public and any-token are exclusive; others name a real level. */
-        CHECK(label, (r->flags & ACCT_ROUTE_PUBLIC) == 0
-                         || (r->flags & ACCT_ROUTE_ANY_TOKEN) == 0);
+        UNIT_CHECK(label, (r->flags & ACCT_ROUTE_PUBLIC) == 0
+                              || (r->flags & ACCT_ROUTE_ANY_TOKEN) == 0);
         if (!(r->flags & (ACCT_ROUTE_PUBLIC | ACCT_ROUTE_ANY_TOKEN))) {
-            CHECK(label, r->level == ACCT_LEVEL_READ_ONLY
-                             || r->level == ACCT_LEVEL_READ_WRITE);
-            CHECK(label, acct_family_name(r->family) != NULL);
+            UNIT_CHECK(label, r->level == ACCT_LEVEL_READ_ONLY
+                                  || r->level == ACCT_LEVEL_READ_WRITE);
+            UNIT_CHECK(label, acct_family_name(r->family) != NULL);
         }
         /* Public routes are GETs. */
         if (r->flags & ACCT_ROUTE_PUBLIC) {
-            CHECK(label, r->method == ACCT_METHOD_GET);
+            UNIT_CHECK(label, r->method == ACCT_METHOD_GET);
         }
 
         for (s = r + 1; s->path; s++) {
@@ -623,12 +596,12 @@ static void test_route_scope(void **state)
                                          acct_method_name(r->method),
                                          r->path);
 
-        CHECK(label, scope != NULL);
+        UNIT_CHECK(label, scope != NULL);
         if (r->flags & (ACCT_ROUTE_PUBLIC | ACCT_ROUTE_ANY_TOKEN)) {
-            CHECK(label, strcmp(scope, "*") == 0);
+            UNIT_CHECK(label, strcmp(scope, "*") == 0);
         }
         else {
-            CHECK(label, strchr(scope, ':') != NULL);
+            UNIT_CHECK(label, strchr(scope, ':') != NULL);
         }
     }
     r = find_row("GET", "/regions");
@@ -728,21 +701,15 @@ static void test_percent_decode(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_synthetic_table),
-        T(test_real_table),
-        T(test_every_row_matches_itself),
-        T(test_rows_unique_and_well_formed),
-        T(test_route_scope),
-        T(test_method_name),
-        T(test_percent_decode),
+        UNIT_TEST(test_synthetic_table),
+        UNIT_TEST(test_real_table),
+        UNIT_TEST(test_every_row_matches_itself),
+        UNIT_TEST(test_rows_unique_and_well_formed),
+        UNIT_TEST(test_route_scope),
+        UNIT_TEST(test_method_name),
+        UNIT_TEST(test_percent_decode),
     };
-#undef T
-    int rc;
 
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

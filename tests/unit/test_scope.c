@@ -1,27 +1,8 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <string.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
+#include <string.h>
 
 #include "acct_scope.h"
-
-static apr_pool_t *pool;
-
-static int setup(void **state)
-{
-    return apr_pool_create(&pool, NULL) == APR_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    apr_pool_destroy(pool);
-    return 0;
-}
 
 static void expect_str(unsigned i, const char *what, const char *got,
                        const char *want)
@@ -346,10 +327,6 @@ int main(void)
         cmocka_unit_test(test_requirement),
         cmocka_unit_test(test_family_names),
     };
-    int rc;
 
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, setup, teardown);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN_GROUP(tests, unit_pool_setup, unit_pool_teardown);
 }

@@ -1,40 +1,13 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
+#include "unit.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <cmocka.h>
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 
 #include "acct_time.h"
-
-static apr_pool_t *pool;
-
-/* Names the failing row of a table-driven test. */
-#define CHECK(label, cond)                                                   \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            print_error("%s: %s\n", (label), #cond);                         \
-            fail();                                                          \
-        }                                                                    \
-    } while (0)
-
-static int setup(void **state)
-{
-    return apr_pool_create(&pool, NULL) == APR_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    apr_pool_destroy(pool);
-    return 0;
-}
 
 /* ------------------------------------------------------------------------
  * acct_format_timestamp
@@ -85,9 +58,9 @@ static void test_format_table(void **state)
                         got ? got : "(null)");
             fail();
         }
-        CHECK(c->text, strlen(got) == ACCT_TIMESTAMP_LEN);
-        CHECK(c->text, acct_parse_timestamp(c->text, &back) == 0);
-        CHECK(c->text, back == c->epoch);
+        UNIT_CHECK(c->text, strlen(got) == ACCT_TIMESTAMP_LEN);
+        UNIT_CHECK(c->text, acct_parse_timestamp(c->text, &back) == 0);
+        UNIT_CHECK(c->text, back == c->epoch);
     }
 }
 
@@ -147,9 +120,9 @@ static void test_round_trip_boundaries(void **state)
             const char *got = acct_format_timestamp(pool, epoch);
 
             libc_stamp(epoch, want, sizeof(want));
-            CHECK(want, strcmp(got, want) == 0);
-            CHECK(want, acct_parse_timestamp(got, &back) == 0);
-            CHECK(want, back == epoch);
+            UNIT_CHECK(want, strcmp(got, want) == 0);
+            UNIT_CHECK(want, acct_parse_timestamp(got, &back) == 0);
+            UNIT_CHECK(want, back == epoch);
         }
     }
 }
@@ -262,12 +235,12 @@ static void test_parse_table(void **state)
                             APR_INT64_T_FMT "\n", c->text, got, c->epoch);
                 fail();
             }
-            CHECK(c->text,
-                  strcmp(acct_format_timestamp(pool, got), c->text) == 0);
+            UNIT_CHECK(c->text,
+                       strcmp(acct_format_timestamp(pool, got), c->text) == 0);
         }
         else {
             /* A refused text leaves the output alone. */
-            CHECK(c->text, got == -777);
+            UNIT_CHECK(c->text, got == -777);
         }
     }
 }
@@ -299,9 +272,9 @@ static void test_parse_month_ends(void **state)
                          last);
             apr_snprintf(bad, sizeof(bad), "%04d-%02d-%02dT00:00:00", y, m,
                          last + 1);
-            CHECK(ok, acct_parse_timestamp(ok, &e) == 0);
-            CHECK(ok, strcmp(acct_format_timestamp(pool, e), ok) == 0);
-            CHECK(bad, acct_parse_timestamp(bad, &e) == -1);
+            UNIT_CHECK(ok, acct_parse_timestamp(ok, &e) == 0);
+            UNIT_CHECK(ok, strcmp(acct_format_timestamp(pool, e), ok) == 0);
+            UNIT_CHECK(bad, acct_parse_timestamp(bad, &e) == -1);
         }
     }
 }
@@ -386,7 +359,7 @@ static void test_duration_table(void **state)
             fail();
         }
         if (c->rc != 0) {
-            CHECK(c->text, got == -777);
+            UNIT_CHECK(c->text, got == -777);
         }
     }
 }
@@ -426,11 +399,11 @@ static void test_duration_no_overflow(void **state)
 
                 buf[len] = '\0';
                 count = apr_atoi64(buf);
-                CHECK(buf, got > 0);
-                CHECK(buf, got % unit == 0 && got / unit == count);
+                UNIT_CHECK(buf, got > 0);
+                UNIT_CHECK(buf, got % unit == 0 && got / unit == count);
             }
             else {
-                CHECK(buf, len > 12);
+                UNIT_CHECK(buf, len > 12);
             }
         }
     }
@@ -439,24 +412,16 @@ static void test_duration_no_overflow(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_format_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_round_trip_every_day, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_round_trip_boundaries, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_parse_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_parse_null, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_parse_month_ends, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_duration_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_duration_null, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_duration_no_overflow, setup,
-                                        teardown),
+        UNIT_TEST(test_format_table),
+        UNIT_TEST(test_round_trip_every_day),
+        UNIT_TEST(test_round_trip_boundaries),
+        UNIT_TEST(test_parse_table),
+        UNIT_TEST(test_parse_null),
+        UNIT_TEST(test_parse_month_ends),
+        UNIT_TEST(test_duration_table),
+        UNIT_TEST(test_duration_null),
+        UNIT_TEST(test_duration_no_overflow),
     };
-    int rc;
 
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }
