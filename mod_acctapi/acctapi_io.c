@@ -104,6 +104,11 @@ void acctapi_write_json(request_rec *r, int status, json_t *doc)
     size_t len = 0;
 
     r->status = status;
+    if (status >= 400) {
+        /* Only data may be cached (regions); an error never is. */
+        apr_table_setn(r->err_headers_out, "Cache-Control",
+                       "private, max-age=0, no-cache, no-store");
+    }
     if (!doc) {
         return;
     }
@@ -153,6 +158,15 @@ apr_status_t acctapi_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
         char *text;
 
         f->ctx = f;
+        apr_table_setn(r->headers_out, "Cache-Control",
+                       "private, max-age=0, no-cache, no-store");
+        /* A request httpd failed before our hooks lacks the API's headers. */
+        if (!apr_table_get(r->headers_out, "X-Spec-Version")) {
+            apr_table_setn(r->headers_out, "X-Spec-Version", ACCT_SPEC_VERSION);
+            apr_table_setn(r->headers_out, "Vary", "Authorization, X-Filter");
+            apr_table_setn(r->headers_out, "X-OAuth-Scopes", "unknown");
+            apr_table_setn(r->headers_out, "X-Accepted-OAuth-Scopes", "*");
+        }
         acct_resp_init(&resp, r->pool);
         acct_resp_error(&resp, r->pool, r->status,
                         acct_reason_for_status(r->status), NULL);

@@ -489,10 +489,25 @@ static int acctapi_handler(request_rec *r)
 
 /* ---- httpd's own errors in our location ---------------------------------- */
 
+/*
+ * Some requests fail inside httpd before its location walk (an encoded NUL
+ * in the path, say): their configuration is still the server's defaults.
+ * Walk the locations for them, so that errors under the API's location are
+ * JSON too.
+ */
+static int failed_request_is_ours(request_rec *r)
+{
+    if (r->per_dir_config != r->server->lookup_defaults || !r->uri
+        || r->uri[0] != '/') {
+        return 0;
+    }
+    return ap_location_walk(r) == OK && request_is_ours(r);
+}
+
 static void acctapi_insert_error_filter(request_rec *r)
 {
     if (ap_get_module_config(r->request_config, &acctapi_module)
-        || request_is_ours(r)) {
+        || request_is_ours(r) || failed_request_is_ours(r)) {
         ap_add_output_filter(ACCTAPI_ERROR_FILTER, NULL, r, r->connection);
     }
 }
