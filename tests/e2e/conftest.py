@@ -1,0 +1,141 @@
+"""Session fixtures of the end-to-end suite.
+
+Every test that uses `backend` (directly or through `server`, `api`, `anon`)
+runs twice: on SQLite and on a private PostgreSQL cluster.  After each test
+the new part of every server's error log is scanned: any [warn] or worse
+fails the test unless the test declared it with the `expect_log` fixture or
+the `@pytest.mark.expect_log(regex, ...)` marker; a crash ("Segmentation
+fault", "exit signal", AH00052) fails it in any case.
+
+Environment:
+  ACCTAPI_BUILD_DIR   build directory (default: the repository root)
+  ACCTAPI_KEEP_TMP    keep the temporary directories (logs, configs)
+  ACCTAPI_SKIP_QUICKSTART  skip the quickstart smoke test
+"""
+
+import os
+import re
+import shutil
+
+import pytest
+
+import harness
+from harness import Backend, Httpd, make_tmpdir
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "expect_log(*regexes): error-log lines this test may cause")
+
+
+@pytest.fixture(scope="session")
+def build():
+    missing = [str(p) for p in (harness.MODULE, harness.ADMIN) if not p.exists()]
+    if missing:
+        pytest.fail("not built: " + ", ".join(missing) +
+                    " (run scripts/test, or build and set ACCTAPI_BUILD_DIR)", pytrace=False)
+    return harness.BUILD
+
+
+@pytest.fixture(scope="session")
+def e2e_tmp():
+    d = make_tmpdir("acctapi-e2e-")
+    yield d
+    if not os.environ.get("ACCTAPI_KEEP_TMP"):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", params=["sqlite", "pgsql"])
+def backend(request, build, e2e_tmp):
+    b = Backend(request.param, e2e_tmp / request.param)
+    b.base.mkdir()
+    b.base.chmod(0o755)
+    try:
+        b.setup()
+        yield b
+    finally:
+        b.destroy()
+
+
+@pytest.fixture(scope="session")
+def server(backend, e2e_tmp):
+    """The shared server of a backend: HTTP, AcctapiTestClock On, defaults."""
+    srv = Httpd(backend, backend.base, name="httpd")
+    try:
+        srv.start()
+        yield srv
+    finally:
+        srv.stop_and_check()
+
+
+@pytest.fixture
+def api(server, backend):
+    """Client of the shared server with the all-scopes token."""
+    c = server.client(token=backend.token)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def anon(server):
+    """Client of the shared server without a token."""
+    c = server.client()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def make_server(backend):
+    """Starts extra servers on the current backend; stops them after the test."""
+    started = []
+
+    def start(**opts):
+        srv = Httpd(backend, backend.base, **opts)
+        started.append(srv)
+        return srv.start()
+
+    yield start
+    errors = []
+    for srv in started:
+        try:
+            srv.stop()
+        except Exception as e:  # stop every server even if one fails
+            errors.append(str(e))
+    if errors:
+        pytest.fail("\n".join(errors), pytrace=False)
+
+
+@pytest.fixture
+def clock(backend):
+    """acctapi-admin clock, reset after the test whatever happens."""
+    def admin_clock(*args):
+        return backend.admin("clock", *args)
+    try:
+        yield admin_clock
+    finally:
+        backend.admin("clock", "reset")
+
+
+@pytest.fixture
+def expect_log(request):
+    """expect_log(regex): lines matching regex are expected in this test."""
+    patterns = request.node.__dict__.setdefault("_acctapi_expected", [])
+
+    def add(regex):
+        patterns.append(re.compile(regex))
+    return add
+
+
+@pytest.fixture(autouse=True)
+def log_guard(request):
+    yield
+    allowed = list(request.node.__dict__.get("_acctapi_expected", []))
+    for m in request.node.iter_markers("expect_log"):
+        allowed += [re.compile(a) for a in m.args]
+    problems = []
+    for srv in harness.SERVERS:
+        bad = srv.scan_log(allowed)
+        if bad:
+            problems.append(f"{srv.error_log}:\n  " + "\n  ".join(bad))
+    if problems:
+        pytest.fail("unexpected error-log lines:\n" + "\n".join(problems), pytrace=False)

@@ -1,0 +1,208 @@
+"""Storage resilience on PostgreSQL: a restart under load, a stopped server.
+
+Each test gets its own cluster and server, so what it does to PostgreSQL
+cannot leak into other tests.  The module logs database failures at
+[error]/[warn]; these tests allow such lines (and only those), never a crash.
+"""
+
+import json
+import os
+import shutil
+import threading
+import time
+
+import pytest
+import requests
+
+from harness import Backend, Httpd, make_tmpdir
+
+DB_LINES = r"acctapi|dbd|DBD|AH00629|AH00632|AH00633"
+UNAVAILABLE = {"errors": [{"reason": "Service Unavailable"}]}
+
+
+@pytest.fixture
+def pg(build):
+    base = make_tmpdir("acctapi-pgres-")
+    b = Backend("pgsql", base)
+    servers = []
+
+    def server(**opts):
+        srv = Httpd(b, base, **opts)
+        servers.append(srv)
+        return srv.start()
+    try:
+        b.setup()
+        yield b, server
+    finally:
+        try:
+            for srv in servers:
+                srv.stop()
+        finally:
+            b.destroy()
+            if not os.environ.get("ACCTAPI_KEEP_TMP"):
+                shutil.rmtree(base, ignore_errors=True)
+
+
+def classify(r):
+    """None if the response is acceptable during an outage, else a reason."""
+    if 200 <= r.status_code < 300:
+        return None
+    if r.status_code != 503:
+        return f"status {r.status_code}: {r.content[:200]!r}"
+    if r.headers.get("Content-Type") != "application/json":
+        return f"503 with Content-Type {r.headers.get('Content-Type')!r}"
+    try:
+        if json.loads(r.content) != UNAVAILABLE:
+            return f"503 body {r.content[:200]!r}"
+    except ValueError:
+        return f"503 not JSON: {r.content[:200]!r}"
+    return None
+
+
+def test_postgres_restart_under_load(pg, expect_log):
+    expect_log(DB_LINES)
+    backend, start_server = pg
+    srv = start_server(name="httpd-restart")
+
+    results = []          # (monotonic time, status or exception text)
+    problems = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    deadline = time.monotonic() + 60
+
+    def worker(n):
+        s = requests.Session()
+        count = 0
+        while not stop.is_set() and count < 3000 and time.monotonic() < deadline:
+            count += 1
+            # Every 10th request on a fresh connection, to reach every child.
+            if count % 10 == 0:
+                s.close()
+                s = requests.Session()
+            try:
+                r = s.get(srv.base_url + "/profile", timeout=15,
+                          headers={"Authorization": f"Bearer {backend.token}"})
+            except requests.RequestException as e:
+                with lock:
+                    problems.append(f"thread {n}: {type(e).__name__}: {e}")
+                    results.append((time.monotonic(), "exception"))
+                continue
+            why = classify(r)
+            with lock:
+                results.append((time.monotonic(), r.status_code))
+                if why:
+                    problems.append(f"thread {n}: {why}")
+        s.close()
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(6)]
+    for t in threads:
+        t.start()
+    try:
+        # Load before the restart.
+        time.sleep(1.0)
+        with lock:
+            before = len(results)
+        assert before > 0, "no request completed before the restart"
+        backend.cluster.restart()
+        restarted = time.monotonic()
+        # Wait (bounded) until 2 s of responses after the restart are all 200.
+        recovered = None
+        while time.monotonic() < restarted + 15:
+            time.sleep(0.2)
+            with lock:
+                after = [(t, s) for t, s in results if t >= restarted]
+            bad = [t for t, s in after if s != 200]
+            last_bad = max(bad) if bad else restarted
+            good_since = [t for t, s in after if t > last_bad]
+            if good_since and time.monotonic() - last_bad >= 2.0 and len(good_since) >= 20:
+                recovered = last_bad
+                break
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=20)
+
+    with lock:
+        statuses = {}
+        for _, s in results:
+            statuses[s] = statuses.get(s, 0) + 1
+    summary = f"statuses {statuses}; problems {problems[:10]}"
+    print(f"restart under load: {summary}")
+    assert not problems, summary
+    assert recovered is not None, "not 200 again within 15 s of the restart: " + summary
+    assert recovered - restarted <= 10, \
+        f"last failure {recovered - restarted:.1f}s after the restart: {summary}"
+
+    # After recovery: a fresh batch of requests, every one 200, and nothing
+    # about lost prepared statements in the log from now on.
+    log_mark = srv.log_size()
+    sessions = [requests.Session() for _ in range(4)]
+    try:
+        for i in range(80):
+            s = sessions[i % 4] if i % 2 else requests.Session()
+            r = s.get(srv.base_url + "/profile", timeout=15,
+                      headers={"Authorization": f"Bearer {backend.token}"})
+            assert r.status_code == 200, (r.status_code, r.content[:300])
+            if not i % 2:
+                s.close()
+    finally:
+        for s in sessions:
+            s.close()
+    later = srv.log_text(log_mark)
+    assert "prepared statement" not in later, later
+    crash = [ln for ln in srv.log_text().splitlines()
+             if "Segmentation fault" in ln or "exit signal" in ln]
+    assert not crash, crash
+
+
+SINGLE_CHILD = """
+StartServers 1
+ServerLimit 1
+MaxRequestWorkers 10
+MinSpareThreads 5
+MaxSpareThreads 20
+"""
+
+
+def test_postgres_down(pg, expect_log):
+    expect_log(DB_LINES)
+    backend, start_server = pg
+    # One child, so that "served before" means "in this child's cache".
+    srv = start_server(name="httpd-down", extra=SINGLE_CHILD)
+    c = srv.client(token=backend.token)
+    try:
+        assert c.get("/profile").status == 200
+        regions = c.get("/regions").json["data"]
+        public = ["/regions", "/compute/types", "/databases/engines",
+                  f"/regions/{regions[0]['id']}"]
+        before = {}
+        for path in public:
+            r = c.get(path)
+            assert r.status == 200, r
+            before[path] = r.json
+
+        backend.cluster.stop()
+
+        for path in ("/profile", "/profile/grants"):
+            for _ in range(3):
+                r = c.get(path)
+                assert r.status == 503, r
+                assert r.ctype == "application/json", r
+                assert r.json == UNAVAILABLE, r
+        for path in public:
+            r = c.get(path)
+            assert r.status == 200, r
+            assert r.json == before[path], path
+
+        # And back.
+        backend.cluster.start()
+        deadline = time.monotonic() + 10
+        while True:
+            r = c.get("/profile")
+            if r.status == 200:
+                break
+            assert r.status == 503, r
+            assert time.monotonic() < deadline, f"not 200 10 s after PostgreSQL came back: {r}"
+            time.sleep(0.2)
+    finally:
+        c.close()
