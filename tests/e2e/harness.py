@@ -332,7 +332,9 @@ class Httpd:
             args += ["--user", HTTPD_USER, "--group", HTTPD_USER]
         self.conf.write_text(run(args).stdout)
 
-    def start(self, timeout=20):
+    def start(self, timeout=20, allowed=()):
+        """Starts httpd and waits until it answers.  `allowed`: compiled
+        regexes of error-log lines expected during startup."""
         self.write_conf()
         SERVERS.append(self)
         p = run([HTTPD, "-f", self.conf, "-k", "start"], check=False, timeout=timeout)
@@ -354,7 +356,7 @@ class Httpd:
                 self.stop()
                 raise HarnessError(f"httpd did not answer within {timeout}s\n{self.log_text()}")
             time.sleep(0.05)
-        bad = self.scan_log()
+        bad = self.scan_log(allowed)
         if bad:
             self.stop()
             raise HarnessError("httpd logged problems at startup:\n" + "\n".join(bad))

@@ -69,3 +69,14 @@ def test_concurrent_token_creation(server, backend, api):
     missing = [f"e2e-conc-{n}-{i}" for n in range(THREADS) for i in range(PER_THREAD)
                if f"e2e-conc-{n}-{i}" not in labels]
     assert not missing, missing[:5]
+
+
+def test_pool_exhaustion_waits(make_server, backend):
+    """DBDMax 1: requests queue for the one pooled connection of each child
+    instead of failing; none may see another's transaction."""
+    srv = make_server(dbd_max=1, name="dbdmax1")
+    results = hammer(srv, backend.token,
+                     ["/profile", "/profile/tokens", "/profile/grants"])
+    assert len(results) == THREADS * PER_THREAD
+    bad = [r for r in results if r[1] not in (200, 204)]
+    assert not bad, bad[:5]
