@@ -33,7 +33,11 @@ typedef struct acct_settings {
     int test_clock;                  /* honour the stored clock offset */
     apr_interval_time_t catalog_ttl; /* per-child catalogue cache lifetime */
     const char *referral_url;        /* prefix of profile.referrals.url */
+    const unsigned char *seal_key;   /* AcctapiSecretKeyFile: 32 bytes, or NULL */
+    const char *sms_command;         /* AcctapiSmsCommand, or NULL */
 } acct_settings;
+
+#define ACCT_SEAL_KEY_LEN 32
 
 typedef enum {
     ACCT_METHOD_GET = 1,

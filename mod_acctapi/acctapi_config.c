@@ -2,6 +2,9 @@
 
 #include "http_core.h"
 
+#include <apr_file_io.h>
+#include <string.h>
+
 #include <apr_strings.h>
 
 void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
@@ -26,6 +29,8 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
                                            : base->catalog_ttl;
     c->referral_url = add->referral_url ? add->referral_url
                                         : base->referral_url;
+    c->seal_key = add->seal_key ? add->seal_key : base->seal_key;
+    c->sms_command = add->sms_command ? add->sms_command : base->sms_command;
     return c;
 }
 
@@ -38,6 +43,8 @@ void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
                        : apr_time_from_sec(ACCTAPI_DEFAULT_CATALOG_TTL_SEC);
     out->referral_url = conf->referral_url ? conf->referral_url
                                            : ACCTAPI_DEFAULT_REFERRAL_URL;
+    out->seal_key = conf->seal_key;
+    out->sms_command = conf->sms_command;
     *max_body = conf->max_body >= 0 ? conf->max_body : ACCTAPI_DEFAULT_MAX_BODY;
 }
 
@@ -99,18 +106,99 @@ static const char *set_referral_url(cmd_parms *cmd, void *dconf,
     return NULL;
 }
 
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * The key that seals secrets at rest: a file holding 64 hexadecimal digits
+ * (openssl rand -hex 32), read once at startup by the parent, so it can be
+ * readable by root only.
+ */
+static const char *set_secret_key_file(cmd_parms *cmd, void *dconf,
+                                       const char *arg)
+{
+    const char *path = ap_server_root_relative(cmd->pool, arg);
+    unsigned char *key = apr_pcalloc(cmd->pool, ACCT_SEAL_KEY_LEN);
+    char buf[ACCT_SEAL_KEY_LEN * 2 + 3];
+    apr_file_t *f = NULL;
+    apr_size_t n = sizeof(buf) - 1;
+    apr_status_t rv;
+    size_t i, len;
+
+    if (!path) {
+        return apr_psprintf(cmd->pool, "AcctapiSecretKeyFile: bad path '%s'", arg);
+    }
+    rv = apr_file_open(&f, path, APR_FOPEN_READ, 0, cmd->temp_pool);
+    if (rv == APR_SUCCESS) {
+        rv = apr_file_read(f, buf, &n);
+        apr_file_close(f);
+    }
+    if (rv != APR_SUCCESS && rv != APR_EOF) {
+        return apr_psprintf(cmd->pool, "AcctapiSecretKeyFile: cannot read %s: "
+                            "%pm", path, &rv);
+    }
+    buf[n] = '\0';
+    for (len = n; len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r');
+         len--) {
+    }
+    if (len != ACCT_SEAL_KEY_LEN * 2) {
+        return apr_psprintf(cmd->pool, "AcctapiSecretKeyFile: %s must hold "
+                            "exactly %d hexadecimal digits (openssl rand -hex "
+                            "32)", path, ACCT_SEAL_KEY_LEN * 2);
+    }
+    for (i = 0; i < ACCT_SEAL_KEY_LEN; i++) {
+        int hi = hexval(buf[2 * i]), lo = hexval(buf[2 * i + 1]);
+
+        if (hi < 0 || lo < 0) {
+            return apr_psprintf(cmd->pool, "AcctapiSecretKeyFile: %s holds a "
+                                "character that is not hexadecimal", path);
+        }
+        key[i] = (unsigned char)(hi * 16 + lo);
+    }
+    memset(buf, 0, sizeof(buf));
+    ((acctapi_dir_conf *)dconf)->seal_key = key;
+    return NULL;
+}
+
+static const char *set_sms_command(cmd_parms *cmd, void *dconf,
+                                   const char *arg)
+{
+    if (!*arg) {
+        return "AcctapiSmsCommand: the command may not be empty";
+    }
+    ((acctapi_dir_conf *)dconf)->sms_command = arg;
+    return NULL;
+}
+
+/* Never .htaccess: these choose keys, programs and limits of the server. */
+#define ACCTAPI_CONTEXT (RSRC_CONF | ACCESS_CONF)
+
 const command_rec acctapi_cmds[] = {
-    AP_INIT_TAKE1("AcctapiMaxBodySize", set_max_body, NULL, OR_ALL,
+    AP_INIT_TAKE1("AcctapiMaxBodySize", set_max_body, NULL, ACCTAPI_CONTEXT,
                   "Largest request body accepted, in bytes (default 1048576); "
                   "larger bodies are answered 413"),
-    AP_INIT_FLAG("AcctapiTestClock", set_test_clock, NULL, OR_ALL,
+    AP_INIT_FLAG("AcctapiTestClock", set_test_clock, NULL, ACCTAPI_CONTEXT,
                  "On: honour the fleet-wide test clock offset stored in the "
                  "database (acctapi-admin clock); never in production "
                  "(default Off)"),
-    AP_INIT_TAKE1("AcctapiCatalogCacheTTL", set_catalog_ttl, NULL, OR_ALL,
+    AP_INIT_TAKE1("AcctapiCatalogCacheTTL", set_catalog_ttl, NULL, ACCTAPI_CONTEXT,
                   "Seconds a child keeps its copy of the regions, compute "
                   "types and engines catalogues (default 60; 0 disables)"),
-    AP_INIT_TAKE1("AcctapiReferralURL", set_referral_url, NULL, OR_ALL,
+    AP_INIT_TAKE1("AcctapiReferralURL", set_referral_url, NULL, ACCTAPI_CONTEXT,
                   "Prefix of the referral URL shown in profiles"),
+    AP_INIT_TAKE1("AcctapiSecretKeyFile", set_secret_key_file, NULL,
+                  ACCTAPI_CONTEXT,
+                  "File of 64 hex digits: the AES-256 key that seals "
+                  "two-factor secrets and security answers at rest"),
+    AP_INIT_TAKE1("AcctapiSmsCommand", set_sms_command, NULL, ACCTAPI_CONTEXT,
+                  "Program (with arguments) run to send a text message; the "
+                  "phone number and the message are appended as two more "
+                  "arguments"),
     {NULL}
 };

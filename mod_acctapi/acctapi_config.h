@@ -18,6 +18,8 @@ typedef struct acctapi_dir_conf {
     int test_clock;                  /* -1: unset */
     apr_interval_time_t catalog_ttl; /* -1: unset */
     const char *referral_url;        /* NULL: unset */
+    const unsigned char *seal_key;   /* NULL: unset; else ACCT_SEAL_KEY_LEN bytes */
+    const char *sms_command;         /* NULL: unset */
 } acctapi_dir_conf;
 
 extern const command_rec acctapi_cmds[];

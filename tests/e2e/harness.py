@@ -10,6 +10,7 @@ import json
 import os
 import pwd
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -26,6 +27,7 @@ BUILD = Path(os.environ.get("ACCTAPI_BUILD_DIR", str(REPO))).resolve()
 MODULE = BUILD / ".libs" / "mod_acctapi.so"
 ADMIN = BUILD / "acctapi-admin"
 HTTPD_CONF = REPO / "scripts" / "httpd-conf"
+SMS_TO_FILE = REPO / "scripts" / "sms-to-file"
 HTTPD = os.environ.get("ACCTAPI_HTTPD", "/usr/sbin/apache2")
 PGBIN = Path(os.environ.get("ACCTAPI_PGBIN", "/usr/lib/postgresql/15/bin"))
 PG_SYSTEM_USER = os.environ.get("ACCTAPI_PG_USER", "acctapi-pg")
@@ -324,6 +326,18 @@ class Httpd:
             args += ["--max-body", self.max_body]
         if self.dbd_max is not None:
             args += ["--dbd-max", self.dbd_max]
+        # Every server seals secrets with its own key and sends its text
+        # messages to sms.log in its root (tests read codes from there).
+        key = self.root / "secret.key"
+        if not key.exists():
+            key.write_text(secrets.token_hex(32) + "\n")
+            key.chmod(0o600)
+        self.sms_log = self.root / "sms.log"
+        self.sms_log.touch()
+        if IS_ROOT:
+            shutil.chown(self.sms_log, HTTPD_USER, HTTPD_USER)
+        args += ["--secret-key-file", key,
+                 "--sms-command", f"{SMS_TO_FILE} {self.sms_log}"]
         if self.extra:
             extra = self.root / "extra.conf"
             extra.write_text(self.extra)
