@@ -62,6 +62,7 @@ typedef struct acct_req {
     void *host;                               /* the host's baton for open_store */
     const acct_settings *settings;
     apr_int64_t now;                          /* epoch seconds, test-clock offset applied */
+    int tx_suspended;                         /* committed early, see acct_req_commit_now */
 } acct_req;
 
 typedef struct acct_resp {
@@ -96,8 +97,45 @@ void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
 /* Maps a store failure to 503 or 500 with the fixed reasons of DECISIONS.md. */
 void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool, acct_store_rc rc);
 
+/*
+ * The integer id of path parameter `index`; a value that is not a positive
+ * decimal number names nothing, so it answers 404 (returns -1).
+ */
+int acct_path_id(acct_req *req, acct_resp *resp, int index, apr_int64_t *id);
+
+/*
+ * The one row that `sql` selects: the object the path names, as the caller
+ * may see it.  NULL after answering 404 (no such row) or the store's error.
+ */
+acct_rows *acct_req_row(acct_req *req, acct_resp *resp, const acct_sql *sql,
+                        int nargs, const char *const *args);
+
+/*
+ * Runs `sql`, a statement that changes the object the path names; 0 when it
+ * changed a row, else -1 after answering 404 (nothing the caller may change)
+ * or the store's error.
+ */
+int acct_req_change(acct_req *req, acct_resp *resp, const acct_sql *sql,
+                    int nargs, const char *const *args);
+
 /* Has an error item been recorded?  (Validators call this before acting.) */
 int acct_resp_failed(const acct_resp *resp);
+
+/* Should the request's transaction commit?  Only on success. */
+int acct_resp_commits(const acct_resp *resp);
+
+/*
+ * Early commits, for writes that must outlive the answer: the attempt
+ * counter of a one-time code survives its refusal, and an issued code is
+ * durable before slow work (a text message) runs without holding a write
+ * lock.  acct_req_commit_now commits the request's transaction and leaves it
+ * closed; acct_req_reopen opens the one the glue will end.
+ * acct_req_checkpoint does both.  No-ops outside a transaction (unit tests
+ * calling a handler directly).
+ */
+acct_store_rc acct_req_commit_now(acct_req *req);
+acct_store_rc acct_req_reopen(acct_req *req);
+acct_store_rc acct_req_checkpoint(acct_req *req);
 
 /* The body to send: the errors envelope when there are errors, else body. */
 json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool);

@@ -2,6 +2,7 @@
 #include "acct_time.h"
 
 #include <apr_strings.h>
+#include <ctype.h>
 
 size_t acct_utf8_length(const char *s)
 {
@@ -92,4 +93,94 @@ void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
         acct_resp_invalid(resp, req->pool, field,
                           apr_psprintf(req->pool, "%s is required", field));
     }
+}
+
+acct_field_rc acct_body_bool(acct_req *req, acct_resp *resp, const char *field,
+                             int *out)
+{
+    json_t *v = req->body ? json_object_get(req->body, field) : NULL;
+
+    if (!v) {
+        return ACCT_FIELD_ABSENT;
+    }
+    if (!json_is_boolean(v)) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "%s must be true or false",
+                                       field));
+        return ACCT_FIELD_BAD;
+    }
+    *out = json_is_true(v);
+    return ACCT_FIELD_SET;
+}
+
+acct_field_rc acct_body_enum(acct_req *req, acct_resp *resp, const char *field,
+                             const char *const *choices, const char **out)
+{
+    json_t *v = req->body ? json_object_get(req->body, field) : NULL;
+    const char *const *c;
+    const char *list = NULL;
+
+    if (!v) {
+        return ACCT_FIELD_ABSENT;
+    }
+    for (c = choices; json_is_string(v) && *c; c++) {
+        if (strcmp(*c, json_string_value(v)) == 0) {
+            *out = *c;
+            return ACCT_FIELD_SET;
+        }
+    }
+    for (c = choices; *c; c++) {
+        list = list ? apr_pstrcat(req->pool, list, ", ", *c, NULL) : *c;
+    }
+    acct_resp_invalid(resp, req->pool, field,
+                      apr_psprintf(req->pool, "%s must be one of: %s", field,
+                                   list));
+    return ACCT_FIELD_BAD;
+}
+
+static int domain_valid(const char *d)
+{
+    size_t label = 0, dots = 0;
+    const char *p;
+
+    if (!*d || *d == '.' || *d == '-') {
+        return 0;
+    }
+    for (p = d; *p; p++) {
+        if (*p == '.') {
+            if (label == 0 || p[-1] == '-') {
+                return 0;
+            }
+            label = 0;
+            dots++;
+        }
+        else if (isalnum((unsigned char)*p) || (*p == '-' && label > 0)) {
+            if (++label > 63) {
+                return 0;
+            }
+        }
+        else {
+            return 0;
+        }
+    }
+    return dots > 0 && label > 0 && p[-1] != '-';
+}
+
+int acct_email_valid(const char *email)
+{
+    const char *at = strchr(email, '@'), *p;
+
+    if (!at || strchr(at + 1, '@') || at == email || at - email > 64
+        || strlen(email) > 254) {
+        return 0;
+    }
+    for (p = email; p < at; p++) {
+        if (*p <= ' ' || *p >= 0x7f || strchr("\"(),:;<>[\\]", *p)) {
+            return 0;
+        }
+    }
+    if (email[0] == '.' || at[-1] == '.' || strstr(email, "..")) {
+        return 0;
+    }
+    return domain_valid(at + 1);
 }

@@ -1,6 +1,8 @@
 #include "acct_crypto.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <string.h>
 
@@ -47,6 +49,29 @@ const char *acct_sha256_hex(apr_pool_t *pool, const char *text)
     hex = apr_palloc(pool, 2 * mdlen + 1);
     to_hex(hex, md, mdlen);
     return hex;
+}
+
+const char *acct_hmac_sha256_hex(apr_pool_t *pool, const unsigned char *key,
+                                 size_t keylen, const char *text)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    char *hex;
+
+    if (!HMAC(EVP_sha256(), key, (int)keylen, (const unsigned char *)text,
+              strlen(text), md, &mdlen)) {
+        return NULL;
+    }
+    hex = apr_palloc(pool, 2 * mdlen + 1);
+    to_hex(hex, md, mdlen);
+    return hex;
+}
+
+int acct_secure_equal(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+
+    return n == strlen(b) && CRYPTO_memcmp(a, b, n) == 0;
 }
 
 int acct_token_well_formed(const char *token)

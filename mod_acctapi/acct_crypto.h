@@ -16,6 +16,17 @@ const char *acct_random_hex(apr_pool_t *pool, size_t n);
 /* Lowercase hex SHA-256 of a string. */
 const char *acct_sha256_hex(apr_pool_t *pool, const char *text);
 
+/*
+ * Lowercase hex HMAC-SHA-256 of `text` under `key`: how short codes (phone,
+ * scratch) are stored, so a database dump does not reveal them even to a
+ * brute force over their small space.
+ */
+const char *acct_hmac_sha256_hex(apr_pool_t *pool, const unsigned char *key,
+                                 size_t keylen, const char *text);
+
+/* Constant-time comparison of two strings of equal length. */
+int acct_secure_equal(const char *a, const char *b);
+
 /* 64 lowercase hex characters? */
 int acct_token_well_formed(const char *token);
 

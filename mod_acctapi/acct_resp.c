@@ -55,6 +55,40 @@ int acct_resp_failed(const acct_resp *resp)
     return resp->errors != NULL;
 }
 
+int acct_resp_commits(const acct_resp *resp)
+{
+    /* A handler that never answered is still at its pessimistic 500. */
+    return !resp->errors && resp->status < 400;
+}
+
+acct_store_rc acct_req_commit_now(acct_req *req)
+{
+    acct_store_rc rc;
+
+    if (!req->store || !acct_store_in_tx(req->store)) {
+        return ACCT_STORE_OK;
+    }
+    rc = acct_store_commit(req->store, req->pool);
+    req->tx_suspended = rc == ACCT_STORE_OK;
+    return rc;
+}
+
+acct_store_rc acct_req_reopen(acct_req *req)
+{
+    if (!req->tx_suspended) {
+        return ACCT_STORE_OK;
+    }
+    req->tx_suspended = 0;
+    return acct_store_begin(req->store, req->pool);
+}
+
+acct_store_rc acct_req_checkpoint(acct_req *req)
+{
+    acct_store_rc rc = acct_req_commit_now(req);
+
+    return rc == ACCT_STORE_OK ? acct_req_reopen(req) : rc;
+}
+
 json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)
 {
     json_t *doc;
@@ -109,4 +143,56 @@ acct_store_rc acct_req_store(acct_req *req, acct_store **out)
     }
     *out = req->store;
     return ACCT_STORE_OK;
+}
+
+int acct_path_id(acct_req *req, acct_resp *resp, int index, apr_int64_t *id)
+{
+    if (index < 0 || index >= ACCT_MAX_PATH_PARAMS
+        || acct_parse_i64(req->params[index], id) != 0 || *id <= 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+acct_rows *acct_req_row(acct_req *req, acct_resp *resp, const acct_sql *sql,
+                        int nargs, const char *const *args)
+{
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, req->pool, sql, &rows, nargs, args);
+    }
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return NULL;
+    }
+    if (rows->nrows == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return NULL;
+    }
+    return rows;
+}
+
+int acct_req_change(acct_req *req, acct_resp *resp, const acct_sql *sql,
+                    int nargs, const char *const *args)
+{
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+    int affected = 0;
+
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_exec(st, req->pool, sql, &affected, nargs, args);
+    }
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return -1;
+    }
+    if (affected == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return -1;
+    }
+    return 0;
 }

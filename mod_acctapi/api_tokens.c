@@ -61,31 +61,15 @@ static json_t *render_token(acct_req *req, const acct_rows *rows, int i)
 static acct_rows *load_token(acct_req *req, acct_resp *resp)
 {
     const char *args[3];
-    acct_rows *rows = NULL;
-    acct_store *st = NULL;
     apr_int64_t id;
-    acct_store_rc rc;
 
-    if (acct_parse_i64(req->params[0], &id) != 0 || id <= 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+    if (acct_path_id(req, resp, 0, &id) != 0) {
         return NULL;
     }
-    rc = acct_req_store(req, &st);
-    if (rc == ACCT_STORE_OK) {
-        args[0] = acct_i64(req->pool, id);
-        args[1] = acct_i64(req->pool, req->who->user_id);
-        args[2] = acct_i64(req->pool, req->now);
-        rc = acct_store_select(st, req->pool, &q_token_get, &rows, 3, args);
-    }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return NULL;
-    }
-    if (rows->nrows == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-        return NULL;
-    }
-    return rows;
+    args[0] = acct_i64(req->pool, id);
+    args[1] = acct_i64(req->pool, req->who->user_id);
+    args[2] = acct_i64(req->pool, req->now);
+    return acct_req_row(req, resp, &q_token_get, 3, args);
 }
 
 void api_tokens_list(acct_req *req, acct_resp *resp)

@@ -467,8 +467,7 @@ static int acctapi_handler(request_rec *r)
     }
     route->handler(&req, &resp);
     if (writes) {
-        /* Anything but success, including a handler that never answered. */
-        if (acct_resp_failed(&resp) || resp.status >= 400) {
+        if (!acct_resp_commits(&resp)) {
             acct_store_rollback(req.store, r->pool);
         }
         else if ((rc = acct_store_commit(req.store, r->pool)) != ACCT_STORE_OK) {
