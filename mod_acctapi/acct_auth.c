@@ -6,10 +6,18 @@
 #include <string.h>
 #include <strings.h>
 
+/*
+ * One indexed query for every request.  An app's token brings its app
+ * along (LEFT JOIN: personal tokens have none), whose revocation, expiry
+ * and scopes decide; an app of another user never matches.
+ */
 static const acct_sql q_token_lookup = ACCT_SQL("token_lookup",
     "SELECT t.id AS token_id, t.kind, t.scopes, t.expiry,"
-    " u.id AS user_id, u.account_id, u.restricted, u.username"
+    " u.id AS user_id, u.account_id, u.restricted, u.username,"
+    " a.id AS app_id, a.scopes AS app_scopes, a.expiry AS app_expiry,"
+    " a.revoked AS app_revoked"
     " FROM tokens t JOIN users u ON u.id = t.user_id"
+    " LEFT JOIN apps a ON a.id = t.app_id AND a.user_id = t.user_id"
     " WHERE t.token_hash = %s AND t.revoked = 0");
 
 /* "Bearer <64 hex>", scheme case-insensitive, one or more spaces. */
@@ -27,13 +35,49 @@ static const char *bearer_token(const char *header)
     return acct_token_well_formed(p) ? p : NULL;
 }
 
+/* An expiry column: NULL never expires; anything unreadable has expired. */
+static int expired(const char *expiry, apr_int64_t now)
+{
+    apr_int64_t at;
+
+    return expiry && (acct_parse_i64(expiry, &at) != 0 || at <= now);
+}
+
+/*
+ * What the token row grants: its own scopes and client for a personal
+ * token, the app's for an app token that is still authorized.  Returns the
+ * scope text, or NULL when the token is not valid now.
+ */
+static const char *token_grant(apr_pool_t *pool, const acct_rows *rows,
+                               apr_int64_t now, acct_principal *who)
+{
+    const char *kind = acct_rows_get(rows, 0, "kind");
+    const char *app = acct_rows_get(rows, 0, "app_id");
+    const char *revoked = acct_rows_get(rows, 0, "app_revoked");
+
+    if (expired(acct_rows_get(rows, 0, "expiry"), now) || !kind) {
+        return NULL;
+    }
+    if (strcmp(kind, "pat") == 0) {
+        who->client = apr_psprintf(pool, "pat:%" APR_INT64_T_FMT,
+                                   who->token_id);
+        return acct_rows_get(rows, 0, "scopes");
+    }
+    if (strcmp(kind, "app") != 0 || !app || !revoked
+        || strcmp(revoked, "0") != 0
+        || expired(acct_rows_get(rows, 0, "app_expiry"), now)) {
+        return NULL;
+    }
+    who->client = apr_pstrcat(pool, "app:", app, NULL);
+    return acct_rows_get(rows, 0, "app_scopes");
+}
+
 acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
                                const char *authorization, apr_int64_t now,
                                acct_principal *who, acct_store_rc *store_rc)
 {
-    const char *token = bearer_token(authorization), *args[1], *v;
+    const char *token = bearer_token(authorization), *args[1], *v, *scopes;
     acct_rows *rows = NULL;
-    apr_int64_t expiry;
     acct_store_rc rc;
 
     memset(who, 0, sizeof(*who));
@@ -53,10 +97,6 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
     if (rows->nrows != 1) {
         return ACCT_AUTH_INVALID;
     }
-    v = acct_rows_get(rows, 0, "expiry");
-    if (v && (acct_parse_i64(v, &expiry) != 0 || expiry <= now)) {
-        return ACCT_AUTH_INVALID;
-    }
     if (acct_parse_i64(acct_rows_get(rows, 0, "token_id"), &who->token_id)
         || acct_parse_i64(acct_rows_get(rows, 0, "user_id"), &who->user_id)
         || acct_parse_i64(acct_rows_get(rows, 0, "account_id"),
@@ -64,8 +104,12 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
         *store_rc = ACCT_STORE_FAILED;
         return ACCT_AUTH_STORE;
     }
-    if (acct_scopes_parse(pool, acct_rows_get(rows, 0, "scopes"), &who->scopes,
-                          NULL) != 0) {
+    scopes = token_grant(pool, rows, now, who);
+    if (!scopes) {
+        memset(who, 0, sizeof(*who));
+        return ACCT_AUTH_INVALID;
+    }
+    if (acct_scopes_parse(pool, scopes, &who->scopes, NULL) != 0) {
         acct_log(ACCT_LOG_WARN, "token %" APR_INT64_T_FMT " has unparsable "
                  "scopes; refusing it", who->token_id);
         return ACCT_AUTH_INVALID;
@@ -74,7 +118,6 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
     who->restricted = v && strcmp(v, "0") != 0;
     who->username = acct_rows_get(rows, 0, "username");
     who->scopes_text = acct_scopes_format(pool, &who->scopes);
-    who->client = apr_psprintf(pool, "pat:%" APR_INT64_T_FMT, who->token_id);
     return ACCT_AUTH_OK;
 }
 

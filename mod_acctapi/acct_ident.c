@@ -1,9 +1,14 @@
 #include "acct_ident.h"
+#include "acct_body.h"
 #include "acct_crypto.h"
+#include "acct_scope.h"
 
 #include <apr_strings.h>
+#include <apr_uri.h>
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 static const acct_sql q_account_create = ACCT_SQL("account_create",
     "INSERT INTO accounts (name, created) VALUES (%s, CAST(%s AS BIGINT))"
@@ -27,10 +32,32 @@ static const acct_sql q_user_by_name = ACCT_SQL("user_by_name",
     "SELECT id FROM users WHERE lower(username) = lower(%s)");
 
 static const acct_sql q_token_create = ACCT_SQL("token_create",
-    "INSERT INTO tokens (user_id, kind, label, token_hash, token_prefix,"
-    " scopes, created, expiry)"
-    " VALUES (CAST(%s AS BIGINT), 'pat', %s, %s, %s, %s, CAST(%s AS BIGINT),"
-    " CAST(%s AS BIGINT)) RETURNING id");
+    "INSERT INTO tokens (user_id, kind, app_id, label, token_hash,"
+    " token_prefix, scopes, created, expiry)"
+    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT), %s, %s, %s, %s,"
+    " CAST(%s AS BIGINT), CAST(%s AS BIGINT)) RETURNING id");
+
+/*
+ * The records below are inserted from the user's row: no row back means
+ * no such user, and a login copies the username and restriction in the
+ * same statement.
+ */
+static const acct_sql q_login_record = ACCT_SQL("login_record",
+    "INSERT INTO logins (user_id, datetime, ip, restricted, status, username)"
+    " SELECT id, CAST(%s AS BIGINT), %s, restricted, %s, username"
+    " FROM users WHERE id = CAST(%s AS BIGINT) RETURNING id");
+
+static const acct_sql q_device_add = ACCT_SQL("device_add",
+    "INSERT INTO devices (user_id, created, expiry, last_authenticated,"
+    " last_remote_addr, user_agent)"
+    " SELECT id, CAST(%s AS BIGINT), CAST(%s AS BIGINT), CAST(%s AS BIGINT),"
+    " %s, %s FROM users WHERE id = CAST(%s AS BIGINT) RETURNING id");
+
+static const acct_sql q_app_create = ACCT_SQL("app_create",
+    "INSERT INTO apps (user_id, label, scopes, website, thumbnail_url,"
+    " created, expiry)"
+    " SELECT id, %s, %s, %s, %s, CAST(%s AS BIGINT), CAST(%s AS BIGINT)"
+    " FROM users WHERE id = CAST(%s AS BIGINT) RETURNING id");
 
 static acct_ident_rc store_failed(acct_ident_result *res, acct_store_rc rc)
 {
@@ -180,36 +207,37 @@ acct_ident_rc acct_user_find(acct_store *st, apr_pool_t *pool,
     return ACCT_IDENT_OK;
 }
 
-acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
-                                apr_int64_t uid, const char *label,
+/*
+ * Mints a token of `kind` ("pat", or "app" with `app_id`): 64 hex characters
+ * from the CSPRNG, stored as its SHA-256 and its prefix.  The caller has
+ * validated the rest.
+ */
+static acct_ident_rc mint_token(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t uid, const char *kind,
+                                apr_int64_t app_id, const char *label,
                                 const char *scopes, apr_int64_t expiry,
                                 apr_int64_t now, apr_int64_t *id,
                                 const char **token, acct_ident_result *res)
 {
-    const char *args[7];
+    const char *args[9];
     acct_rows *rows = NULL;
     acct_store_rc rc;
     const char *secret;
 
-    memset(res, 0, sizeof(*res));
-    if (label && (!*label || strlen(label) > 400)) {
-        return invalid(res, "the label must be 1..100 characters");
-    }
-    if (expiry && expiry <= now) {
-        return invalid(res, "the expiry must be in the future");
-    }
     secret = acct_random_hex(pool, ACCT_TOKEN_HEX_LEN / 2);
     if (!secret) {
         return store_failed(res, ACCT_STORE_FAILED);
     }
     args[0] = acct_i64(pool, uid);
-    args[1] = label;
-    args[2] = acct_sha256_hex(pool, secret);
-    args[3] = apr_pstrndup(pool, secret, ACCT_TOKEN_PREFIX_LEN);
-    args[4] = scopes;
-    args[5] = acct_i64(pool, now);
-    args[6] = expiry ? acct_i64(pool, expiry) : NULL;
-    rc = acct_store_select(st, pool, &q_token_create, &rows, 7, args);
+    args[1] = kind;
+    args[2] = app_id ? acct_i64(pool, app_id) : NULL;
+    args[3] = label;
+    args[4] = acct_sha256_hex(pool, secret);
+    args[5] = apr_pstrndup(pool, secret, ACCT_TOKEN_PREFIX_LEN);
+    args[6] = scopes;
+    args[7] = acct_i64(pool, now);
+    args[8] = expiry ? acct_i64(pool, expiry) : NULL;
+    rc = acct_store_select(st, pool, &q_token_create, &rows, 9, args);
     if (rc != ACCT_STORE_OK) {
         return store_failed(res, rc);
     }
@@ -218,4 +246,222 @@ acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
     }
     *token = secret;
     return ACCT_IDENT_OK;
+}
+
+acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t uid, const char *label,
+                                const char *scopes, apr_int64_t expiry,
+                                apr_int64_t now, apr_int64_t *id,
+                                const char **token, acct_ident_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    if (label && (!*label || strlen(label) > 400)) {
+        return invalid(res, "the label must be 1..100 characters");
+    }
+    if (expiry && expiry <= now) {
+        return invalid(res, "the expiry must be in the future");
+    }
+    return mint_token(st, pool, uid, "pat", 0, label, scopes, expiry, now, id,
+                      token, res);
+}
+
+/*
+ * Text shown back through JSON: 1..`max` characters of valid UTF-8 (else
+ * the API would render null) without control characters.
+ */
+static int text_valid(const char *s, size_t max)
+{
+    const unsigned char *p;
+    json_t *probe;
+
+    if (!s || !*s) {
+        return 0;
+    }
+    for (p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            return 0;
+        }
+    }
+    probe = json_string(s);  /* jansson refuses invalid UTF-8 */
+    if (!probe) {
+        return 0;
+    }
+    json_decref(probe);
+    return acct_utf8_length(s) <= max;
+}
+
+const char *acct_ip_canonical(apr_pool_t *pool, const char *ip)
+{
+    unsigned char addr[sizeof(struct in6_addr)];
+    char text[INET6_ADDRSTRLEN];
+    int family;
+
+    if (!ip) {
+        return NULL;
+    }
+    if (inet_pton(AF_INET, ip, addr) == 1) {
+        family = AF_INET;
+    }
+    else if (inet_pton(AF_INET6, ip, addr) == 1) {
+        family = AF_INET6;
+    }
+    else {
+        return NULL;
+    }
+    if (!inet_ntop(family, addr, text, sizeof(text))) {
+        return NULL;
+    }
+    return apr_pstrdup(pool, text);
+}
+
+/* An absolute http(s) URL with a host, printable ASCII only. */
+static int url_valid(apr_pool_t *pool, const char *url)
+{
+    apr_uri_t uri;
+    const char *p;
+
+    if (strlen(url) > ACCT_URL_MAX) {
+        return 0;
+    }
+    for (p = url; *p; p++) {
+        if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f) {
+            return 0;
+        }
+    }
+    return apr_uri_parse(pool, url, &uri) == APR_SUCCESS && uri.scheme
+           && (strcasecmp(uri.scheme, "http") == 0
+               || strcasecmp(uri.scheme, "https") == 0)
+           && uri.hostname && *uri.hostname;
+}
+
+/* No row back from an INSERT ... SELECT FROM users: the user is missing. */
+static acct_ident_rc inserted_for_user(acct_store_rc rc, const acct_rows *rows,
+                                       apr_int64_t *id, acct_ident_result *res)
+{
+    if (rc != ACCT_STORE_OK) {
+        return store_failed(res, rc);
+    }
+    if (rows->nrows == 0) {
+        res->error = "no such user";
+        return ACCT_IDENT_NOT_FOUND;
+    }
+    if (!returned_id(rows, id)) {
+        return store_failed(res, ACCT_STORE_FAILED);
+    }
+    return ACCT_IDENT_OK;
+}
+
+acct_ident_rc acct_login_record(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t uid, const char *ip,
+                                const char *status, apr_int64_t at,
+                                apr_int64_t *id, acct_ident_result *res)
+{
+    const char *args[4];
+    acct_rows *rows = NULL;
+    acct_store_rc src;
+
+    memset(res, 0, sizeof(*res));
+    args[1] = acct_ip_canonical(pool, ip);
+    if (!args[1]) {
+        return invalid(res, "the IP address must be IPv4 or IPv6");
+    }
+    if (!status || (strcmp(status, "successful") != 0
+                    && strcmp(status, "failed") != 0)) {
+        return invalid(res, "the status must be successful or failed");
+    }
+    if (at < 0) {
+        return invalid(res, "the login time must not precede 1970");
+    }
+    args[0] = acct_i64(pool, at);
+    args[2] = status;
+    args[3] = acct_i64(pool, uid);
+    src = acct_store_select(st, pool, &q_login_record, &rows, 4, args);
+    return inserted_for_user(src, rows, id, res);
+}
+
+acct_ident_rc acct_device_add(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t uid, const char *ip,
+                              const char *user_agent, apr_int64_t expiry,
+                              apr_int64_t now, apr_int64_t *id,
+                              acct_ident_result *res)
+{
+    const char *args[6];
+    acct_rows *rows = NULL;
+    acct_store_rc src;
+
+    memset(res, 0, sizeof(*res));
+    args[3] = acct_ip_canonical(pool, ip);
+    if (!args[3]) {
+        return invalid(res, "the IP address must be IPv4 or IPv6");
+    }
+    if (!text_valid(user_agent, ACCT_USER_AGENT_MAX)) {
+        return invalid(res, apr_psprintf(pool, "the user agent must be 1..%d "
+                                         "printable UTF-8 characters",
+                                         ACCT_USER_AGENT_MAX));
+    }
+    if (!expiry) {
+        expiry = now + ACCT_DEVICE_LIFETIME;
+    }
+    else if (expiry <= now) {
+        return invalid(res, "the expiry must be in the future");
+    }
+    args[0] = acct_i64(pool, now);
+    args[1] = acct_i64(pool, expiry);
+    args[2] = args[0];  /* authenticated as it was trusted */
+    args[4] = user_agent;
+    args[5] = acct_i64(pool, uid);
+    src = acct_store_select(st, pool, &q_device_add, &rows, 6, args);
+    return inserted_for_user(src, rows, id, res);
+}
+
+acct_ident_rc acct_app_authorize(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t uid, const char *label,
+                                 const char *scopes, const char *website,
+                                 const char *thumbnail_url, apr_int64_t expiry,
+                                 apr_int64_t now, apr_int64_t *app_id,
+                                 const char **token, acct_ident_result *res)
+{
+    const char *args[7], *bad = NULL, *canonical;
+    acct_rows *rows = NULL;
+    acct_scopes parsed;
+    apr_int64_t token_id;
+    acct_store_rc src;
+    acct_ident_rc rc;
+
+    memset(res, 0, sizeof(*res));
+    if (!text_valid(label, ACCT_APP_LABEL_MAX)) {
+        return invalid(res, apr_psprintf(pool, "the label must be 1..%d "
+                                         "printable UTF-8 characters",
+                                         ACCT_APP_LABEL_MAX));
+    }
+    if (!scopes || acct_scopes_parse(pool, scopes, &parsed, &bad) != 0) {
+        return invalid(res, apr_psprintf(pool, "invalid scope '%s'",
+                                         bad ? bad : scopes ? scopes : ""));
+    }
+    canonical = acct_scopes_format(pool, &parsed);
+    if (website && !url_valid(pool, website)) {
+        return invalid(res, "the website must be an http(s) URL");
+    }
+    if (thumbnail_url && !url_valid(pool, thumbnail_url)) {
+        return invalid(res, "the thumbnail URL must be an http(s) URL");
+    }
+    if (expiry && expiry <= now) {
+        return invalid(res, "the expiry must be in the future");
+    }
+    args[0] = label;
+    args[1] = canonical;
+    args[2] = website;
+    args[3] = thumbnail_url;
+    args[4] = acct_i64(pool, now);
+    args[5] = expiry ? acct_i64(pool, expiry) : NULL;
+    args[6] = acct_i64(pool, uid);
+    src = acct_store_select(st, pool, &q_app_create, &rows, 7, args);
+    rc = inserted_for_user(src, rows, app_id, res);
+    if (rc != ACCT_IDENT_OK) {
+        return rc;
+    }
+    /* The token row repeats the app's scopes and expiry so that, read on
+     * its own, it never claims more; authentication reads the app's. */
+    return mint_token(st, pool, uid, "app", *app_id, label, canonical, expiry,
+                      now, &token_id, token, res);
 }

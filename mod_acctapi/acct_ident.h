@@ -50,4 +50,52 @@ acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t now, apr_int64_t *id,
                                 const char **token, acct_ident_result *res);
 
+/*
+ * The records other systems own (ARCHITECTURE.md, "Operator CLI"): logins,
+ * trusted devices and authorized OAuth apps.  Each validates its input
+ * before touching the store and fails with ACCT_IDENT_NOT_FOUND when the
+ * user does not exist.
+ */
+
+#define ACCT_APP_LABEL_MAX 100
+#define ACCT_USER_AGENT_MAX 512
+#define ACCT_URL_MAX 2048
+#define ACCT_DEVICE_LIFETIME (30 * 86400)
+
+/* The canonical text of an IPv4 or IPv6 address, or NULL when it is none. */
+const char *acct_ip_canonical(apr_pool_t *pool, const char *ip);
+
+/*
+ * Records a login of `uid` from `ip` at `at`; `status` is "successful" or
+ * "failed".  The user's username and restriction are copied, as they were
+ * at the time of the login.
+ */
+acct_ident_rc acct_login_record(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t uid, const char *ip,
+                                const char *status, apr_int64_t at,
+                                apr_int64_t *id, acct_ident_result *res);
+
+/*
+ * Adds a trusted device, last authenticated from `ip` now; `expiry` 0 means
+ * ACCT_DEVICE_LIFETIME from `now`.
+ */
+acct_ident_rc acct_device_add(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t uid, const char *ip,
+                              const char *user_agent, apr_int64_t expiry,
+                              apr_int64_t now, apr_int64_t *id,
+                              acct_ident_result *res);
+
+/*
+ * Authorizes an OAuth app for `uid` and mints its access token: a token of
+ * kind 'app' bound to the app, with the app's scopes (stored canonical) and
+ * expiry (0: never).  `website` and `thumbnail_url` are http(s) URLs or
+ * NULL.  The full token is returned once, in *token.
+ */
+acct_ident_rc acct_app_authorize(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t uid, const char *label,
+                                 const char *scopes, const char *website,
+                                 const char *thumbnail_url, apr_int64_t expiry,
+                                 apr_int64_t now, apr_int64_t *app_id,
+                                 const char **token, acct_ident_result *res);
+
 #endif

@@ -35,7 +35,7 @@
 #define ADMIN_FAIL 1
 #define ADMIN_USAGE 2
 
-#define ADMIN_MAX_OPTS 4
+#define ADMIN_MAX_OPTS 6
 
 /*
  * The clock must stay printable as YYYY-MM-DDTHH:MM:SS and meaningful as
@@ -88,6 +88,7 @@ typedef struct admin_ctx {
     apr_int64_t duration;
     apr_int64_t timestamp;
     const char *scopes;
+    const char *ip;                     /* canonical text of --ip */
     /* Written to stdout before the commit, so a failure leaves no trace. */
     const char *out;
 } admin_ctx;
@@ -349,22 +350,29 @@ static int cmd_user_create(admin_ctx *c)
     return ADMIN_OK;
 }
 
-static int check_token_create(admin_ctx *c)
+/* --scopes (`fallback` when absent) in the canonical form the store keeps. */
+static int parse_scopes_opt(admin_ctx *c, const char *fallback)
 {
     const char *scopes = opt_value(c, "--scopes");
-    const char *expiry = opt_value(c, "--expiry");
     const char *bad = NULL;
     acct_scopes parsed;
 
     if (!scopes) {
-        scopes = "*";
+        scopes = fallback;
     }
     if (acct_scopes_parse(c->pool, scopes, &parsed, &bad) < 0) {
         return usage_error(c->topic, "invalid scope '%s'",
                            bad ? bad : scopes);
     }
-    /* acct_token_create stores canonical text only. */
     c->scopes = acct_scopes_format(c->pool, &parsed);
+    return ADMIN_OK;
+}
+
+/* --expiry into c->expiry (0 when absent); run checks it against the clock. */
+static int parse_expiry_opt(admin_ctx *c)
+{
+    const char *expiry = opt_value(c, "--expiry");
+
     c->expiry = 0;
     if (expiry && acct_parse_timestamp(expiry, &c->expiry) < 0) {
         return usage_error(c->topic, "invalid expiry '%s' (expected "
@@ -373,12 +381,104 @@ static int check_token_create(admin_ctx *c)
     return ADMIN_OK;
 }
 
-static int cmd_token_create(admin_ctx *c)
+static int expiry_in_future(admin_ctx *c, apr_int64_t now)
+{
+    if (opt_value(c, "--expiry") && c->expiry <= now) {
+        return usage_error(c->topic, "expiry %s is not in the future (the "
+                           "clock is at %s)", opt_value(c, "--expiry"),
+                           acct_format_timestamp(c->pool, now));
+    }
+    return ADMIN_OK;
+}
+
+/* --ip into c->ip, canonical: what the API will show. */
+static int parse_ip_opt(admin_ctx *c)
+{
+    const char *ip = opt_value(c, "--ip");
+
+    c->ip = acct_ip_canonical(c->pool, ip);
+    if (!c->ip) {
+        return usage_error(c->topic, "invalid IP address '%s' (expected "
+                           "IPv4 or IPv6)", ip);
+    }
+    return ADMIN_OK;
+}
+
+/* The uid of --user; `what` says what could not be done without it. */
+static int find_user(admin_ctx *c, const char *what, apr_int64_t *uid)
 {
     acct_ident_result res = { ACCT_STORE_OK, NULL };
     const char *user = opt_value(c, "--user");
+    acct_ident_rc rc = acct_user_find(c->st, c->pool, user, uid, &res);
+
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, what,
+                             apr_psprintf(c->pool, "no user '%s'", user),
+                             NULL);
+    }
+    return ADMIN_OK;
+}
+
+/* The clock now, and the --expiry checked against it. */
+static int read_now_for_expiry(admin_ctx *c, apr_int64_t *now)
+{
+    int status = read_now(c, now);
+
+    return status == ADMIN_OK ? expiry_in_future(c, *now) : status;
+}
+
+static int check_token_create(admin_ctx *c)
+{
+    int status = parse_scopes_opt(c, "*");
+
+    return status == ADMIN_OK ? parse_expiry_opt(c) : status;
+}
+
+static int cmd_token_create(admin_ctx *c)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
     const char *label = opt_value(c, "--label");
     const char *token = NULL;
+    apr_int64_t now, uid, id;
+    acct_ident_rc rc;
+    int status;
+
+    if ((status = read_now_for_expiry(c, &now)) != ADMIN_OK
+        || (status = find_user(c, "create the token", &uid)) != ADMIN_OK) {
+        return status;
+    }
+    rc = acct_token_create(c->st, c->pool, uid, label ? label : DEFAULT_LABEL,
+                           c->scopes, c->expiry, now, &id, &token, &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "create the token", NULL, NULL);
+    }
+    c->out = apr_pstrcat(c->pool, token, "\n", NULL);
+    return ADMIN_OK;
+}
+
+static int check_login_record(admin_ctx *c)
+{
+    const char *status = opt_value(c, "--status");
+    const char *at = opt_value(c, "--at");
+
+    if (status && strcmp(status, "successful") != 0
+        && strcmp(status, "failed") != 0) {
+        return usage_error(c->topic, "invalid status '%s' (successful or "
+                           "failed)", status);
+    }
+    if (at && (acct_parse_timestamp(at, &c->timestamp) < 0
+               || c->timestamp < 0)) {
+        return usage_error(c->topic, "invalid time '%s' (expected "
+                           TIMESTAMP_HELP ")", at);
+    }
+    return parse_ip_opt(c);
+}
+
+static int cmd_login_record(admin_ctx *c)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
+    const char *status_text = opt_value(c, "--status");
+    const char *at = opt_value(c, "--at");
     apr_int64_t now, uid, id;
     acct_ident_rc rc;
     int status;
@@ -386,25 +486,79 @@ static int cmd_token_create(admin_ctx *c)
     if ((status = read_now(c, &now)) != ADMIN_OK) {
         return status;
     }
-    if (opt_value(c, "--expiry") && c->expiry <= now) {
-        return usage_error(c->topic, "expiry %s is not in the future (the "
-                           "clock is at %s)", opt_value(c, "--expiry"),
+    if (at && c->timestamp > now) {
+        return usage_error(c->topic, "login time %s is in the future (the "
+                           "clock is at %s)", at,
                            acct_format_timestamp(c->pool, now));
     }
-    rc = acct_user_find(c->st, c->pool, user, &uid, &res);
-    if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "create the token",
-                             apr_psprintf(c->pool, "no user '%s'", user),
-                             NULL);
+    if ((status = find_user(c, "record the login", &uid)) != ADMIN_OK) {
+        return status;
     }
-    rc = acct_token_create(c->st, c->pool, uid, label ? label : DEFAULT_LABEL,
-                           c->scopes, c->expiry, now, &id, &token, &res);
+    rc = acct_login_record(c->st, c->pool, uid, c->ip,
+                           status_text ? status_text : "successful",
+                           at ? c->timestamp : now, &id, &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "create the token",
-                             apr_psprintf(c->pool, "no user '%s'", user),
-                             NULL);
+        return ident_failure(c, rc, &res, "record the login", NULL, NULL);
     }
-    c->out = apr_pstrcat(c->pool, token, "\n", NULL);
+    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", id);
+    return ADMIN_OK;
+}
+
+static int check_device_add(admin_ctx *c)
+{
+    int status = parse_ip_opt(c);
+
+    return status == ADMIN_OK ? parse_expiry_opt(c) : status;
+}
+
+static int cmd_device_add(admin_ctx *c)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
+    apr_int64_t now, uid, id;
+    acct_ident_rc rc;
+    int status;
+
+    if ((status = read_now_for_expiry(c, &now)) != ADMIN_OK
+        || (status = find_user(c, "add the device", &uid)) != ADMIN_OK) {
+        return status;
+    }
+    rc = acct_device_add(c->st, c->pool, uid, c->ip,
+                         opt_value(c, "--user-agent"), c->expiry, now, &id,
+                         &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "add the device", NULL, NULL);
+    }
+    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", id);
+    return ADMIN_OK;
+}
+
+static int check_app_authorize(admin_ctx *c)
+{
+    int status = parse_scopes_opt(c, NULL);
+
+    return status == ADMIN_OK ? parse_expiry_opt(c) : status;
+}
+
+static int cmd_app_authorize(admin_ctx *c)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
+    const char *token = NULL;
+    apr_int64_t now, uid, id;
+    acct_ident_rc rc;
+    int status;
+
+    if ((status = read_now_for_expiry(c, &now)) != ADMIN_OK
+        || (status = find_user(c, "authorize the app", &uid)) != ADMIN_OK) {
+        return status;
+    }
+    rc = acct_app_authorize(c->st, c->pool, uid, opt_value(c, "--label"),
+                            c->scopes, opt_value(c, "--website"),
+                            opt_value(c, "--thumbnail-url"), c->expiry, now,
+                            &id, &token, &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "authorize the app", NULL, NULL);
+    }
+    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n%s\n", id, token);
     return ADMIN_OK;
 }
 
@@ -475,6 +629,10 @@ static int cmd_clock_reset(admin_ctx *c)
     "AcctapiTestClock is On; elsewhere the API runs on real time.\n" \
     NAME " itself always applies it (creation times, token expiries).\n"
 
+#define RECORDS_NOTE \
+    "Logins, trusted devices and authorized apps are owned by the systems\n" \
+    "that authenticate users; the API lists, shows and revokes them.\n"
+
 static const admin_cmd commands[] = {
     { "migrate", NULL, NULL,
       "apply pending schema migrations",
@@ -516,6 +674,51 @@ static const admin_cmd commands[] = {
         { "--scopes", "SCOPES", 0, "what the token may do (default \"*\")" },
         { "--label", "LABEL", 0, "its label (default \"" DEFAULT_LABEL "\")" },
         { "--expiry", "TIMESTAMP", 0, "when it expires, " TIMESTAMP_HELP },
+        { NULL } } },
+    { "login", "record", NULL,
+      "record a login of a user and print its id",
+      "Records a login of a user, as the system that authenticates users\n"
+      "saw it, and prints its id.  The username and whether the user is\n"
+      "restricted are copied from the user as they are now.  The API shows\n"
+      "the logins of the last 90 days; the time may not lie in the future\n"
+      "of the clock (default: the clock's now).\n",
+      RECORDS_NOTE, 0, check_login_record, cmd_login_record,
+      { { "--user", "USER", 1, "uid or username of the user who logged in" },
+        { "--ip", "IP", 1, "remote address, IPv4 or IPv6" },
+        { "--status", "STATUS", 0, "successful (default) or failed" },
+        { "--at", "TIMESTAMP", 0, "when, " TIMESTAMP_HELP },
+        { NULL } } },
+    { "device", "add", NULL,
+      "trust a device of a user and print its id",
+      "Adds a trusted device (a remember-me session of the web interface)\n"
+      "to a user and prints its id.  It is created and last authenticated\n"
+      "now, from IP.  The expiry must lie in the future of the clock;\n"
+      "without --expiry the device is trusted for 30 days.\n",
+      RECORDS_NOTE, 0, check_device_add, cmd_device_add,
+      { { "--user", "USER", 1, "uid or username of the device's owner" },
+        { "--ip", "IP", 1, "address it authenticated from, IPv4 or IPv6" },
+        { "--user-agent", "UA", 1, "the browser's user agent" },
+        { "--expiry", "TIMESTAMP", 0, "end of the session, " TIMESTAMP_HELP },
+        { NULL } } },
+    { "app", "authorize", NULL,
+      "authorize an OAuth app and print its id and token",
+      "Records that a user authorized an OAuth app and mints the app's\n"
+      "access token.  Prints two lines: the app's id, then the token (64\n"
+      "hex characters), shown only this once.  The token has exactly the\n"
+      "app's scopes and expiry, and stops working when the user revokes\n"
+      "the app (DELETE /profile/apps/ID).\n"
+      "\n"
+      "SCOPES as for 'token create' (\"*\" or items such as\n"
+      "\"account:read_only\").  URLs must be http or https.  The expiry must\n"
+      "lie in the future of the clock; without --expiry the app's access\n"
+      "never expires.\n",
+      RECORDS_NOTE, 0, check_app_authorize, cmd_app_authorize,
+      { { "--user", "USER", 1, "uid or username of the authorizing user" },
+        { "--label", "LABEL", 1, "the app's name" },
+        { "--scopes", "SCOPES", 1, "what the app may do" },
+        { "--website", "URL", 0, "the app's website" },
+        { "--thumbnail-url", "URL", 0, "the app's thumbnail image" },
+        { "--expiry", "TIMESTAMP", 0, "when its access ends, " TIMESTAMP_HELP },
         { NULL } } },
     { "clock", "show", NULL,
       "print the clock",
@@ -693,7 +896,8 @@ static void print_usage(FILE *out, apr_pool_t *pool)
           "COMMAND ...\n"
           "\n"
           "Manages the database of mod_acctapi: its schema, accounts, users,\n"
-          "access tokens and the test clock.\n"
+          "access tokens, the records other systems own (logins, trusted\n"
+          "devices, authorized apps) and the test clock.\n"
           "\n"
           "Commands:\n", out);
     for (cmd = commands; cmd->group; cmd++) {

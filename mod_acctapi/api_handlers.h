@@ -17,6 +17,7 @@ acct_handler api_engine_get;
 /* api_profile.c */
 acct_handler api_profile_get;
 acct_handler api_profile_grants;
+acct_handler api_profile_update;
 
 /* api_tokens.c */
 acct_handler api_tokens_list;
@@ -24,5 +25,44 @@ acct_handler api_token_create;
 acct_handler api_token_get;
 acct_handler api_token_update;
 acct_handler api_token_revoke;
+
+/* api_sshkeys.c */
+acct_handler api_sshkeys_list;
+acct_handler api_sshkey_create;
+acct_handler api_sshkey_get;
+acct_handler api_sshkey_update;
+acct_handler api_sshkey_delete;
+
+/* api_security.c */
+acct_handler api_security_questions_get;
+acct_handler api_security_questions_answer;
+
+/* api_tfa.c */
+acct_handler api_tfa_enable;
+acct_handler api_tfa_confirm;
+acct_handler api_tfa_disable;
+
+/* api_phone.c */
+acct_handler api_phone_send;
+acct_handler api_phone_verify;
+acct_handler api_phone_delete;
+
+/* api_preferences.c */
+acct_handler api_preferences_get;
+acct_handler api_preferences_put;
+
+/* api_apps.c */
+acct_handler api_apps_list;
+acct_handler api_app_get;
+acct_handler api_app_revoke;
+
+/* api_devices.c */
+acct_handler api_devices_list;
+acct_handler api_device_get;
+acct_handler api_device_revoke;
+
+/* api_logins.c */
+acct_handler api_logins_list;
+acct_handler api_login_get;
 
 #endif

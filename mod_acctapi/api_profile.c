@@ -1,5 +1,10 @@
 #include "api_handlers.h"
+#include "acct_body.h"
 #include "acct_json.h"
+#include "acct_sshkey.h"
+
+#include <apr_file_info.h>
+#include <ctype.h>
 
 #include <apr_strings.h>
 
@@ -142,4 +147,175 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
         }
     }
     acct_resp_ok(resp, req->pool, doc);
+}
+
+/* ---- PUT /profile -------------------------------------------------------- */
+
+static const acct_sql q_profile_update = ACCT_SQL("profile_update",
+    "UPDATE users SET"
+    " email = COALESCE(%s, email),"
+    " email_notifications = COALESCE(CAST(%s AS INTEGER), email_notifications),"
+    " ip_whitelist_enabled = COALESCE(CAST(%s AS INTEGER), ip_whitelist_enabled),"
+    " shell_auth_method = COALESCE(%s, shell_auth_method),"
+    " timezone = COALESCE(%s, timezone),"
+    " two_factor_auth = COALESCE(CAST(%s AS INTEGER), two_factor_auth),"
+    " authorized_keys = CASE WHEN CAST(%s AS INTEGER) = 1 THEN %s"
+    "                        ELSE authorized_keys END"
+    " WHERE id = CAST(%s AS BIGINT)");
+
+/* Turning two-factor off through the profile forgets its secret too. */
+static const acct_sql q_tfa_forget = ACCT_SQL("profile_tfa_forget",
+    "DELETE FROM tfa_secrets WHERE user_id = CAST(%s AS BIGINT)");
+
+/* Fields the profile shows but no request may set. */
+static const char *const profile_read_only[] = {
+    "uid", "username", "referrals", "authentication_type",
+    "verified_phone_number", NULL
+};
+
+static const char *const profile_writable[] = {
+    "authorized_keys", "email", "email_notifications", "ip_whitelist_enabled",
+    "shell_auth_method", "restricted", "timezone", "two_factor_auth", NULL
+};
+
+static int listed(const char *const *names, const char *name)
+{
+    for (; *names; names++) {
+        if (strcmp(*names, name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * An IANA time zone name ("America/New_York", "UTC", "Etc/GMT+5").  Where
+ * the tz database is installed the zone must exist in it.
+ */
+static int timezone_valid(apr_pool_t *pool, const char *tz)
+{
+    static const char zoneinfo[] = "/usr/share/zoneinfo";
+    apr_finfo_t fi;
+    const char *p;
+
+    if (!*tz || strlen(tz) > 64 || tz[0] == '/' || strstr(tz, "..")) {
+        return 0;
+    }
+    for (p = tz; *p; p++) {
+        if (!isalnum((unsigned char)*p) && !strchr("/_+-", *p)) {
+            return 0;
+        }
+    }
+    if (apr_stat(&fi, zoneinfo, APR_FINFO_TYPE, pool) != APR_SUCCESS) {
+        return 1;
+    }
+    return apr_stat(&fi, apr_pstrcat(pool, zoneinfo, "/", tz, NULL),
+                    APR_FINFO_TYPE, pool) == APR_SUCCESS
+           && fi.filetype == APR_REG;
+}
+
+/* Refuses read-only and unknown fields, naming each. */
+static void profile_fields_only(acct_req *req, acct_resp *resp)
+{
+    const char *key;
+    json_t *value;
+
+    json_object_foreach(req->body, key, value) {
+        if (listed(profile_read_only, key)) {
+            acct_resp_invalid(resp, req->pool, apr_pstrdup(req->pool, key),
+                              apr_psprintf(req->pool, "%s cannot be changed",
+                                           key));
+        }
+        else if (!listed(profile_writable, key)) {
+            acct_resp_invalid(resp, req->pool, apr_pstrdup(req->pool, key),
+                              apr_psprintf(req->pool, "%s is not a field that "
+                                           "can be set here", key));
+        }
+    }
+}
+
+static const char *flag(apr_pool_t *pool, acct_field_rc rc, int value)
+{
+    return rc == ACCT_FIELD_SET ? (value ? "1" : "0") : NULL;
+}
+
+void api_profile_update(acct_req *req, acct_resp *resp)
+{
+    static const char *const shell_methods[] = {"password_keys", "keys_only",
+                                                "disabled", NULL};
+    const acct_rows *current;
+    const char *email = NULL, *shell = NULL, *tz = NULL, *keys = NULL;
+    const char *args[9];
+    acct_field_rc email_rc, notify_rc, whitelist_rc, restricted_rc, tfa_rc,
+        keys_rc;
+    int notify = 0, whitelist = 0, restricted = 0, tfa = 0;
+    acct_store_rc rc;
+
+    profile_fields_only(req, resp);
+    current = load_self(req, resp, &q_profile);
+    if (!current || current->nrows == 0) {
+        if (current) {
+            acct_resp_error(resp, req->pool, 401, ACCT_R_INVALID_TOKEN, NULL);
+        }
+        return;
+    }
+#define NOW_TRUE(col) (strcmp(acct_rows_get(current, 0, col), "1") == 0)
+    email_rc = acct_body_string(req, resp, "email", 1, 254, 0, &email);
+    if (email_rc == ACCT_FIELD_SET && !acct_email_valid(email)) {
+        acct_resp_invalid(resp, req->pool, "email",
+                          "email must be a valid e-mail address");
+    }
+    notify_rc = acct_body_bool(req, resp, "email_notifications", &notify);
+    whitelist_rc = acct_body_bool(req, resp, "ip_whitelist_enabled",
+                                  &whitelist);
+    if (whitelist_rc == ACCT_FIELD_SET && whitelist
+        && !NOW_TRUE("ip_whitelist_enabled")) {
+        acct_resp_invalid(resp, req->pool, "ip_whitelist_enabled",
+                          "ip_whitelist_enabled is deprecated and cannot be "
+                          "enabled");
+    }
+    acct_body_enum(req, resp, "shell_auth_method", shell_methods, &shell);
+    restricted_rc = acct_body_bool(req, resp, "restricted", &restricted);
+    if (restricted_rc == ACCT_FIELD_SET && restricted != NOW_TRUE("restricted")) {
+        acct_resp_invalid(resp, req->pool, "restricted",
+                          "restricted can only be changed by the account's "
+                          "administrator");
+    }
+    if (acct_body_string(req, resp, "timezone", 1, 64, 0, &tz)
+        == ACCT_FIELD_SET && !timezone_valid(req->pool, tz)) {
+        acct_resp_invalid(resp, req->pool, "timezone",
+                          "timezone must be a time zone name such as "
+                          "America/New_York");
+    }
+    tfa_rc = acct_body_bool(req, resp, "two_factor_auth", &tfa);
+    if (tfa_rc == ACCT_FIELD_SET && tfa && !NOW_TRUE("two_factor_auth")) {
+        acct_resp_invalid(resp, req->pool, "two_factor_auth",
+                          "Two-factor authentication is turned on with "
+                          "POST /profile/tfa-enable");
+    }
+#undef NOW_TRUE
+    keys_rc = acct_sshkey_body_list(req, resp, "authorized_keys", &keys);
+    if (acct_resp_failed(resp)) {
+        return;
+    }
+    args[0] = email;
+    args[1] = flag(req->pool, notify_rc, notify);
+    args[2] = flag(req->pool, whitelist_rc, whitelist);
+    args[3] = shell;
+    args[4] = tz;
+    args[5] = flag(req->pool, tfa_rc, tfa);
+    args[6] = keys_rc == ACCT_FIELD_ABSENT ? "0" : "1";
+    args[7] = keys;
+    args[8] = acct_i64(req->pool, req->who->user_id);
+    rc = acct_store_exec(req->store, req->pool, &q_profile_update, NULL, 9,
+                         args);
+    if (rc == ACCT_STORE_OK && tfa_rc == ACCT_FIELD_SET && !tfa) {
+        rc = acct_store_exec(req->store, req->pool, &q_tfa_forget, NULL, 1,
+                             args + 8);
+    }
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return;
+    }
+    api_profile_get(req, resp);
 }

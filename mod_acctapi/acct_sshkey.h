@@ -1,0 +1,81 @@
+/*
+ * OpenSSH public keys ("TYPE BASE64 [COMMENT]", one line of a .pub file or
+ * of authorized_keys without options).  Keys are parsed, not pattern-matched:
+ * the base64 must decode strictly, the blob's embedded type must equal TYPE,
+ * the blob must hold exactly the fields of that type with plausible values
+ * (RSA modulus of 1024+ bits, ECDSA point on the named curve, ...), and
+ * nothing may follow them.
+ *
+ * Spaces and tabs separate the fields; every other control character is
+ * refused, so a stored key can never smuggle a second authorized_keys line.
+ */
+#ifndef ACCT_SSHKEY_H
+#define ACCT_SSHKEY_H
+
+#include <apr_pools.h>
+
+#include "acct_api.h"
+#include "acct_body.h"
+
+/* Longest accepted line in bytes (a 16384-bit RSA key needs about 2.8 KiB). */
+#define ACCT_SSHKEY_MAX_LINE 16384
+
+/* Reasons of refusal that do not depend on the key type. */
+#define ACCT_SSHKEY_R_EMPTY "SSH key is empty"
+#define ACCT_SSHKEY_R_TOO_LONG "SSH key is longer than 16384 bytes"
+#define ACCT_SSHKEY_R_PRIVATE \
+    "This is a private key; submit the public key (the .pub file) instead"
+#define ACCT_SSHKEY_R_RFC4716 \
+    "SSH key must be in OpenSSH format (convert it with ssh-keygen -i -f FILE)"
+#define ACCT_SSHKEY_R_CONTROL \
+    "SSH key must be a single line without control characters"
+#define ACCT_SSHKEY_R_OPTIONS \
+    "SSH key must not start with options (such as from=\"...\")"
+#define ACCT_SSHKEY_R_TYPE \
+    "Unsupported key type; use ssh-ed25519, ecdsa-sha2-nistp256, " \
+    "ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, ssh-rsa, ssh-dss, " \
+    "sk-ssh-ed25519@openssh.com or sk-ecdsa-sha2-nistp256@openssh.com"
+#define ACCT_SSHKEY_R_NO_DATA "Key data is missing after the key type"
+#define ACCT_SSHKEY_R_BASE64 "Key data is not valid base64"
+#define ACCT_SSHKEY_R_MISMATCH "Key data does not match the key type"
+#define ACCT_SSHKEY_R_TRUNCATED "Key data is truncated"
+#define ACCT_SSHKEY_R_TRAILING "Key data has unexpected bytes at its end"
+#define ACCT_SSHKEY_R_RSA_BITS "RSA key must be 1024 to 16384 bits"
+#define ACCT_SSHKEY_R_DSA_BITS "DSA key must be at least 1024 bits"
+#define ACCT_SSHKEY_R_COMMENT "Key comment is not valid UTF-8"
+/* Structural defects name the type: "Key data is not a valid <type> key". */
+
+typedef struct acct_sshkey {
+    const char *type;     /* "ssh-ed25519", ... (static text) */
+    const char *data;     /* the base64 key data */
+    const char *comment;  /* trimmed, NULL when there is none */
+    const char *text;     /* normalised: "TYPE DATA" or "TYPE DATA COMMENT" */
+} acct_sshkey;
+
+/*
+ * Parses one public key line.  Returns 0 and fills `out` (pool memory), or
+ * -1 with *reason set to a sentence for the user (one of the reasons above
+ * or "Key data is not a valid <type> key").
+ */
+int acct_sshkey_parse(apr_pool_t *pool, const char *line, acct_sshkey *out,
+                      const char **reason);
+
+/*
+ * Reads body field `field` as one public key (POST /profile/sshkeys): it
+ * must be a string that acct_sshkey_parse accepts.  A problem is a 400 item
+ * naming `field`; null is refused like any non-string.
+ */
+acct_field_rc acct_sshkey_body(acct_req *req, acct_resp *resp,
+                               const char *field, acct_sshkey *out);
+
+/*
+ * Reads body field `field` as JSON null or an array of public key lines
+ * (PUT /profile authorized_keys).  Every bad item is reported as
+ * "<field>[<index>]" (indexes from 0), all at once.  On ACCT_FIELD_SET
+ * *json_text is the array of normalised lines as compact JSON (pool memory),
+ * ready to store; on ACCT_FIELD_NULL it is NULL.
+ */
+acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
+                                    const char *field, const char **json_text);
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * Security questions of the acting user: /profile/security-questions.
+ * GET lists the whole catalogue with the user's own responses; POST answers
+ * exactly three questions and forgets every earlier answer.  Responses are
+ * stored sealed (acct_seal), bound to their user and question.
+ */
+#include "api_handlers.h"
+#include "acct_body.h"
+#include "acct_json.h"
+#include "acct_log.h"
+#include "acct_seal.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+#define ANSWERS_REQUIRED 3
+#define RESPONSE_MIN 3
+#define RESPONSE_MAX 17
+#define FIELD "security_questions"
+
+static const acct_sql q_questions = ACCT_SQL("security_questions",
+    "SELECT q.id, q.question, a.response_sealed FROM security_questions q"
+    " LEFT JOIN security_answers a"
+    " ON a.question_id = q.id AND a.user_id = CAST(%s AS BIGINT)"
+    " ORDER BY q.id");
+
+/* Answers of one user are replaced as a whole: serialise them per user. */
+static const acct_sql q_lock_user = ACCT_SQL2("security_lock_user",
+    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT)",
+    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT) FOR UPDATE");
+
+static const acct_sql q_forget = ACCT_SQL("security_forget",
+    "DELETE FROM security_answers WHERE user_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_answer = ACCT_SQL("security_answer",
+    "INSERT INTO security_answers (user_id, question_id, response_sealed)"
+    " VALUES (CAST(%s AS BIGINT), CAST(%s AS INTEGER), %s)");
+
+/* What binds a sealed response to its row. */
+static const char *answer_context(apr_pool_t *pool, apr_int64_t user_id,
+                                  const char *question_id)
+{
+    return apr_psprintf(pool, "answer:%" APR_INT64_T_FMT ":%s", user_id,
+                        question_id);
+}
+
+/* The catalogue joined with the user's answers; answers the error itself. */
+static acct_rows *load_questions(acct_req *req, acct_resp *resp)
+{
+    const char *args[1];
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc;
+
+    rc = acct_req_store(req, &st);
+    if (rc == ACCT_STORE_OK) {
+        args[0] = acct_i64(req->pool, req->who->user_id);
+        rc = acct_store_select(st, req->pool, &q_questions, &rows, 1, args);
+    }
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return NULL;
+    }
+    return rows;
+}
+
+void api_security_questions_get(acct_req *req, acct_resp *resp)
+{
+    const unsigned char *key = acct_seal_key(req, resp);
+    acct_rows *rows;
+    json_t *list, *doc;
+    int i;
+
+    if (!key || !(rows = load_questions(req, resp))) {
+        return;
+    }
+    list = json_array();
+    doc = json_object();
+    json_object_set_new(doc, FIELD, list);
+    for (i = 0; i < rows->nrows; i++) {
+        const char *id = acct_rows_get(rows, i, "id");
+        const char *sealed = acct_rows_get(rows, i, "response_sealed");
+        const char *response = NULL;
+        json_t *o = json_object();
+
+        if (sealed) {
+            response = acct_unseal(req->pool, key,
+                                   answer_context(req->pool,
+                                                  req->who->user_id, id),
+                                   sealed);
+            if (!response) {
+                acct_log(ACCT_LOG_ERR, "security answer of user %"
+                         APR_INT64_T_FMT " to question %s does not open "
+                         "with the configured AcctapiSecretKeyFile",
+                         req->who->user_id, id);
+                acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+                json_decref(o);
+                json_decref(doc);
+                return;
+            }
+        }
+        json_object_set_new(o, "id", acct_json_int(id));
+        json_object_set_new(o, "question",
+                            acct_json_str(acct_rows_get(rows, i, "question")));
+        json_object_set_new(o, "response", acct_json_str(response));
+        json_array_append_new(list, o);
+    }
+    acct_resp_ok(resp, req->pool, doc);
+}
+
+/* One answer of the request, once validated. */
+typedef struct answer {
+    int valid_id;
+    json_int_t question_id;
+    const char *response;
+} answer;
+
+/* Is `id` a question of the catalogue (rows of q_questions)? */
+static int known_question(const acct_rows *catalogue, json_int_t id)
+{
+    apr_int64_t known;
+    int i;
+
+    for (i = 0; i < catalogue->nrows; i++) {
+        if (acct_parse_i64(acct_rows_get(catalogue, i, "id"), &known) == 0
+            && known == (apr_int64_t)id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Leading and trailing blanks are not part of a response. */
+static const char *trimmed(apr_pool_t *pool, const char *s)
+{
+    const char *end = s + strlen(s);
+
+    while (*s && strchr(" \t\r\n", *s)) {
+        s++;
+    }
+    while (end > s && strchr(" \t\r\n", end[-1])) {
+        end--;
+    }
+    return apr_pstrmemdup(pool, s, (apr_size_t)(end - s));
+}
+
+static void item_invalid(acct_req *req, acct_resp *resp, size_t i,
+                         const char *key, const char *reason)
+{
+    acct_resp_invalid(resp, req->pool,
+                      key ? apr_psprintf(req->pool, FIELD "[%lu].%s",
+                                         (unsigned long)i, key)
+                          : apr_psprintf(req->pool, FIELD "[%lu]",
+                                         (unsigned long)i),
+                      reason);
+}
+
+/* question_id of item `i`: an integer naming a question not yet answered. */
+static void read_question_id(acct_req *req, acct_resp *resp, size_t i,
+                             json_t *v, const acct_rows *catalogue,
+                             answer *out, size_t seen)
+{
+    size_t j;
+
+    if (!v) {
+        item_invalid(req, resp, i, "question_id", "question_id is required");
+    }
+    else if (!json_is_integer(v)) {
+        item_invalid(req, resp, i, "question_id",
+                     "question_id must be an integer");
+    }
+    else if (!known_question(catalogue, json_integer_value(v))) {
+        item_invalid(req, resp, i, "question_id", "Unknown security question");
+    }
+    else {
+        out[i].question_id = json_integer_value(v);
+        out[i].valid_id = 1;
+        for (j = 0; j < seen; j++) {
+            if (out[j].valid_id && out[j].question_id == out[i].question_id) {
+                item_invalid(req, resp, i, "question_id",
+                             "Each question may be answered only once");
+                break;
+            }
+        }
+    }
+}
+
+/* response of item `i`: RESPONSE_MIN..RESPONSE_MAX characters once trimmed. */
+static void read_response(acct_req *req, acct_resp *resp, size_t i, json_t *v,
+                          answer *out)
+{
+    const char *text;
+    size_t len;
+
+    if (!v) {
+        item_invalid(req, resp, i, "response", "response is required");
+        return;
+    }
+    if (!json_is_string(v)) {
+        item_invalid(req, resp, i, "response", "response must be a string");
+        return;
+    }
+    text = trimmed(req->pool, json_string_value(v));
+    len = acct_utf8_length(text);
+    if (len < RESPONSE_MIN || len > RESPONSE_MAX
+        || strlen(json_string_value(v)) != json_string_length(v)) {
+        item_invalid(req, resp, i, "response",
+                     apr_psprintf(req->pool, "Length must be %d-%d characters",
+                                  RESPONSE_MIN, RESPONSE_MAX));
+        return;
+    }
+    out[i].response = text;
+}
+
+/*
+ * Validates the body, adding an error item for every fault, and returns its
+ * answers (ANSWERS_REQUIRED of them when no error was added).  Items are
+ * checked even when their number is wrong, so one answer lists everything
+ * to fix.
+ */
+static answer *read_answers(acct_req *req, acct_resp *resp,
+                            const acct_rows *catalogue)
+{
+    static const char *const allowed[] = {FIELD, NULL};
+    json_t *list = json_object_get(req->body, FIELD), *item;
+    answer *out;
+    size_t i;
+
+    acct_body_only(req, resp, allowed);
+    if (!list) {
+        acct_body_require(req, resp, FIELD, ACCT_FIELD_ABSENT);
+        return NULL;
+    }
+    if (!json_is_array(list) || json_array_size(list) != ANSWERS_REQUIRED) {
+        acct_resp_invalid(resp, req->pool, FIELD,
+                          "Exactly 3 security questions must be answered");
+        if (!json_is_array(list)) {
+            return NULL;
+        }
+    }
+    out = apr_pcalloc(req->pool, (json_array_size(list) + 1) * sizeof(*out));
+    json_array_foreach(list, i, item) {
+        const char *key;
+        json_t *v;
+
+        if (!json_is_object(item)) {
+            item_invalid(req, resp, i, NULL,
+                         "Must be an object with question_id and response");
+            continue;
+        }
+        json_object_foreach(item, key, v) {
+            if (strcmp(key, "question_id") != 0 && strcmp(key, "response") != 0) {
+                item_invalid(req, resp, i, apr_pstrdup(req->pool, key),
+                             apr_psprintf(req->pool, "%s is not a field that "
+                                          "can be set here", key));
+            }
+        }
+        read_question_id(req, resp, i, json_object_get(item, "question_id"),
+                         catalogue, out, i);
+        read_response(req, resp, i, json_object_get(item, "response"), out);
+    }
+    return out;
+}
+
+/* Replaces the user's answers by `answers`, sealed. */
+static void store_answers(acct_req *req, acct_resp *resp,
+                          const unsigned char *key, const answer *answers)
+{
+    const char *uid = acct_i64(req->pool, req->who->user_id), *args[3];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+    int i;
+
+    args[0] = uid;
+    rc = acct_store_select(req->store, req->pool, &q_lock_user, &rows, 1, args);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_exec(req->store, req->pool, &q_forget, NULL, 1, args);
+    }
+    for (i = 0; rc == ACCT_STORE_OK && i < ANSWERS_REQUIRED; i++) {
+        args[1] = acct_i64(req->pool, (apr_int64_t)answers[i].question_id);
+        args[2] = acct_seal(req->pool, key,
+                            answer_context(req->pool, req->who->user_id,
+                                           args[1]),
+                            answers[i].response);
+        if (!args[2]) {
+            acct_log(ACCT_LOG_ERR, "cannot seal a security answer");
+            acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+            return;
+        }
+        rc = acct_store_exec(req->store, req->pool, &q_answer, NULL, 3, args);
+    }
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+    }
+}
+
+void api_security_questions_answer(acct_req *req, acct_resp *resp)
+{
+    const unsigned char *key = acct_seal_key(req, resp);
+    acct_rows *catalogue;
+    answer *answers;
+
+    if (!key || !(catalogue = load_questions(req, resp))) {
+        return;
+    }
+    answers = read_answers(req, resp, catalogue);
+    if (acct_resp_failed(resp)) {
+        return;
+    }
+    store_answers(req, resp, key, answers);
+    if (!acct_resp_failed(resp)) {
+        api_security_questions_get(req, resp);
+    }
+}
