@@ -14,6 +14,7 @@ import secrets
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -283,6 +284,41 @@ class Backend:
             args.append("--restricted")
         uid = int(self.admin(*args))
         return uid, username
+
+    def query(self, sql):
+        """Rows of a query run directly on the database, as lists of text
+        (None for NULL): what an operator with a dump would see."""
+        if self.kind == "sqlite":
+            con = sqlite3.connect(self.params)
+            try:
+                return [[None if v is None else str(v) for v in row]
+                        for row in con.execute(sql)]
+            finally:
+                con.close()
+        out = self.cluster.psql(f"COPY ({sql}) TO STDOUT", db="acctapi")
+        return [[None if v == r"\N" else v for v in line.split("\t")]
+                for line in out.splitlines()]
+
+    def dump(self):
+        """Everything the database holds: (text dump, raw bytes).  The raw
+        bytes (SQLite's files, WAL included) catch what a text dump might
+        render differently; PostgreSQL gives the text only."""
+        if self.kind == "sqlite":
+            con = sqlite3.connect(self.params)
+            try:
+                text = "\n".join(con.iterdump())
+            finally:
+                con.close()
+            raw = b""
+            for suffix in ("", "-wal"):
+                try:
+                    raw += Path(self.params + suffix).read_bytes()
+                except FileNotFoundError:
+                    pass
+            return text, raw
+        text = self.cluster.psql("SELECT schema_to_xml('public', true, false, '')",
+                                 db="acctapi")
+        return text, b""
 
     def destroy(self):
         if self.cluster:

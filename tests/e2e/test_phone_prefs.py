@@ -8,7 +8,6 @@ OAuth client."""
 import json
 import re
 import secrets
-import sqlite3
 import threading
 
 import pytest
@@ -85,32 +84,6 @@ def profile_number(client):
     r = client.get("/profile")
     assert r.status == 200, r
     return r.json["verified_phone_number"]
-
-
-def db_rows(backend, sql):
-    """Rows of a query, as lists of text."""
-    if backend.kind == "sqlite":
-        con = sqlite3.connect(backend.params)
-        try:
-            return [[None if v is None else str(v) for v in row]
-                    for row in con.execute(sql)]
-        finally:
-            con.close()
-    out = backend.cluster.psql(f"COPY ({sql}) TO STDOUT", db="acctapi")
-    return [[None if v == r"\N" else v for v in line.split("\t")]
-            for line in out.splitlines()]
-
-
-def database_text(backend):
-    """Everything the database holds, as text."""
-    if backend.kind == "sqlite":
-        con = sqlite3.connect(backend.params)
-        try:
-            return "\n".join(con.iterdump())
-        finally:
-            con.close()
-    return backend.cluster.psql("SELECT schema_to_xml('public', true, false, '')",
-                                db="acctapi")
 
 
 # --------------------------------------------------------------------------
@@ -250,7 +223,7 @@ def test_another_user_cannot_use_the_code(user, server, backend):
         assert_error(verify(intruder, code), 400, R_NO_PENDING)
         assert profile_number(intruder) is None
         # The intruder's try cost the owner nothing.
-        rows = db_rows(backend, "SELECT failed_attempts FROM phone_verifications"
+        rows = backend.query("SELECT failed_attempts FROM phone_verifications"
                                 f" WHERE user_id = {user.uid}")
         assert rows == [["0"]], rows
         assert verify(user, code).status == 200
@@ -292,7 +265,7 @@ def test_parallel_verifies_succeed_once(user, server):
 def test_no_code_in_clear_in_the_database(user, server, backend):
     national, e164 = new_number()
     code = sent_code(user, server, national, e164)
-    rows = db_rows(backend, "SELECT iso_code, phone_number, code_hash, issued, expires,"
+    rows = backend.query("SELECT iso_code, phone_number, code_hash, issued, expires,"
                             " failed_attempts FROM phone_verifications"
                             f" WHERE user_id = {user.uid}")
     assert len(rows) == 1, rows
@@ -303,7 +276,7 @@ def test_no_code_in_clear_in_the_database(user, server, backend):
     assert code not in rows[0]
     # Nowhere in the whole database as a value of its own.
     alone = re.compile(rf"(?<![0-9A-Za-z]){code}(?![0-9A-Za-z])")
-    assert not alone.search(database_text(backend)), code
+    assert not alone.search(backend.dump()[0]), code
 
 
 def test_failed_send_keeps_the_code(user, server, backend, make_server, expect_log):
@@ -322,11 +295,11 @@ def test_failed_send_keeps_the_code(user, server, backend, make_server, expect_l
         assert_error(send(c, national), 503, "Service Unavailable")
     finally:
         c.close()
-    issued = db_rows(backend, "SELECT issued FROM phone_verifications"
+    issued = backend.query("SELECT issued FROM phone_verifications"
                               f" WHERE user_id = {user.uid}")
     assert len(issued) == 1, issued
     code = sent_code(user, server, national, e164)
-    assert db_rows(backend, "SELECT issued FROM phone_verifications"
+    assert backend.query("SELECT issued FROM phone_verifications"
                             f" WHERE user_id = {user.uid}") == issued
     assert verify(user, code).status == 200
 

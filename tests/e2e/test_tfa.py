@@ -4,18 +4,15 @@ standard library (RFC 6238), confirm, and turn it off again.  Also: what a
 database dump shows of all that (nothing in clear)."""
 
 import base64
-import hashlib
-import hmac
 import re
 import secrets
-import sqlite3
-import struct
 import threading
 import time
 
 import pytest
 
 from checks import assert_error, assert_headers, assert_json
+from otp import server_now, totp
 
 R_QUESTIONS = ("You must answer your security questions before enabling "
                "two-factor authentication.")
@@ -29,28 +26,10 @@ TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 # Helpers
 # --------------------------------------------------------------------------
 
-def totp(secret, when, steps=0):
-    """RFC 6238: HMAC-SHA-1, 30 s steps, 6 digits; `secret` is base32."""
-    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
-    counter = int(when) // 30 + steps
-    mac = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
-    offset = mac[-1] & 0x0F
-    value = struct.unpack(">I", mac[offset:offset + 4])[0] & 0x7FFFFFFF
-    return f"{value % 1000000:06d}"
-
-
 def wrong_code(secret, when):
     """A well-formed code that no step of the accepted window gives."""
     window = {totp(secret, when, s) for s in (-2, -1, 0, 1, 2)}
     return next(c for c in ("000000", "111111", "222222", "333333") if c not in window)
-
-
-def server_now(backend):
-    """The servers' clock: real time plus the stored test-clock offset."""
-    out = backend.admin("clock", "show")
-    m = re.search(r"\(offset ([+-]\d+)s\)", out)
-    assert m, out
-    return time.time() + int(m.group(1))
 
 
 def answers(*pairs):
@@ -310,38 +289,10 @@ def test_tfa_confirm_without_enable(user):
 # What the database holds
 # --------------------------------------------------------------------------
 
-def database_text(backend):
-    """Everything the database holds, as text (and raw bytes for SQLite)."""
-    if backend.kind == "sqlite":
-        con = sqlite3.connect(backend.params)
-        try:
-            text = "\n".join(con.iterdump())
-        finally:
-            con.close()
-        raw = b""
-        for suffix in ("", "-wal"):
-            try:
-                with open(backend.params + suffix, "rb") as f:
-                    raw += f.read()
-            except FileNotFoundError:
-                pass
-        return text, raw
-    text = backend.cluster.psql("SELECT schema_to_xml('public', true, false, '')",
-                                db="acctapi")
-    return text, b""
-
-
 def sealed_values(backend, uid):
     sql = (f"SELECT response_sealed FROM security_answers WHERE user_id = {uid} "
            f"UNION ALL SELECT secret_sealed FROM tfa_secrets WHERE user_id = {uid}")
-    if backend.kind == "sqlite":
-        con = sqlite3.connect(backend.params)
-        try:
-            return [row[0] for row in con.execute(sql)]
-        finally:
-            con.close()
-    out = backend.cluster.psql(sql, db="acctapi")
-    return re.findall(r"v\d+:[A-Za-z0-9+/=]+", out)
+    return [row[0] for row in backend.query(sql)]
 
 
 def test_database_dump_has_no_secrets_in_clear(user, backend):
@@ -359,7 +310,7 @@ def test_database_dump_has_no_secrets_in_clear(user, backend):
     sealed = sealed_values(backend, user.uid)
     assert len(sealed) == 4, sealed          # three responses and the secret
     assert all(s.startswith("v1:") for s in sealed), sealed
-    text, raw = database_text(backend)
+    text, raw = backend.dump()
     assert all(s in text for s in sealed)    # the dump does hold this user's rows
     for clear in responses + [secret, secret.lower(), scratch]:
         assert clear not in text, clear
