@@ -120,14 +120,6 @@ static int username_valid(const char *u)
     return 1;
 }
 
-static int email_plausible(const char *e)
-{
-    const char *at = strchr(e, '@');
-
-    return at && at != e && strchr(at + 1, '.') && !strchr(at + 1, '@')
-           && strlen(e) <= 254 && !strpbrk(e, " \t\r\n");
-}
-
 acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
                                apr_int64_t account_id, const char *username,
                                const char *email, int restricted,
@@ -144,7 +136,7 @@ acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
         return invalid(res, "the username must be 3..32 letters, digits, "
                        "'_' or '-'");
     }
-    if (!email || !email_plausible(email)) {
+    if (!email || !acct_email_valid(email)) {
         return invalid(res, "the email address is not valid");
     }
     args[0] = acct_i64(pool, account_id);

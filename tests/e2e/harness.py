@@ -185,9 +185,13 @@ class PgCluster:
                  timeout=90)
         self.started = True
 
-    def psql(self, sql, db="postgres"):
-        return run([PGBIN / "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
-                    "-p", self.port, "-U", "postgres", "-d", db, "-c", sql]).stdout
+    def psql(self, sql, db="postgres", raw=False):
+        """raw: unaligned, tuples only (aligned output pads every line of a
+        large value to its widest line, which a dump cannot afford)."""
+        return run([PGBIN / "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1"]
+                   + (["-A", "-t"] if raw else [])
+                   + ["-h", "127.0.0.1", "-p", self.port, "-U", "postgres", "-d", db,
+                      "-c", sql]).stdout
 
     def create_database(self, name, owner):
         self.psql(f"CREATE ROLE {owner} LOGIN")
@@ -299,6 +303,20 @@ class Backend:
         return [[None if v == r"\N" else v for v in line.split("\t")]
                 for line in out.splitlines()]
 
+    def execute(self, sql):
+        """Runs writing statements directly on the database, in one
+        transaction (test set-up an operator would do with SQL: grants, bulk
+        rows).  `sql` is the test's own text, never user input."""
+        if self.kind == "sqlite":
+            con = sqlite3.connect(self.params, timeout=30)
+            try:
+                con.executescript(f"BEGIN; {sql}; COMMIT;")
+            finally:
+                con.close()
+            self._share_sqlite()   # files sqlite3 created must stay httpd's
+        else:
+            self.cluster.psql(f"BEGIN; {sql}; COMMIT;", db="acctapi")
+
     def dump(self):
         """Everything the database holds: (text dump, raw bytes).  The raw
         bytes (SQLite's files, WAL included) catch what a text dump might
@@ -317,7 +335,7 @@ class Backend:
                     pass
             return text, raw
         text = self.cluster.psql("SELECT schema_to_xml('public', true, false, '')",
-                                 db="acctapi")
+                                 db="acctapi", raw=True)
         return text, b""
 
     def destroy(self):
