@@ -35,6 +35,7 @@ typedef struct acct_settings {
     const char *referral_url;        /* prefix of profile.referrals.url */
     const unsigned char *seal_key;   /* AcctapiSecretKeyFile: 32 bytes, or NULL */
     const char *sms_command;         /* AcctapiSmsCommand, or NULL */
+    const char *const *nameservers;  /* AcctapiNameservers, NULL-terminated */
 } acct_settings;
 
 #define ACCT_SEAL_KEY_LEN 32

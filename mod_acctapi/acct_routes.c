@@ -12,6 +12,10 @@
     {method, path, fn, flags, ACCT_FAM_ACCOUNT, ACCT_LEVEL_READ_ONLY}
 #define ACCOUNT_WRITE(method, path, fn, flags) \
     {method, path, fn, flags, ACCT_FAM_ACCOUNT, ACCT_LEVEL_READ_WRITE}
+#define DOMAINS_READ(method, path, fn, flags) \
+    {method, path, fn, flags, ACCT_FAM_DOMAINS, ACCT_LEVEL_READ_ONLY}
+#define DOMAINS_WRITE(method, path, fn, flags) \
+    {method, path, fn, flags, ACCT_FAM_DOMAINS, ACCT_LEVEL_READ_WRITE}
 
 const acct_route acct_routes[] = {
     /* Catalogues: public, the Authorization header is ignored. */
@@ -82,6 +86,29 @@ const acct_route acct_routes[] = {
                   ACCT_ROUTE_BODY),
     ACCOUNT_WRITE(ACCT_METHOD_DELETE, "/profile/tokens/{tokenId}",
                   api_token_revoke, 0),
+
+    /* DNS domains: GET needs domains:read_only, changes domains:read_write. */
+    DOMAINS_READ(ACCT_METHOD_GET, "/domains", api_domains_list, ACCT_ROUTE_LIST),
+    DOMAINS_WRITE(ACCT_METHOD_POST, "/domains", api_domain_create,
+                  ACCT_ROUTE_BODY),
+    DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}", api_domain_get, 0),
+    DOMAINS_WRITE(ACCT_METHOD_PUT, "/domains/{domainId}", api_domain_update,
+                  ACCT_ROUTE_BODY),
+    DOMAINS_WRITE(ACCT_METHOD_DELETE, "/domains/{domainId}", api_domain_delete, 0),
+    DOMAINS_WRITE(ACCT_METHOD_POST, "/domains/{domainId}/clone", api_domain_clone,
+                  ACCT_ROUTE_BODY),
+    DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}/records", api_records_list,
+                 ACCT_ROUTE_LIST),
+    DOMAINS_WRITE(ACCT_METHOD_POST, "/domains/{domainId}/records",
+                  api_record_create, ACCT_ROUTE_BODY),
+    DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}/records/{recordId}",
+                 api_record_get, 0),
+    DOMAINS_WRITE(ACCT_METHOD_PUT, "/domains/{domainId}/records/{recordId}",
+                  api_record_update, ACCT_ROUTE_BODY),
+    DOMAINS_WRITE(ACCT_METHOD_DELETE, "/domains/{domainId}/records/{recordId}",
+                  api_record_delete, 0),
+    DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}/zone-file", api_zone_file,
+                 0),
 
     {0, NULL, NULL, 0, 0, 0}
 };

@@ -1,4 +1,5 @@
 #include "acctapi_config.h"
+#include "acct_dns.h"
 
 #include "http_core.h"
 
@@ -31,8 +32,11 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
                                         : base->referral_url;
     c->seal_key = add->seal_key ? add->seal_key : base->seal_key;
     c->sms_command = add->sms_command ? add->sms_command : base->sms_command;
+    c->nameservers = add->nameservers ? add->nameservers : base->nameservers;
     return c;
 }
+
+static const char *const default_nameservers[] = ACCTAPI_DEFAULT_NAMESERVERS;
 
 void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
                            apr_off_t *max_body)
@@ -45,6 +49,9 @@ void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
                                            : ACCTAPI_DEFAULT_REFERRAL_URL;
     out->seal_key = conf->seal_key;
     out->sms_command = conf->sms_command;
+    out->nameservers = conf->nameservers
+                       ? (const char *const *)conf->nameservers->elts
+                       : default_nameservers;
     *max_body = conf->max_body >= 0 ? conf->max_body : ACCTAPI_DEFAULT_MAX_BODY;
 }
 
@@ -176,6 +183,32 @@ static const char *set_sms_command(cmd_parms *cmd, void *dconf,
     return NULL;
 }
 
+/*
+ * Each argument is one nameserver's host name; the list is kept
+ * NULL-terminated so the core can walk it without a count.
+ */
+static const char *add_nameserver(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    acctapi_dir_conf *c = dconf;
+    size_t n = strlen(arg);
+    const char *name = n && arg[n - 1] == '.' ? apr_pstrndup(cmd->pool, arg, n - 1)
+                                              : arg;
+
+    if (!acct_dns_name_valid(name, 0)) {
+        return apr_psprintf(cmd->pool, "AcctapiNameservers: '%s' is not a host "
+                            "name", arg);
+    }
+    if (!c->nameservers) {
+        c->nameservers = apr_array_make(cmd->pool, 4, sizeof(const char *));
+    }
+    else {
+        apr_array_pop(c->nameservers); /* the NULL terminator */
+    }
+    APR_ARRAY_PUSH(c->nameservers, const char *) = name;
+    APR_ARRAY_PUSH(c->nameservers, const char *) = NULL;
+    return NULL;
+}
+
 /* Never .htaccess: these choose keys, programs and limits of the server. */
 #define ACCTAPI_CONTEXT (RSRC_CONF | ACCESS_CONF)
 
@@ -196,6 +229,9 @@ const command_rec acctapi_cmds[] = {
                   ACCTAPI_CONTEXT,
                   "File of 64 hex digits: the AES-256 key that seals "
                   "two-factor secrets and security answers at rest"),
+    AP_INIT_ITERATE("AcctapiNameservers", add_nameserver, NULL, ACCTAPI_CONTEXT,
+                    "Host names of the nameservers that serve the hosted "
+                    "zones: the NS records of every zone file"),
     AP_INIT_TAKE1("AcctapiSmsCommand", set_sms_command, NULL, ACCTAPI_CONTEXT,
                   "Program (with arguments) run to send a text message; the "
                   "phone number and the message are appended as two more "

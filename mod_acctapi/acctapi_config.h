@@ -12,6 +12,9 @@
 #define ACCTAPI_DEFAULT_MAX_BODY ((apr_off_t)1024 * 1024)
 #define ACCTAPI_DEFAULT_CATALOG_TTL_SEC 60
 #define ACCTAPI_DEFAULT_REFERRAL_URL "https://cloud.example.com/referrals/"
+/* The nameservers zones name when AcctapiNameservers is not set. */
+#define ACCTAPI_DEFAULT_NAMESERVERS \
+    {"ns1.example.com", "ns2.example.com", "ns3.example.com", NULL}
 
 typedef struct acctapi_dir_conf {
     apr_off_t max_body;              /* -1: unset */
@@ -20,6 +23,7 @@ typedef struct acctapi_dir_conf {
     const char *referral_url;        /* NULL: unset */
     const unsigned char *seal_key;   /* NULL: unset; else ACCT_SEAL_KEY_LEN bytes */
     const char *sms_command;         /* NULL: unset */
+    apr_array_header_t *nameservers; /* NULL: unset */
 } acctapi_dir_conf;
 
 extern const command_rec acctapi_cmds[];

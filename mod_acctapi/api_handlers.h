@@ -65,4 +65,22 @@ acct_handler api_device_revoke;
 acct_handler api_logins_list;
 acct_handler api_login_get;
 
+/* api_domains.c */
+acct_handler api_domains_list;
+acct_handler api_domain_create;
+acct_handler api_domain_get;
+acct_handler api_domain_update;
+acct_handler api_domain_delete;
+acct_handler api_domain_clone;
+
+/* api_records.c */
+acct_handler api_records_list;
+acct_handler api_record_create;
+acct_handler api_record_get;
+acct_handler api_record_update;
+acct_handler api_record_delete;
+
+/* api_zone.c */
+acct_handler api_zone_file;
+
 #endif

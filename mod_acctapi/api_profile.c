@@ -100,6 +100,47 @@ static const char *const grant_entity_keys[] = {
     "monitoring", "nodebalancer", "stackscript", "volume", "vpc"
 };
 
+/* Every domain of the account, with the user's permissions (null: none). */
+static const acct_sql q_domain_grants = ACCT_SQL("grants_domains",
+    "SELECT d.id, d.domain AS label, g.permissions FROM domains d"
+    " LEFT JOIN entity_grants g ON g.entity_type = 'domain'"
+    " AND g.entity_id = d.id AND g.user_id = CAST(%s AS BIGINT)"
+    " WHERE d.account_id = CAST(%s AS BIGINT) ORDER BY d.id");
+
+/* The grants of one kind of entity, or NULL after answering a store error. */
+static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
+{
+    const char *args[2];
+    acct_rows *rows = NULL;
+    json_t *list = json_array(), *item;
+    acct_store_rc rc;
+    int i;
+
+    if (strcmp(key, "domain") != 0) {
+        /* No entity of the other kinds exists in this release. */
+        return list;
+    }
+    args[0] = acct_i64(req->pool, req->who->user_id);
+    args[1] = acct_i64(req->pool, req->who->account_id);
+    rc = acct_store_select(req->store, req->pool, &q_domain_grants, &rows, 2,
+                           args);
+    if (rc != ACCT_STORE_OK) {
+        json_decref(list);
+        acct_resp_store_error(resp, req->pool, rc);
+        return NULL;
+    }
+    for (i = 0; i < rows->nrows; i++) {
+        item = json_object();
+        json_object_set_new(item, "id", acct_json_int(acct_rows_get(rows, i, "id")));
+        json_object_set_new(item, "label",
+                            acct_json_str(acct_rows_get(rows, i, "label")));
+        json_object_set_new(item, "permissions",
+                            acct_json_str(acct_rows_get(rows, i, "permissions")));
+        json_array_append_new(list, item);
+    }
+    return list;
+}
+
 static const char *const global_flags[] = {
     "add_databases", "add_domains", "add_firewalls", "add_images",
     "add_instances", "add_monitoring", "add_nodebalancers",
@@ -109,9 +150,8 @@ static const char *const global_flags[] = {
 
 /*
  * 204 with no body for unrestricted users (DECISIONS.md).  A restricted user
- * without a grants row has every grant off.  Entity grants list the account's
- * entities of each kind; no kind of entity exists in this release yet, so
- * every list is empty.
+ * without a grants row has every grant off.  Entity grants list each entity
+ * of the account of that kind with the user's permissions on it.
  */
 void api_profile_grants(acct_req *req, acct_resp *resp)
 {
@@ -136,17 +176,21 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
                             acct_json_bool(acct_rows_get(rows, 0,
                                                          global_flags[i])));
     }
-    doc = json_object();
+    doc = acct_json_own(req->pool, json_object());
+    acct_json_own(req->pool, global);
     for (i = 0; i < sizeof(grant_entity_keys) / sizeof(grant_entity_keys[0]);
          i++) {
-        if (grant_entity_keys[i]) {
-            json_object_set_new(doc, grant_entity_keys[i], json_array());
+        json_t *list = grant_entity_keys[i]
+                       ? entity_grants(req, resp, grant_entity_keys[i])
+                       : json_incref(global);
+
+        if (!list) {
+            return;
         }
-        else {
-            json_object_set_new(doc, "global", global);
-        }
+        json_object_set_new(doc, grant_entity_keys[i] ? grant_entity_keys[i]
+                                                      : "global", list);
     }
-    acct_resp_ok(resp, req->pool, doc);
+    acct_resp_ok(resp, req->pool, json_incref(doc));
 }
 
 /* ---- PUT /profile -------------------------------------------------------- */

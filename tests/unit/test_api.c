@@ -333,9 +333,61 @@ static void test_grants(void **state)
     }
     global = json_object_get(doc, "global");
     assert_true(json_is_null(json_object_get(global, "account_access")));
+    assert_int_equal(json_array_size(json_object_get(doc, "domain")), 0);
     assert_true(json_is_false(json_object_get(global, "add_domains")));
     assert_true(json_is_false(json_object_get(global, "monitoring_subscription")));
     assert_true(json_is_array(json_object_get(doc, "domain")));
+    json_decref(doc);
+}
+
+static const acct_sql q_add_domain = ACCT_SQL("t_add_domain",
+    "INSERT INTO domains (account_id, domain, domain_key, type, created, updated)"
+    " VALUES (CAST(%s AS BIGINT), %s, lower(%s), 'master', 0, 0) RETURNING id");
+static const acct_sql q_add_grant = ACCT_SQL("t_add_grant",
+    "INSERT INTO entity_grants (user_id, entity_type, entity_id, permissions)"
+    " VALUES (CAST(%s AS BIGINT), 'domain', CAST(%s AS BIGINT), %s)");
+
+static const char *add_domain(unit_db *db, apr_int64_t account, const char *name)
+{
+    const char *args[3];
+    acct_rows *rows = NULL;
+
+    args[0] = acct_i64(db->pool, account);
+    args[1] = args[2] = name;
+    assert_int_equal(acct_store_select(db->store, db->pool, &q_add_domain, &rows,
+                                       3, args), ACCT_STORE_OK);
+    return acct_rows_get(rows, 0, "id");
+}
+
+/* Every domain of the account is listed, with the user's permissions. */
+static void test_grants_list_domains(void **state)
+{
+    unit_db *db = *state;
+    acct_principal limited, other;
+    const char *granted, *args[3];
+    json_t *doc, *domains;
+    int status;
+
+    unit_identity(db, "limited", 1, "*", &limited);
+    unit_identity(db, "outsider", 0, "*", &other);
+    granted = add_domain(db, limited.account_id, "Granted.example");
+    add_domain(db, limited.account_id, "plain.example");
+    add_domain(db, other.account_id, "elsewhere.example");
+    args[0] = acct_i64(db->pool, limited.user_id);
+    args[1] = granted;
+    args[2] = "read_write";
+    assert_int_equal(acct_store_exec(db->store, db->pool, &q_add_grant, NULL, 3,
+                                     args), ACCT_STORE_OK);
+    doc = call(unit_req(db, &limited), api_profile_grants, &status);
+    assert_int_equal(status, 200);
+    domains = json_object_get(doc, "domain");
+    assert_int_equal(json_array_size(domains), 2);
+    assert_string_equal(json_string_value(json_object_get(
+        json_array_get(domains, 0), "label")), "Granted.example");
+    assert_string_equal(json_string_value(json_object_get(
+        json_array_get(domains, 0), "permissions")), "read_write");
+    assert_true(json_is_null(json_object_get(json_array_get(domains, 1),
+                                             "permissions")));
     json_decref(doc);
 }
 
@@ -413,6 +465,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_grants, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grants_list_domains, setup, teardown),
     };
     apr_pool_t *root = NULL;
     int rc;

@@ -1,0 +1,125 @@
+#include "acct_dns.h"
+#include "acct_grants.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* The contract's valid values; 0 means "the default" for both lists. */
+static const apr_int64_t domain_seconds[] = {
+    0, 30, 120, 300, 3600, 7200, 14400, 28800, 57600, 86400, 172800, 345600,
+    604800, 1209600, 2419200
+};
+static const apr_int64_t record_ttls[] = {
+    0, 300, 3600, 7200, 14400, 28800, 57600, 86400, 172800, 345600, 604800,
+    1209600, 2419200
+};
+
+static apr_int64_t round_up(const apr_int64_t *valid, size_t n,
+                            apr_int64_t seconds)
+{
+    size_t i;
+
+    if (seconds <= 0) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        if (valid[i] >= seconds) {
+            return valid[i];
+        }
+    }
+    return ACCT_DNS_SECONDS_MAX;
+}
+
+apr_int64_t acct_dns_round_domain_seconds(apr_int64_t seconds)
+{
+    return round_up(domain_seconds,
+                    sizeof(domain_seconds) / sizeof(domain_seconds[0]), seconds);
+}
+
+apr_int64_t acct_dns_round_record_ttl(apr_int64_t seconds)
+{
+    return round_up(record_ttls, sizeof(record_ttls) / sizeof(record_ttls[0]),
+                    seconds);
+}
+
+int acct_dns_name_valid(const char *name, unsigned flags)
+{
+    size_t total = strlen(name), label = 0, labels = 0;
+    const char *p;
+
+    if (total == 0 || total > ACCT_DNS_NAME_MAX) {
+        return 0;
+    }
+    if ((flags & ACCT_DNS_WILDCARD) && name[0] == '*'
+        && (name[1] == '.' || name[1] == '\0')) {
+        if (name[1] == '\0') {
+            return (flags & ACCT_DNS_RELATIVE) != 0;
+        }
+        name += 2;
+        labels = 1;
+    }
+    for (p = name;; p++) {
+        if (*p == '.' || *p == '\0') {
+            if (label == 0 || p[-1] == '-') {
+                return 0;
+            }
+            labels++;
+            label = 0;
+            if (*p == '\0') {
+                break;
+            }
+            continue;
+        }
+        if (++label > ACCT_DNS_LABEL_MAX) {
+            return 0;
+        }
+        if (isalnum((unsigned char)*p)
+            || ((flags & ACCT_DNS_UNDERSCORE) && *p == '_')) {
+            continue;
+        }
+        if (*p != '-' || label == 1) {
+            return 0;
+        }
+    }
+    return labels >= ((flags & ACCT_DNS_RELATIVE) ? 1 : 2);
+}
+
+static const acct_sql q_touch = ACCT_SQL("domain_touch",
+    "UPDATE domains SET"
+    " serial = CASE WHEN serial + 1 > CAST(%s AS BIGINT) THEN serial + 1"
+    "          ELSE CAST(%s AS BIGINT) END,"
+    " updated = CAST(%s AS BIGINT)"
+    " WHERE id = CAST(%s AS BIGINT)");
+
+acct_store_rc acct_dns_touch(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t domain_id, apr_int64_t now)
+{
+    const char *args[4];
+
+    args[0] = args[1] = args[2] = acct_i64(pool, now);
+    args[3] = acct_i64(pool, domain_id);
+    return acct_store_exec(st, pool, &q_touch, NULL, 4, args);
+}
+
+static const acct_sql q_domain_in_account = ACCT_SQL("domain_in_account",
+    "SELECT " ACCT_DOMAIN_COLUMNS " FROM domains d"
+    " WHERE d.id = CAST(%s AS BIGINT) AND d.account_id = CAST(%s AS BIGINT)");
+
+acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
+                           acct_level need)
+{
+    const char *args[2];
+    acct_rows *rows;
+    apr_int64_t id;
+
+    if (acct_path_id(req, resp, index, &id) != 0) {
+        return NULL;
+    }
+    args[0] = acct_i64(req->pool, id);
+    args[1] = acct_i64(req->pool, req->who->account_id);
+    rows = acct_req_row(req, resp, &q_domain_in_account, 2, args);
+    if (!rows || acct_grant_require(req, resp, ACCT_ENTITY_DOMAIN, id, need)) {
+        return NULL;
+    }
+    return rows;
+}

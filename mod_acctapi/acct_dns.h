@@ -1,0 +1,58 @@
+/*
+ * DNS primitives shared by domains, records, the zone renderer and import:
+ * host name syntax, the valid TTL/timer values, and the zone serial.
+ */
+#ifndef ACCT_DNS_H
+#define ACCT_DNS_H
+
+#include <apr_pools.h>
+
+#include "acct_api.h"
+#include "acct_store.h"
+
+#define ACCT_DNS_NAME_MAX 253
+#define ACCT_DNS_LABEL_MAX 63
+#define ACCT_DNS_SECONDS_MAX 2419200
+
+/* Flags of acct_dns_name_valid. */
+#define ACCT_DNS_WILDCARD   0x01 /* the left-most label may be "*" */
+#define ACCT_DNS_UNDERSCORE 0x02 /* labels may hold '_' (_dmarc, _sip._tcp) */
+#define ACCT_DNS_RELATIVE   0x04 /* one label or more, no dot needed */
+
+/*
+ * RFC 1035 host name: dot-separated labels of letters, digits and hyphens,
+ * not starting or ending with a hyphen, each 1..63 octets, 253 in all; no
+ * trailing dot (callers strip an allowed one first).  Without
+ * ACCT_DNS_RELATIVE the name needs two labels at least.
+ */
+int acct_dns_name_valid(const char *name, unsigned flags);
+
+/* Domain timers (expire, refresh, retry, ttl): 0 or the next valid value. */
+apr_int64_t acct_dns_round_domain_seconds(apr_int64_t seconds);
+
+/* Record TTLs: 0 (the domain's default) or the next valid value from 300. */
+apr_int64_t acct_dns_round_record_ttl(apr_int64_t seconds);
+
+/*
+ * After any change of a domain or its records: bumps the SOA serial (which
+ * only ever grows: max(serial + 1, now)) and the domain's updated time.
+ */
+acct_store_rc acct_dns_touch(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t domain_id, apr_int64_t now);
+
+/* Every column of a domain row, aliased by its own name (table alias d). */
+#define ACCT_DOMAIN_COLUMNS \
+    "d.id, d.account_id, d.domain, d.type, d.status, d.description," \
+    " d.group_name, d.soa_email, d.master_ips, d.axfr_ips, d.expire_sec," \
+    " d.refresh_sec, d.retry_sec, d.ttl_sec, d.serial, d.record_count," \
+    " d.created, d.updated"
+
+/*
+ * The domain whose id is path parameter `index`, if it is in the acting
+ * user's account (else 404) and the user holds `need` on it (else 403).
+ * One row of ACCT_DOMAIN_COLUMNS, or NULL once the error is answered.
+ */
+acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
+                           acct_level need);
+
+#endif

@@ -1,0 +1,548 @@
+#include "acct_domain.h"
+#include "acct_body.h"
+#include "acct_dns.h"
+#include "acct_grants.h"
+#include "acct_ident.h"
+#include "acct_json.h"
+#include "acct_tags.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+const char *const acct_domain_fields[] = {
+    "domain", "type", "status", "description", "group", "soa_email",
+    "master_ips", "axfr_ips", "tags", "expire_sec", "refresh_sec",
+    "retry_sec", "ttl_sec", NULL
+};
+
+static const char *const domain_types[] = {"master", "slave", NULL};
+static const char *const domain_statuses[] = {"active", "disabled", NULL};
+
+#define R_NAME_LENGTH "Length must be 1-253 characters"
+#define R_NAME_SYNTAX \
+    "Must be a domain name of two labels or more: letters, digits and" \
+    " hyphens (not first or last), at most 63 characters per label"
+
+static const acct_sql q_domain_insert = ACCT_SQL("domain_insert",
+    "INSERT INTO domains (account_id, domain, domain_key, type, status,"
+    " description, group_name, soa_email, master_ips, axfr_ips, expire_sec,"
+    " refresh_sec, retry_sec, ttl_sec, created, updated)"
+    " VALUES (CAST(%s AS BIGINT), %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+    " CAST(%s AS INTEGER), CAST(%s AS INTEGER), CAST(%s AS INTEGER),"
+    " CAST(%s AS INTEGER), CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
+    " ON CONFLICT DO NOTHING RETURNING id");
+
+/* Renaming onto a hosted name changes nothing: the caller answers 400. */
+static const acct_sql q_domain_update = ACCT_SQL("domain_update",
+    "UPDATE domains SET domain = %s, domain_key = %s, type = %s, status = %s,"
+    " description = %s, group_name = %s, soa_email = %s, master_ips = %s,"
+    " axfr_ips = %s, expire_sec = CAST(%s AS INTEGER),"
+    " refresh_sec = CAST(%s AS INTEGER), retry_sec = CAST(%s AS INTEGER),"
+    " ttl_sec = CAST(%s AS INTEGER)"
+    " WHERE id = CAST(%s AS BIGINT) AND NOT EXISTS (SELECT 1 FROM domains o"
+    " WHERE o.domain_key = %s AND o.id <> CAST(%s AS BIGINT))");
+
+/*
+ * PostgreSQL only (SQLite writers are serial): serialises the transactions
+ * that claim one name until they end, so a rename, which cannot use ON
+ * CONFLICT, sees a concurrent create's row instead of failing on the
+ * unique index, and the other way round.  The first key is this lock's own
+ * class ("dom").
+ */
+static const acct_sql q_name_lock = ACCT_SQL("domain_name_lock",
+    "SELECT pg_advisory_xact_lock(6582125, hashtext(%s))");
+
+static const acct_sql q_domain_by_id = ACCT_SQL("domain_by_id",
+    "SELECT " ACCT_DOMAIN_COLUMNS " FROM domains d"
+    " WHERE d.id = CAST(%s AS BIGINT)");
+
+const char *acct_domain_name(apr_pool_t *pool, const char *name,
+                             const char **reason)
+{
+    size_t len = strlen(name);
+
+    if (len > 0 && name[len - 1] == '.') {
+        len--;
+    }
+    if (len == 0 || len > ACCT_DNS_NAME_MAX) {
+        *reason = R_NAME_LENGTH;
+        return NULL;
+    }
+    name = apr_pstrmemdup(pool, name, len);
+    if (!acct_dns_name_valid(name, 0)) {
+        *reason = R_NAME_SYNTAX;
+        return NULL;
+    }
+    return name;
+}
+
+const char *acct_domain_key(apr_pool_t *pool, const char *name)
+{
+    char *key = apr_pstrdup(pool, name), *p;
+
+    for (p = key; *p; p++) {
+        if (*p >= 'A' && *p <= 'Z') {
+            *p = (char)(*p - 'A' + 'a');
+        }
+    }
+    return key;
+}
+
+void acct_domain_init(acct_domain *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->status = "active";
+    d->description = "";
+    d->group = "";
+    d->master_ips = "[]";
+    d->axfr_ips = "[]";
+}
+
+static apr_int64_t column_i64(const acct_rows *rows, int i, const char *col)
+{
+    apr_int64_t v = 0;
+
+    acct_parse_i64(acct_rows_get(rows, i, col), &v);
+    return v;
+}
+
+static const char *column_text(const acct_rows *rows, int i, const char *col,
+                               const char *unset)
+{
+    const char *v = acct_rows_get(rows, i, col);
+
+    return v ? v : unset;
+}
+
+void acct_domain_from_row(const acct_rows *rows, int i, acct_domain *d)
+{
+    json_t *masters;
+
+    acct_domain_init(d);
+    d->domain = acct_rows_get(rows, i, "domain");
+    d->type = acct_rows_get(rows, i, "type");
+    d->status = column_text(rows, i, "status", "active");
+    d->description = column_text(rows, i, "description", "");
+    d->group = column_text(rows, i, "group_name", "");
+    d->soa_email = acct_rows_get(rows, i, "soa_email");
+    d->master_ips = column_text(rows, i, "master_ips", "[]");
+    d->axfr_ips = column_text(rows, i, "axfr_ips", "[]");
+    masters = acct_json_parse_column(d->master_ips);
+    d->master_count = json_is_array(masters) ? (int)json_array_size(masters)
+                                             : 0;
+    json_decref(masters);
+    d->expire_sec = column_i64(rows, i, "expire_sec");
+    d->refresh_sec = column_i64(rows, i, "refresh_sec");
+    d->retry_sec = column_i64(rows, i, "retry_sec");
+    d->ttl_sec = column_i64(rows, i, "ttl_sec");
+}
+
+static json_t *body_field(acct_req *req, const char *field)
+{
+    return req->body ? json_object_get(req->body, field) : NULL;
+}
+
+static void refuse(acct_req *req, acct_resp *resp, acct_domain *d,
+                   unsigned bit, const char *field, const char *reason)
+{
+    acct_resp_invalid(resp, req->pool, field, reason);
+    d->invalid |= bit;
+}
+
+void acct_domain_read_name(acct_req *req, acct_resp *resp, acct_domain *d)
+{
+    json_t *v = body_field(req, "domain");
+    const char *reason = NULL, *name;
+
+    if (!v) {
+        return;
+    }
+    if (!json_is_string(v)
+        || strlen(json_string_value(v)) != json_string_length(v)) {
+        refuse(req, resp, d, ACCT_DOMAIN_F_DOMAIN, "domain",
+               "domain must be a string");
+        return;
+    }
+    name = acct_domain_name(req->pool, json_string_value(v), &reason);
+    if (!name) {
+        refuse(req, resp, d, ACCT_DOMAIN_F_DOMAIN, "domain", reason);
+        return;
+    }
+    d->domain = name;
+}
+
+/* description and group: "" or null clear, else min..max characters. */
+static void read_display(acct_req *req, acct_resp *resp, const char *field,
+                         size_t max, const char **out)
+{
+    json_t *v = body_field(req, field);
+
+    if (v && (json_is_null(v)
+              || (json_is_string(v) && json_string_length(v) == 0))) {
+        *out = "";
+        return;
+    }
+    acct_body_string(req, resp, field, 1, max, 0, out);
+}
+
+static void read_soa_email(acct_req *req, acct_resp *resp, acct_domain *d)
+{
+    json_t *v = body_field(req, "soa_email");
+    const char *email = NULL;
+
+    if (v && (json_is_null(v)
+              || (json_is_string(v) && json_string_length(v) == 0))) {
+        d->soa_email = NULL;
+        return;
+    }
+    switch (acct_body_string(req, resp, "soa_email", 1, 254, 0, &email)) {
+    case ACCT_FIELD_SET:
+        if (acct_email_valid(email)) {
+            d->soa_email = email;
+            return;
+        }
+        refuse(req, resp, d, ACCT_DOMAIN_F_SOA_EMAIL, "soa_email",
+               "soa_email must be a valid e-mail address");
+        return;
+    case ACCT_FIELD_BAD:
+        d->invalid |= ACCT_DOMAIN_F_SOA_EMAIL;
+        return;
+    default:
+        return;
+    }
+}
+
+/*
+ * An array of IPv4/IPv6 addresses, stored canonical as JSON array text;
+ * null reads as [].  Each bad entry is named ("master_ips[2]").  Returns
+ * the number of entries, or -1 after adding an error.
+ */
+static int read_ips(acct_req *req, acct_resp *resp, const char *field,
+                    const char **out)
+{
+    json_t *v = body_field(req, field), *item, *list;
+    size_t i, joined = 0;
+    int bad = 0;
+
+    if (!v) {
+        return 0;
+    }
+    if (json_is_null(v)) {
+        *out = "[]";
+        return 0;
+    }
+    if (!json_is_array(v)) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "%s must be an array of IP "
+                                       "addresses", field));
+        return -1;
+    }
+    list = acct_json_own(req->pool, json_array());
+    json_array_foreach(v, i, item) {
+        const char *ip = json_is_string(item)
+                         ? acct_ip_canonical(req->pool, json_string_value(item))
+                         : NULL;
+
+        if (!ip) {
+            acct_resp_invalid(resp, req->pool,
+                              apr_psprintf(req->pool, "%s[%lu]", field,
+                                           (unsigned long)i),
+                              "Must be an IPv4 or IPv6 address");
+            bad = 1;
+            continue;
+        }
+        joined += strlen(ip) + (i > 0);
+        json_array_append_new(list, json_string(ip));
+    }
+    if (bad) {
+        return -1;
+    }
+    if (joined > ACCT_DOMAIN_IPS_MAX) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "The addresses of %s may "
+                                       "total at most %d characters", field,
+                                       ACCT_DOMAIN_IPS_MAX));
+        return -1;
+    }
+    *out = acct_json_dump(req->pool, list, NULL);
+    return (int)json_array_size(list);
+}
+
+static void read_seconds(acct_req *req, acct_resp *resp, const char *field,
+                         apr_int64_t *out)
+{
+    json_t *v = body_field(req, field);
+
+    if (!v) {
+        return;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "%s must be a whole number "
+                                       "of seconds, 0 or more", field));
+        return;
+    }
+    *out = acct_dns_round_domain_seconds((apr_int64_t)json_integer_value(v));
+}
+
+void acct_domain_read_body(acct_req *req, acct_resp *resp, acct_domain *d)
+{
+    int n;
+
+    acct_domain_read_name(req, resp, d);
+    if (acct_body_enum(req, resp, "type", domain_types, &d->type)
+        == ACCT_FIELD_BAD) {
+        d->invalid |= ACCT_DOMAIN_F_TYPE;
+    }
+    acct_body_enum(req, resp, "status", domain_statuses, &d->status);
+    read_display(req, resp, "description", ACCT_DOMAIN_DESCRIPTION_MAX,
+                 &d->description);
+    read_display(req, resp, "group", ACCT_DOMAIN_GROUP_MAX, &d->group);
+    read_soa_email(req, resp, d);
+    n = read_ips(req, resp, "master_ips", &d->master_ips);
+    if (n < 0) {
+        d->invalid |= ACCT_DOMAIN_F_MASTER_IPS;
+    }
+    else if (body_field(req, "master_ips")) {
+        d->master_count = n;
+    }
+    read_ips(req, resp, "axfr_ips", &d->axfr_ips);
+    read_seconds(req, resp, "expire_sec", &d->expire_sec);
+    read_seconds(req, resp, "refresh_sec", &d->refresh_sec);
+    read_seconds(req, resp, "retry_sec", &d->retry_sec);
+    read_seconds(req, resp, "ttl_sec", &d->ttl_sec);
+    acct_tags_read_body(req, resp, "tags", &d->tags);
+}
+
+void acct_domain_check(acct_req *req, acct_resp *resp, const acct_domain *d)
+{
+    if (!d->domain && !(d->invalid & ACCT_DOMAIN_F_DOMAIN)) {
+        acct_resp_invalid(resp, req->pool, "domain", "domain is required");
+    }
+    if (!d->type) {
+        if (!(d->invalid & ACCT_DOMAIN_F_TYPE)) {
+            acct_resp_invalid(resp, req->pool, "type", "type is required");
+        }
+        return;
+    }
+    if (strcmp(d->type, "master") == 0 && !d->soa_email
+        && !(d->invalid & ACCT_DOMAIN_F_SOA_EMAIL)) {
+        acct_resp_invalid(resp, req->pool, "soa_email",
+                          "soa_email is required for a master domain");
+    }
+    if (strcmp(d->type, "slave") == 0 && d->master_count == 0
+        && !(d->invalid & ACCT_DOMAIN_F_MASTER_IPS)) {
+        acct_resp_invalid(resp, req->pool, "master_ips",
+                          "A slave domain needs at least one master_ips "
+                          "address");
+    }
+}
+
+static int answer_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
+{
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return -1;
+    }
+    return 0;
+}
+
+static acct_store_rc lock_name(acct_store *st, apr_pool_t *pool,
+                               const char *key)
+{
+    acct_rows *rows = NULL;
+
+    if (acct_store_dialect(st) != ACCT_DIALECT_PGSQL) {
+        return ACCT_STORE_OK;
+    }
+    return acct_store_select(st, pool, &q_name_lock, &rows, 1, &key);
+}
+
+/* The settings columns shared by insert and update, in statement order. */
+static void settings_args(apr_pool_t *pool, const acct_domain *d,
+                          const char *key, const char **args)
+{
+    args[0] = d->domain;
+    args[1] = key;
+    args[2] = d->type;
+    args[3] = d->status;
+    args[4] = d->description;
+    args[5] = d->group;
+    args[6] = d->soa_email;
+    args[7] = d->master_ips;
+    args[8] = d->axfr_ips;
+    args[9] = acct_i64(pool, d->expire_sec);
+    args[10] = acct_i64(pool, d->refresh_sec);
+    args[11] = acct_i64(pool, d->retry_sec);
+    args[12] = acct_i64(pool, d->ttl_sec);
+}
+
+/* Tags (when given) and the serial: what every stored change ends with. */
+static acct_store_rc finish_change(acct_req *req, acct_store *st,
+                                   const acct_domain *d, apr_int64_t id)
+{
+    acct_store_rc rc = ACCT_STORE_OK;
+
+    if (d->tags) {
+        rc = acct_tags_set(st, req->pool, req->who->account_id,
+                           ACCT_ENTITY_DOMAIN, id, d->tags, req->now);
+    }
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_dns_touch(st, req->pool, id, req->now);
+    }
+    return rc;
+}
+
+int acct_domain_create(acct_req *req, acct_resp *resp, const acct_domain *d,
+                       apr_int64_t *id)
+{
+    const char *args[16], *key = acct_domain_key(req->pool, d->domain);
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+
+    if (rc == ACCT_STORE_OK) {
+        rc = lock_name(st, req->pool, key);
+    }
+    if (rc == ACCT_STORE_OK) {
+        args[0] = acct_i64(req->pool, req->who->account_id);
+        settings_args(req->pool, d, key, args + 1);
+        args[14] = args[15] = acct_i64(req->pool, req->now);
+        rc = acct_store_select(st, req->pool, &q_domain_insert, &rows, 16,
+                               args);
+    }
+    if (answer_store(req, resp, rc) != 0) {
+        return -1;
+    }
+    if (rows->nrows == 0) {
+        acct_resp_invalid(resp, req->pool, "domain", ACCT_DOMAIN_R_TAKEN);
+        return -1;
+    }
+    if (acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0) {
+        return answer_store(req, resp, ACCT_STORE_FAILED);
+    }
+    rc = acct_grant_creator(req, ACCT_ENTITY_DOMAIN, *id);
+    if (rc == ACCT_STORE_OK) {
+        rc = finish_change(req, st, d, *id);
+    }
+    return answer_store(req, resp, rc);
+}
+
+int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
+                       const acct_domain *d)
+{
+    const char *args[16], *key = acct_domain_key(req->pool, d->domain);
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+    int affected = 0;
+
+    if (rc == ACCT_STORE_OK) {
+        rc = lock_name(st, req->pool, key);
+    }
+    if (rc == ACCT_STORE_OK) {
+        settings_args(req->pool, d, key, args);
+        args[13] = acct_i64(req->pool, id);
+        args[14] = key;
+        args[15] = args[13];
+        rc = acct_store_exec(st, req->pool, &q_domain_update, &affected, 16,
+                             args);
+    }
+    if (answer_store(req, resp, rc) != 0) {
+        return -1;
+    }
+    if (affected == 0) {
+        acct_resp_invalid(resp, req->pool, "domain", ACCT_DOMAIN_R_TAKEN);
+        return -1;
+    }
+    return answer_store(req, resp, finish_change(req, st, d, id));
+}
+
+/* A JSON array column; anything else (never stored) renders as []. */
+static json_t *array_column(const char *text)
+{
+    json_t *j = acct_json_parse_column(text);
+
+    if (json_is_array(j)) {
+        return j;
+    }
+    json_decref(j);
+    return json_array();
+}
+
+static json_t *domain_tags(acct_req *req, const acct_rows *rows, int i)
+{
+    acct_store *st = NULL;
+    apr_int64_t id = 0;
+    json_t *tags = NULL;
+
+    if (acct_rows_col(rows, "tags") >= 0) {
+        return acct_tags_from_column(req->pool, acct_rows_get(rows, i, "tags"));
+    }
+    if (acct_parse_i64(acct_rows_get(rows, i, "id"), &id) != 0
+        || acct_req_store(req, &st) != ACCT_STORE_OK
+        || acct_tags_get(st, req->pool, ACCT_ENTITY_DOMAIN, id, &tags)
+           != ACCT_STORE_OK) {
+        return NULL;
+    }
+    return tags;
+}
+
+static json_t *str_column(const acct_rows *rows, int i, const char *col)
+{
+    return acct_json_str(acct_rows_get(rows, i, col));
+}
+
+json_t *acct_domain_render(acct_req *req, const acct_rows *rows, int i)
+{
+    static const char *const seconds[] = {
+        "expire_sec", "refresh_sec", "retry_sec", "ttl_sec", NULL
+    };
+    const char *const *k;
+    json_t *o, *tags = domain_tags(req, rows, i);
+
+    if (!tags) {
+        return NULL;
+    }
+    o = json_object();
+    json_object_set_new(o, "id", acct_json_int(acct_rows_get(rows, i, "id")));
+    json_object_set_new(o, "domain", str_column(rows, i, "domain"));
+    json_object_set_new(o, "type", str_column(rows, i, "type"));
+    json_object_set_new(o, "status", str_column(rows, i, "status"));
+    json_object_set_new(o, "description",
+                        json_string(column_text(rows, i, "description", "")));
+    json_object_set_new(o, "group",
+                        json_string(column_text(rows, i, "group_name", "")));
+    json_object_set_new(o, "soa_email", str_column(rows, i, "soa_email"));
+    json_object_set_new(o, "master_ips",
+                        array_column(acct_rows_get(rows, i, "master_ips")));
+    json_object_set_new(o, "axfr_ips",
+                        array_column(acct_rows_get(rows, i, "axfr_ips")));
+    json_object_set_new(o, "tags", tags);
+    for (k = seconds; *k; k++) {
+        json_object_set_new(o, *k, acct_json_int(acct_rows_get(rows, i, *k)));
+    }
+    json_object_set_new(o, "created",
+                        acct_json_time(req->pool,
+                                       acct_rows_get(rows, i, "created")));
+    json_object_set_new(o, "updated",
+                        acct_json_time(req->pool,
+                                       acct_rows_get(rows, i, "updated")));
+    return o;
+}
+
+void acct_domain_respond(acct_req *req, acct_resp *resp, apr_int64_t id)
+{
+    const char *arg = acct_i64(req->pool, id);
+    acct_rows *rows = acct_req_row(req, resp, &q_domain_by_id, 1, &arg);
+    json_t *o;
+
+    if (!rows) {
+        return;
+    }
+    o = acct_domain_render(req, rows, 0);
+    if (!o) {
+        acct_resp_store_error(resp, req->pool, ACCT_STORE_FAILED);
+        return;
+    }
+    acct_resp_ok(resp, req->pool, o);
+}

@@ -1,0 +1,1041 @@
+#include "acct_record.h"
+#include "acct_body.h"
+#include "acct_dns.h"
+#include "acct_json.h"
+
+#include <apr_strings.h>
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+/* The A/AAAA target that stands for the caller's own address (rule 1). */
+#define REMOTE_ADDR "[remote_addr]"
+
+static const char *const record_types[] = {
+    "A", "AAAA", "NS", "MX", "CNAME", "TXT", "SRV", "PTR", "CAA", NULL
+};
+
+static const char *const caa_tags[] = {"issue", "issuewild", "iodef", NULL};
+
+/* The optional fields that belong to some types only, and to which. */
+static const struct {
+    unsigned bit;
+    const char *field;
+    const char *owners;
+} typed_fields[] = {
+    {ACCT_RECORD_PRIORITY, "priority", "MX and SRV records"},
+    {ACCT_RECORD_WEIGHT, "weight", "SRV records"},
+    {ACCT_RECORD_PORT, "port", "SRV records"},
+    {ACCT_RECORD_SERVICE, "service", "SRV records"},
+    {ACCT_RECORD_PROTOCOL, "protocol", "SRV records"},
+    {ACCT_RECORD_TAG, "tag", "CAA records"},
+};
+
+#define NTYPED (sizeof(typed_fields) / sizeof(typed_fields[0]))
+
+static int is_type(const acct_record *r, const char *type)
+{
+    return strcmp(r->type, type) == 0;
+}
+
+static int known_type(const char *type)
+{
+    const char *const *t;
+
+    for (t = record_types; type && *t; t++) {
+        if (strcmp(*t, type) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static unsigned fields_of_type(const acct_record *r)
+{
+    if (is_type(r, "MX")) {
+        return ACCT_RECORD_PRIORITY;
+    }
+    if (is_type(r, "SRV")) {
+        return ACCT_RECORD_PRIORITY | ACCT_RECORD_WEIGHT | ACCT_RECORD_PORT
+               | ACCT_RECORD_SERVICE | ACCT_RECORD_PROTOCOL;
+    }
+    if (is_type(r, "CAA")) {
+        return ACCT_RECORD_TAG;
+    }
+    return 0;
+}
+
+/* Does the field hold what a record shows when the field is unused? */
+static int field_unused(const acct_record *r, unsigned bit)
+{
+    switch (bit) {
+    case ACCT_RECORD_PRIORITY:
+        return r->priority == 0;
+    case ACCT_RECORD_WEIGHT:
+        return r->weight == 0;
+    case ACCT_RECORD_PORT:
+        return r->port == 0;
+    case ACCT_RECORD_SERVICE:
+        return r->service == NULL;
+    case ACCT_RECORD_PROTOCOL:
+        return r->protocol == NULL;
+    default:
+        return r->tag == NULL;
+    }
+}
+
+static size_t error_count(const acct_resp *resp)
+{
+    return resp->errors ? json_array_size(resp->errors) : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Syntax of names and values
+ * ------------------------------------------------------------------------ */
+
+static void skip_blanks(const char **p)
+{
+    while (**p == ' ' || **p == '\t') {
+        (*p)++;
+    }
+}
+
+/* [from, to) is one or more decimal digits. */
+static int all_digits(const char *from, const char *to)
+{
+    if (from >= to) {
+        return 0;
+    }
+    for (; from < to; from++) {
+        if (!isdigit((unsigned char)*from)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/*
+ * A fully qualified host name: host-name syntax, two labels at least, and
+ * a top-level label that is not all digits (192.0.2.1 is no host name).
+ */
+static int fqdn_valid(const char *name, unsigned flags)
+{
+    const char *last;
+
+    if (!acct_dns_name_valid(name, flags & ~(unsigned)ACCT_DNS_RELATIVE)) {
+        return 0;
+    }
+    last = strrchr(name, '.') + 1;
+    return !all_digits(last, last + strlen(last));
+}
+
+/*
+ * Rule 3's MX host names: the left-most label may be "*"; every other one
+ * is letters, digits and hyphens, starts with a letter, ends with a letter
+ * or digit and is under 64 characters.  At least `min_labels` labels.
+ */
+static int mx_host_valid(const char *name, int min_labels)
+{
+    const char *p = name, *start;
+    int labels = 0;
+
+    if (p[0] == '*' && (p[1] == '.' || p[1] == '\0')) {
+        labels++;
+        if (p[1] == '\0') {
+            return labels >= min_labels;
+        }
+        p += 2;
+    }
+    for (;;) {
+        start = p;
+        if (!isalpha((unsigned char)*p)) {
+            return 0;
+        }
+        while (isalnum((unsigned char)*p) || *p == '-') {
+            p++;
+        }
+        if (p - start > ACCT_DNS_LABEL_MAX || p[-1] == '-') {
+            return 0;
+        }
+        labels++;
+        if (*p == '\0') {
+            return labels >= min_labels;
+        }
+        if (*p != '.') {
+            return 0;
+        }
+        p++;
+    }
+}
+
+/*
+ * PTR names follow reverse-DNS conventions: host-name labels (digits in
+ * in-addr.arpa zones, hex nibbles in ip6.arpa ones) plus RFC 2317's
+ * classless delegation labels such as "0/26".
+ */
+static int ptr_name_valid(apr_pool_t *pool, const char *name)
+{
+    char *s = apr_pstrdup(pool, name), *label = s, *p, *slash;
+
+    for (p = s;; p++) {
+        if (*p != '.' && *p != '\0') {
+            continue;
+        }
+        slash = memchr(label, '/', (size_t)(p - label));
+        if (slash) {
+            if (!all_digits(label, slash) || !all_digits(slash + 1, p)) {
+                return 0;
+            }
+            *slash = '-';  /* digits-digits: a host-name label */
+        }
+        if (*p == '\0') {
+            break;
+        }
+        label = p + 1;
+    }
+    return acct_dns_name_valid(s, ACCT_DNS_WILDCARD | ACCT_DNS_RELATIVE);
+}
+
+/* Is `rel`, a non-empty relative name, valid for a record of r's type? */
+static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
+                             const char *rel)
+{
+    if (is_type(r, "NS")) {
+        return acct_dns_name_valid(rel, ACCT_DNS_RELATIVE);
+    }
+    if (is_type(r, "MX")) {
+        return mx_host_valid(rel, 1);
+    }
+    if (is_type(r, "CNAME") || is_type(r, "TXT")) {
+        return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
+                                        | ACCT_DNS_RELATIVE);
+    }
+    if (is_type(r, "PTR")) {
+        return ptr_name_valid(pool, rel);
+    }
+    return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_RELATIVE);
+}
+
+static const char *name_syntax_reason(const acct_record *r)
+{
+    if (is_type(r, "NS")) {
+        return "name must be a host name: labels of letters, digits and "
+               "hyphens (wildcard names are not supported for NS records)";
+    }
+    if (is_type(r, "MX")) {
+        return "name must be a mail subdomain: labels of letters, digits and "
+               "hyphens that start with a letter and end with a letter or "
+               "digit; the left-most label may be *";
+    }
+    if (is_type(r, "CNAME") || is_type(r, "TXT")) {
+        return "name must be a host name: labels of letters, digits, hyphens "
+               "and underscores; the left-most label may be *";
+    }
+    if (is_type(r, "PTR")) {
+        return "name must follow reverse-DNS conventions: labels of letters, "
+               "digits and hyphens (or classless labels such as 0/26)";
+    }
+    return "name must be a host name: labels of letters, digits and hyphens; "
+           "the left-most label may be *";
+}
+
+/* A CAA property's parameters (RFC 8659): tag=value, separated by ';'. */
+static int caa_parameters_valid(const char *p)
+{
+    const char *start;
+
+    skip_blanks(&p);
+    if (*p == '\0') {
+        return 1;
+    }
+    for (;;) {
+        start = p;
+        while (isalnum((unsigned char)*p) || *p == '-') {
+            p++;
+        }
+        if (p == start || !isalnum((unsigned char)*start) || p[-1] == '-') {
+            return 0;
+        }
+        skip_blanks(&p);
+        if (*p++ != '=') {
+            return 0;
+        }
+        skip_blanks(&p);
+        while (*p >= 0x21 && *p <= 0x7e && *p != ';') {
+            p++;
+        }
+        skip_blanks(&p);
+        if (*p == '\0') {
+            return 1;
+        }
+        if (*p++ != ';') {
+            return 0;
+        }
+        skip_blanks(&p);
+    }
+}
+
+/*
+ * issue / issuewild: a CA's domain, optionally followed by ';' and
+ * parameters.  NULL when valid, else the reason.
+ */
+static const char *caa_issuer_problem(apr_pool_t *pool, const char *value,
+                                      int wild)
+{
+    const char *semi = strchr(value, ';'), *from = value, *to, *domain;
+
+    to = semi ? semi : value + strlen(value);
+    skip_blanks(&from);
+    while (to > from && (to[-1] == ' ' || to[-1] == '\t')) {
+        to--;
+    }
+    domain = apr_pstrmemdup(pool, from, (size_t)(to - from));
+    if (wild && domain[0] == '*') {
+        return "target of an issuewild record must be a domain that does not "
+               "start with *";
+    }
+    if (!fqdn_valid(domain, 0)
+        || (semi && !caa_parameters_valid(semi + 1))) {
+        return "target must be a certificate authority's domain, such as "
+               "letsencrypt.org, optionally followed by ';' and key=value "
+               "parameters";
+    }
+    return NULL;
+}
+
+/* The part of an http(s) URL after "scheme://": host[:port][path]. */
+static int url_rest_valid(apr_pool_t *pool, const char *p)
+{
+    size_t n = strcspn(p, ":/?#");
+    apr_int64_t port = 0;
+    const char *digits;
+
+    if (!fqdn_valid(apr_pstrmemdup(pool, p, n), 0)) {
+        return 0;
+    }
+    p += n;
+    if (*p == ':') {
+        digits = ++p;
+        while (isdigit((unsigned char)*p)) {
+            p++;
+        }
+        if (p == digits || p - digits > 5
+            || acct_parse_i64(apr_pstrmemdup(pool, digits,
+                                             (size_t)(p - digits)), &port) != 0
+            || port < 1 || port > 65535) {
+            return 0;
+        }
+    }
+    for (; *p; p++) {
+        if (*p < 0x21 || *p > 0x7e) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* iodef: a domain, an http(s) URL on a domain, or mailto: an address. */
+static int caa_iodef_valid(apr_pool_t *pool, const char *value)
+{
+    if (strncasecmp(value, "mailto:", 7) == 0) {
+        return acct_email_valid(value + 7);
+    }
+    if (strncasecmp(value, "https://", 8) == 0) {
+        return url_rest_valid(pool, value + 8);
+    }
+    if (strncasecmp(value, "http://", 7) == 0) {
+        return url_rest_valid(pool, value + 7);
+    }
+    return fqdn_valid(value, 0);
+}
+
+/* Printable text: no C0 or C1 control characters, no DEL. */
+static int printable_text(const char *s)
+{
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f
+            || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The caller's IPv4 address (also when it reached us IPv4-mapped), or NULL. */
+static const char *caller_ipv4(const char *remote)
+{
+    struct in_addr a;
+
+    if (!remote) {
+        return NULL;
+    }
+    if (strncasecmp(remote, "::ffff:", 7) == 0
+        && inet_pton(AF_INET, remote + 7, &a) == 1) {
+        return remote + 7;
+    }
+    return inet_pton(AF_INET, remote, &a) == 1 ? remote : NULL;
+}
+
+/* The caller's IPv6 address (not an IPv4-mapped one), or NULL. */
+static const char *caller_ipv6(const char *remote)
+{
+    struct in6_addr a;
+
+    if (!remote || caller_ipv4(remote)
+        || inet_pton(AF_INET6, remote, &a) != 1) {
+        return NULL;
+    }
+    return remote;
+}
+
+/* The canonical text of an address of `family`, or NULL. */
+static const char *canonical_ip(apr_pool_t *pool, int family, const char *ip)
+{
+    unsigned char addr[sizeof(struct in6_addr)];
+    char text[INET6_ADDRSTRLEN];
+
+    if (inet_pton(family, ip, addr) != 1
+        || !inet_ntop(family, addr, text, sizeof(text))) {
+        return NULL;
+    }
+    return apr_pstrdup(pool, text);
+}
+
+static const char *strip_trailing_dot(apr_pool_t *pool, const char *s)
+{
+    size_t n = strlen(s);
+
+    return n > 0 && s[n - 1] == '.' ? apr_pstrmemdup(pool, s, n - 1) : s;
+}
+
+/* ------------------------------------------------------------------------
+ * The rules, field by field
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The name relative to the zone (DECISIONS "Record"): the domain itself or
+ * a name under it loses that suffix (apex ""); a trailing dot makes the
+ * name fully qualified, so it must lie in the zone.  NULL after the error.
+ */
+static const char *relative_name(apr_pool_t *pool, acct_resp *resp,
+                                 const char *name, const char *domain)
+{
+    size_t n, d = strlen(domain);
+    int fq;
+    char *s;
+
+    if (!name || !*name) {
+        return "";
+    }
+    if (strcmp(name, "@") == 0) {
+        acct_resp_invalid(resp, pool, "name",
+                          "@ is not a valid name: use an empty string for "
+                          "the domain itself");
+        return NULL;
+    }
+    n = strlen(name);
+    fq = name[n - 1] == '.';
+    n -= fq;
+    s = apr_pstrmemdup(pool, name, n);
+    if (n == d && strcasecmp(s, domain) == 0) {
+        return "";
+    }
+    if (n > d + 1 && s[n - d - 1] == '.'
+        && strcasecmp(s + n - d, domain) == 0) {
+        s[n - d - 1] = '\0';
+        return s;
+    }
+    if (fq) {
+        acct_resp_invalid(resp, pool, "name",
+                apr_psprintf(pool, "name %s is outside the domain %s", name,
+                             domain));
+        return NULL;
+    }
+    return s;
+}
+
+/* Fields given a value that their type does not use. */
+static void check_typed_fields(apr_pool_t *pool, acct_resp *resp,
+                               const acct_record *r, unsigned skip)
+{
+    unsigned own = fields_of_type(r);
+    size_t i;
+
+    for (i = 0; i < NTYPED; i++) {
+        unsigned bit = typed_fields[i].bit;
+
+        /* The unused value (0 or null) is what every view shows, so a
+         * client sending a record back as it read it is not refused. */
+        if (!(own & bit) && !(skip & bit) && !field_unused(r, bit)) {
+            acct_resp_invalid(resp, pool, typed_fields[i].field,
+                              apr_psprintf(pool, "%s is only valid for %s",
+                                           typed_fields[i].field,
+                                           typed_fields[i].owners));
+        }
+    }
+}
+
+/* The stored name of every type but SRV (whose name is derived). */
+static const char *record_name(apr_pool_t *pool, acct_resp *resp,
+                               const acct_record *r, const char *domain)
+{
+    const char *rel = relative_name(pool, resp, r->name, domain);
+
+    if (!rel) {
+        return NULL;
+    }
+    if (!*rel) {
+        if (is_type(r, "CNAME")) {
+            acct_resp_invalid(resp, pool, "name",
+                              "name is required for CNAME records: a CNAME "
+                              "cannot be at the domain itself");
+            return NULL;
+        }
+        return rel;
+    }
+    if (!name_syntax_valid(pool, r, rel)) {
+        acct_resp_invalid(resp, pool, "name", name_syntax_reason(r));
+        return NULL;
+    }
+    if (strlen(rel) + 1 + strlen(domain) > ACCT_DNS_NAME_MAX) {
+        acct_resp_invalid(resp, pool, "name",
+                          "name is too long: with the domain it exceeds 253 "
+                          "characters");
+        return NULL;
+    }
+    return rel;
+}
+
+/* A label of an SRV service or protocol, stored without its underscore. */
+static const char *srv_label(apr_pool_t *pool, acct_resp *resp,
+                             const char *field, const char *value)
+{
+    const char *v = value;
+
+    if (!v) {
+        acct_resp_invalid(resp, pool, field,
+                apr_psprintf(pool, "%s is required for SRV records", field));
+        return NULL;
+    }
+    if (*v == '_') {
+        v++;
+    }
+    if (strchr(v, '.') || !acct_dns_name_valid(v, ACCT_DNS_RELATIVE)) {
+        acct_resp_invalid(resp, pool, field,
+                apr_psprintf(pool, "%s must be one label of letters, digits "
+                             "and hyphens, with or without a leading "
+                             "underscore (such as %s)", field,
+                             strcmp(field, "service") == 0 ? "sip or _sip"
+                                                           : "tcp or _tcp"));
+        return NULL;
+    }
+    return apr_pstrdup(pool, v);
+}
+
+/* SRV: service, protocol and the numbers are required; the name derives. */
+static void srv_fields(apr_pool_t *pool, acct_resp *resp, acct_record *out,
+                       unsigned skip, const char *domain)
+{
+    static const struct {
+        unsigned bit;
+        const char *field;
+    } numbers[] = {
+        {ACCT_RECORD_PRIORITY, "priority"},
+        {ACCT_RECORD_WEIGHT, "weight"},
+        {ACCT_RECORD_PORT, "port"},
+    };
+    const char *service = NULL, *protocol = NULL;
+    size_t i;
+
+    if (!(skip & ACCT_RECORD_SERVICE)) {
+        service = srv_label(pool, resp, "service", out->service);
+    }
+    if (!(skip & ACCT_RECORD_PROTOCOL)) {
+        protocol = srv_label(pool, resp, "protocol", out->protocol);
+    }
+    for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+        if (!(skip & numbers[i].bit) && !(out->set & numbers[i].bit)) {
+            acct_resp_invalid(resp, pool, numbers[i].field,
+                    apr_psprintf(pool, "%s is required for SRV records",
+                                 numbers[i].field));
+        }
+    }
+    if (!service || !protocol) {
+        return;
+    }
+    /* The contract leaves an SRV name unused: whatever was given, the name
+     * is the one the service and protocol make. */
+    out->service = service;
+    out->protocol = protocol;
+    out->name = apr_pstrcat(pool, "_", service, "._", protocol, NULL);
+    if (strlen(out->name) + 1 + strlen(domain) > ACCT_DNS_NAME_MAX) {
+        acct_resp_invalid(resp, pool, "service",
+                          "service and protocol are too long: with the "
+                          "domain the name exceeds 253 characters");
+    }
+}
+
+static const char *target_a(apr_pool_t *pool, acct_resp *resp, const char *t,
+                            const acct_record_zone *zone)
+{
+    const char *ip = t, *text;
+
+    if (strcmp(t, REMOTE_ADDR) == 0) {
+        ip = caller_ipv4(zone->remote_addr);
+        if (!ip) {
+            acct_resp_invalid(resp, pool, "target",
+                              REMOTE_ADDR " stands for the IPv4 address of "
+                              "your request, and this request did not come "
+                              "from one");
+            return NULL;
+        }
+    }
+    text = canonical_ip(pool, AF_INET, ip);
+    if (!text) {
+        acct_resp_invalid(resp, pool, "target",
+                          "target must be an IPv4 address, such as "
+                          "192.0.2.10, or " REMOTE_ADDR);
+    }
+    return text;
+}
+
+static const char *target_aaaa(apr_pool_t *pool, acct_resp *resp,
+                               const char *t, const acct_record_zone *zone)
+{
+    const char *ip = t, *text;
+
+    if (strcmp(t, REMOTE_ADDR) == 0) {
+        ip = caller_ipv6(zone->remote_addr);
+        if (!ip) {
+            acct_resp_invalid(resp, pool, "target",
+                              REMOTE_ADDR " stands for the address of your "
+                              "request, and an AAAA record needs an IPv6 "
+                              "one");
+            return NULL;
+        }
+    }
+    text = canonical_ip(pool, AF_INET6, ip);
+    if (!text) {
+        acct_resp_invalid(resp, pool, "target",
+                          "target must be an IPv6 address, such as "
+                          "2001:db8::10");
+    }
+    return text;
+}
+
+/* NS, CNAME, PTR: a fully qualified host name; a trailing dot is accepted. */
+static const char *target_host(apr_pool_t *pool, acct_resp *resp,
+                               const acct_record *r, const char *t)
+{
+    unsigned flags = is_type(r, "CNAME") ? ACCT_DNS_UNDERSCORE : 0;
+    const char *host = strip_trailing_dot(pool, t);
+
+    if (!fqdn_valid(host, flags)) {
+        acct_resp_invalid(resp, pool, "target",
+                          is_type(r, "NS")
+                          ? "target must be a name server's fully qualified "
+                            "host name, such as ns1.example.net"
+                          : is_type(r, "CNAME")
+                          ? "target must be a fully qualified domain name, "
+                            "such as www.example.net"
+                          : "target must be a fully qualified host name, "
+                            "such as host.example.net");
+        return NULL;
+    }
+    return host;
+}
+
+static const char *target_mx(apr_pool_t *pool, acct_resp *resp, const char *t)
+{
+    const char *host = strip_trailing_dot(pool, t);
+
+    if (strlen(host) >= 254) {
+        acct_resp_invalid(resp, pool, "target",
+                          "target must be fewer than 254 characters");
+        return NULL;
+    }
+    if (!mx_host_valid(host, 2)) {
+        acct_resp_invalid(resp, pool, "target",
+                          "target must be a mail server's domain name, such "
+                          "as mail.example.net: labels of letters, digits "
+                          "and hyphens that start with a letter and end with "
+                          "a letter or digit; the left-most label may be *");
+        return NULL;
+    }
+    return host;
+}
+
+/* A bare SRV target is a host of the domain; a dotted one stands as it is. */
+static const char *target_srv(apr_pool_t *pool, acct_resp *resp, const char *t,
+                              const char *domain)
+{
+    const char *host = strip_trailing_dot(pool, t);
+
+    if (host == t && !strchr(host, '.')
+        && acct_dns_name_valid(host, ACCT_DNS_RELATIVE)) {
+        host = apr_pstrcat(pool, host, ".", domain, NULL);
+    }
+    if (!fqdn_valid(host, 0)) {
+        acct_resp_invalid(resp, pool, "target",
+                          "target must be a host name: a bare name within "
+                          "the domain, such as sip, or a fully qualified "
+                          "one, such as sip.example.net");
+        return NULL;
+    }
+    return host;
+}
+
+static const char *target_caa(apr_pool_t *pool, acct_resp *resp,
+                              const char *t, const char *tag)
+{
+    const char *problem = NULL;
+
+    if (strcmp(tag, "iodef") == 0) {
+        if (!caa_iodef_valid(pool, t)) {
+            problem = "target of an iodef record must be a domain, an http:// "
+                      "or https:// URL, or a mailto: e-mail address";
+        }
+    }
+    else {
+        problem = caa_issuer_problem(pool, t, strcmp(tag, "issuewild") == 0);
+    }
+    if (problem) {
+        acct_resp_invalid(resp, pool, "target", problem);
+        return NULL;
+    }
+    return t;
+}
+
+/* CAA: the tag is required and decides the target's form. */
+static const char *caa_tag(apr_pool_t *pool, acct_resp *resp,
+                           const acct_record *r, unsigned skip)
+{
+    const char *const *t;
+
+    if (skip & ACCT_RECORD_TAG) {
+        return NULL;
+    }
+    if (!r->tag) {
+        acct_resp_invalid(resp, pool, "tag",
+                          "tag is required for CAA records");
+        return NULL;
+    }
+    for (t = caa_tags; *t; t++) {
+        if (strcmp(*t, r->tag) == 0) {
+            return *t;
+        }
+    }
+    acct_resp_invalid(resp, pool, "tag",
+                      "tag must be one of: issue, issuewild, iodef");
+    return NULL;
+}
+
+/*
+ * Null MX (rule 4): an empty target, only at the domain itself and only
+ * with priority 0.  1 when `out` is one (its target set), 0 when it is an
+ * ordinary MX, -1 after an error.
+ */
+static int null_mx(apr_pool_t *pool, acct_resp *resp, acct_record *out,
+                   unsigned skip)
+{
+    if (!out->target || *out->target) {
+        return 0;
+    }
+    if (!(skip & ACCT_RECORD_NAME) && out->name && *out->name) {
+        acct_resp_invalid(resp, pool, "target",
+                          "target is required: only a Null MX record, at the "
+                          "domain itself (name \"\"), has an empty target");
+        return -1;
+    }
+    if (!(skip & ACCT_RECORD_PRIORITY) && out->priority != 0) {
+        acct_resp_invalid(resp, pool, "priority",
+                          "priority must be 0 for a Null MX record");
+        return -1;
+    }
+    return 1;
+}
+
+static const char *record_target(apr_pool_t *pool, acct_resp *resp,
+                                 const acct_record *r, const char *tag,
+                                 const acct_record_zone *zone)
+{
+    const char *t = r->target;
+
+    if (!t || !*t) {
+        acct_resp_invalid(resp, pool, "target", "target is required");
+        return NULL;
+    }
+    if (is_type(r, "A")) {
+        return target_a(pool, resp, t, zone);
+    }
+    if (is_type(r, "AAAA")) {
+        return target_aaaa(pool, resp, t, zone);
+    }
+    if (is_type(r, "MX")) {
+        return target_mx(pool, resp, t);
+    }
+    if (is_type(r, "SRV")) {
+        return target_srv(pool, resp, t, zone->domain);
+    }
+    if (is_type(r, "CAA")) {
+        return tag ? target_caa(pool, resp, t, tag) : NULL;
+    }
+    if (is_type(r, "TXT")) {
+        if (!printable_text(t)) {
+            acct_resp_invalid(resp, pool, "target",
+                              "target must be printable text: control "
+                              "characters are not allowed");
+            return NULL;
+        }
+        /* Each 255-byte string adds a length byte to the 65535-byte RDATA:
+         * a longer value could be stored but no nameserver could load the
+         * zone (named-checkzone: "ran out of space"). */
+        if (strlen(t) > ACCT_RECORD_TXT_BYTES_MAX) {
+            acct_resp_invalid(resp, pool, "target",
+                              apr_psprintf(pool, "target is too long for DNS: "
+                                           "at most %d bytes",
+                                           ACCT_RECORD_TXT_BYTES_MAX));
+            return NULL;
+        }
+        return t;
+    }
+    return target_host(pool, resp, r, t);
+}
+
+int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
+                          const acct_record *in, unsigned skip,
+                          const acct_record_zone *zone, acct_record *out)
+{
+    size_t before = error_count(resp);
+    const char *tag = NULL;
+    int is_null_mx = 0;
+
+    *out = *in;
+    if (!known_type(in->type)) {
+        if (!(skip & ACCT_RECORD_TYPE)) {
+            acct_resp_invalid(resp, pool, "type", in->type
+                    ? "type must be one of: A, AAAA, NS, MX, CNAME, TXT, SRV, "
+                      "PTR, CAA"
+                    : "type is required");
+        }
+        return -1;
+    }
+    check_typed_fields(pool, resp, in, skip);
+    if (is_type(in, "SRV")) {
+        srv_fields(pool, resp, out, skip, zone->domain);
+    }
+    else if (!(skip & ACCT_RECORD_NAME)) {
+        out->name = record_name(pool, resp, in, zone->domain);
+    }
+    if (is_type(in, "CAA")) {
+        tag = caa_tag(pool, resp, in, skip);
+    }
+    if (is_type(in, "MX")) {
+        is_null_mx = null_mx(pool, resp, out, skip);
+    }
+    if (!(skip & ACCT_RECORD_TARGET) && is_null_mx == 0) {
+        out->target = record_target(pool, resp, in, tag, zone);
+    }
+    out->ttl_sec = acct_dns_round_record_ttl(in->ttl_sec);
+    return error_count(resp) > before ? -1 : 0;
+}
+
+int acct_record_is_null_mx(const acct_record *r)
+{
+    return strcmp(r->type, "MX") == 0 && r->name && !*r->name && r->target
+           && !*r->target;
+}
+
+/* ------------------------------------------------------------------------
+ * The request body
+ * ------------------------------------------------------------------------ */
+
+/* An integer field of 0..max; sets `bit` in *set when present and valid. */
+static void read_number(acct_req *req, acct_resp *resp, const char *field,
+                        apr_int64_t max, unsigned bit, apr_int64_t *out,
+                        unsigned *set, unsigned *bad)
+{
+    json_t *v = json_object_get(req->body, field);
+
+    if (!v) {
+        return;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0
+        || json_integer_value(v) > max) {
+        acct_resp_invalid(resp, req->pool, field, max == APR_INT64_MAX
+                ? apr_psprintf(req->pool, "%s must be a whole number of "
+                               "seconds, 0 or more", field)
+                : apr_psprintf(req->pool, "%s must be an integer from 0 to %"
+                               APR_INT64_T_FMT, field, max));
+        *bad |= bit;
+        return;
+    }
+    *out = json_integer_value(v);
+    *set |= bit;
+}
+
+/* A string field; JSON null clears it where `nullable`. */
+static void read_text(acct_req *req, acct_resp *resp, const char *field,
+                      size_t max, int nullable, unsigned bit,
+                      const char **out, unsigned *bad)
+{
+    const char *s = NULL;
+
+    switch (acct_body_string(req, resp, field, 0, max, nullable, &s)) {
+    case ACCT_FIELD_SET:
+        *out = s;
+        break;
+    case ACCT_FIELD_NULL:
+        *out = NULL;
+        break;
+    case ACCT_FIELD_BAD:
+        *bad |= bit;
+        break;
+    default:
+        break;
+    }
+}
+
+/*
+ * The type: required on create; on update it cannot change, though a body
+ * may repeat it (clients send a record back with its type, as read).
+ */
+static void read_type(acct_req *req, acct_resp *resp,
+                      const acct_record *current, acct_record *r,
+                      unsigned *bad)
+{
+    json_t *v = json_object_get(req->body, "type");
+
+    if (current) {
+        if (v && !(json_is_string(v)
+                   && strcmp(json_string_value(v), current->type) == 0)) {
+            acct_resp_invalid(resp, req->pool, "type",
+                              "type cannot be changed: delete the record and "
+                              "create one of the new type");
+            *bad |= ACCT_RECORD_TYPE;
+        }
+        return;
+    }
+    r->type = NULL;
+    if (!v) {
+        acct_body_require(req, resp, "type", ACCT_FIELD_ABSENT);
+        *bad |= ACCT_RECORD_TYPE;
+    }
+    else if (acct_body_enum(req, resp, "type", record_types, &r->type)
+             != ACCT_FIELD_SET) {
+        *bad |= ACCT_RECORD_TYPE;
+    }
+}
+
+int acct_record_read(acct_req *req, acct_resp *resp,
+                     const acct_record *current, const acct_record_zone *zone,
+                     acct_record *out)
+{
+    static const char *const allowed[] = {
+        "type", "name", "target", "priority", "weight", "port", "service",
+        "protocol", "ttl_sec", "tag", NULL
+    };
+    size_t before = error_count(resp);
+    unsigned bad = 0;
+    acct_record r;
+
+    memset(&r, 0, sizeof(r));
+    if (current) {
+        r = *current;
+        /* The stored name is relative: qualified, it normalises back to
+         * itself even when it happens to end in the domain's name. */
+        r.name = apr_pstrcat(req->pool, current->name,
+                             *current->name ? "." : "", zone->domain, ".",
+                             NULL);
+    }
+    acct_body_only(req, resp, allowed);
+    read_type(req, resp, current, &r, &bad);
+    read_text(req, resp, "name", ACCT_RECORD_NAME_MAX, 0, ACCT_RECORD_NAME,
+              &r.name, &bad);
+    read_text(req, resp, "target", ACCT_RECORD_TARGET_MAX, 0,
+              ACCT_RECORD_TARGET, &r.target, &bad);
+    read_number(req, resp, "priority", 255, ACCT_RECORD_PRIORITY, &r.priority,
+                &r.set, &bad);
+    read_number(req, resp, "weight", 65535, ACCT_RECORD_WEIGHT, &r.weight,
+                &r.set, &bad);
+    read_number(req, resp, "port", 65535, ACCT_RECORD_PORT, &r.port, &r.set,
+                &bad);
+    read_text(req, resp, "service", ACCT_RECORD_NAME_MAX, 1,
+              ACCT_RECORD_SERVICE, &r.service, &bad);
+    read_text(req, resp, "protocol", ACCT_RECORD_NAME_MAX, 1,
+              ACCT_RECORD_PROTOCOL, &r.protocol, &bad);
+    read_number(req, resp, "ttl_sec", APR_INT64_MAX, ACCT_RECORD_TTL,
+                &r.ttl_sec, &r.set, &bad);
+    read_text(req, resp, "tag", ACCT_RECORD_NAME_MAX, 1, ACCT_RECORD_TAG,
+              &r.tag, &bad);
+    if (acct_record_normalise(req->pool, resp, &r, bad, zone, out) != 0) {
+        return -1;
+    }
+    return error_count(resp) > before ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Rows
+ * ------------------------------------------------------------------------ */
+
+static apr_int64_t row_number(const acct_rows *rows, int i, const char *col)
+{
+    apr_int64_t v = 0;
+    const char *s = acct_rows_get(rows, i, col);
+
+    if (!s || acct_parse_i64(s, &v) != 0) {
+        return 0;
+    }
+    return v;
+}
+
+void acct_record_from_row(const acct_rows *rows, int i, acct_record *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->type = acct_rows_get(rows, i, "type");
+    out->name = acct_rows_get(rows, i, "name");
+    out->target = acct_rows_get(rows, i, "target");
+    out->priority = row_number(rows, i, "priority");
+    out->weight = row_number(rows, i, "weight");
+    out->port = row_number(rows, i, "port");
+    out->ttl_sec = row_number(rows, i, "ttl_sec");
+    out->service = acct_rows_get(rows, i, "service");
+    out->protocol = acct_rows_get(rows, i, "protocol");
+    out->tag = acct_rows_get(rows, i, "tag");
+    out->set = ACCT_RECORD_PRIORITY | ACCT_RECORD_WEIGHT | ACCT_RECORD_PORT;
+    if (!out->name) {
+        out->name = "";
+    }
+    if (!out->target) {
+        out->target = "";
+    }
+}
+
+json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i)
+{
+    /* The Record object of DECISIONS.md, keys in its order. */
+    static const struct {
+        const char *key;
+        enum { TEXT, NUMBER, TIME } kind;
+    } keys[] = {
+        {"id", NUMBER}, {"type", TEXT}, {"name", TEXT}, {"target", TEXT},
+        {"priority", NUMBER}, {"weight", NUMBER}, {"port", NUMBER},
+        {"service", TEXT}, {"protocol", TEXT}, {"ttl_sec", NUMBER},
+        {"tag", TEXT}, {"created", TIME}, {"updated", TIME},
+    };
+    json_t *o = json_object();
+    size_t k;
+
+    for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        const char *v = acct_rows_get(rows, i, keys[k].key);
+
+        json_object_set_new(o, keys[k].key,
+                            keys[k].kind == TEXT ? acct_json_str(v)
+                            : keys[k].kind == NUMBER ? acct_json_int(v)
+                            : acct_json_time(pool, v));
+    }
+    return o;
+}

@@ -1,0 +1,237 @@
+#include "acct_tags.h"
+#include "acct_json.h"
+
+#include <apr_strings.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The tag of a label, created on first use.  DO UPDATE (a no-op write)
+ * rather than DO NOTHING so that the id comes back in both cases, from one
+ * statement that a concurrent creator of the same label cannot race.
+ */
+static const acct_sql q_tag_ensure = ACCT_SQL("tag_ensure",
+    "INSERT INTO tags (account_id, label, created)"
+    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT))"
+    " ON CONFLICT (account_id, label) DO UPDATE SET label = excluded.label"
+    " RETURNING id");
+
+static const acct_sql q_tag_link = ACCT_SQL("tag_link",
+    "INSERT INTO tag_links (tag_id, entity_type, entity_id)"
+    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT))"
+    " ON CONFLICT DO NOTHING");
+
+static const acct_sql q_tag_unlink_all = ACCT_SQL("tag_unlink_all",
+    "DELETE FROM tag_links"
+    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_tag_copy = ACCT_SQL("tag_copy",
+    "INSERT INTO tag_links (tag_id, entity_type, entity_id)"
+    " SELECT tag_id, entity_type, CAST(%s AS BIGINT) FROM tag_links"
+    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)"
+    " ON CONFLICT DO NOTHING");
+
+static const acct_sql q_tag_labels = ACCT_SQL("tag_labels",
+    "SELECT t.label FROM tag_links tl JOIN tags t ON t.id = tl.tag_id"
+    " WHERE tl.entity_type = %s AND tl.entity_id = CAST(%s AS BIGINT)");
+
+static int label_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A new JSON array of `n` labels, sorted; `labels` is reordered. */
+static json_t *sorted_array(const char **labels, size_t n)
+{
+    json_t *out = json_array();
+    size_t i;
+
+    qsort(labels, n, sizeof(*labels), label_cmp);
+    for (i = 0; i < n; i++) {
+        json_array_append_new(out, json_string(labels[i]));
+    }
+    return out;
+}
+
+static int seen_before(const apr_array_header_t *labels, const char *label)
+{
+    int i;
+
+    for (i = 0; i < labels->nelts; i++) {
+        if (strcmp(APR_ARRAY_IDX(labels, i, const char *), label) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+acct_field_rc acct_tags_read_body(acct_req *req, acct_resp *resp,
+                                  const char *field,
+                                  apr_array_header_t **labels)
+{
+    json_t *v = req->body ? json_object_get(req->body, field) : NULL;
+    acct_field_rc rc = ACCT_FIELD_SET;
+    json_t *item;
+    size_t i;
+
+    if (!v) {
+        return ACCT_FIELD_ABSENT;
+    }
+    *labels = apr_array_make(req->pool, 4, sizeof(const char *));
+    if (json_is_null(v)) {
+        return ACCT_FIELD_SET;
+    }
+    if (!json_is_array(v)) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "%s must be an array of "
+                                       "tag labels", field));
+        return ACCT_FIELD_BAD;
+    }
+    json_array_foreach(v, i, item) {
+        const char *label = json_string_value(item);
+        size_t len = label ? acct_utf8_length(label) : 0;
+
+        if (!label || strlen(label) != json_string_length(item)
+            || len < ACCT_TAG_LABEL_MIN || len > ACCT_TAG_LABEL_MAX) {
+            acct_resp_invalid(resp, req->pool,
+                              apr_psprintf(req->pool, "%s[%lu]", field,
+                                           (unsigned long)i),
+                              apr_psprintf(req->pool, "A tag label must be a "
+                                           "string of %d-%d characters",
+                                           ACCT_TAG_LABEL_MIN,
+                                           ACCT_TAG_LABEL_MAX));
+            rc = ACCT_FIELD_BAD;
+        }
+        else if (!seen_before(*labels, label)) {
+            APR_ARRAY_PUSH(*labels, const char *) = apr_pstrdup(req->pool,
+                                                                label);
+        }
+    }
+    return rc;
+}
+
+static acct_store_rc link_label(acct_store *st, apr_pool_t *pool,
+                                const char *account, const char *label,
+                                const char *now, const char *entity_type,
+                                const char *id)
+{
+    const char *args[3];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = account;
+    args[1] = label;
+    args[2] = now;
+    rc = acct_store_select(st, pool, &q_tag_ensure, &rows, 3, args);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    if (rows->nrows != 1) {
+        return ACCT_STORE_FAILED;
+    }
+    args[0] = acct_rows_get(rows, 0, "id");
+    args[1] = entity_type;
+    args[2] = id;
+    return acct_store_exec(st, pool, &q_tag_link, NULL, 3, args);
+}
+
+acct_store_rc acct_tags_set(acct_store *st, apr_pool_t *pool,
+                            apr_int64_t account_id, const char *entity_type,
+                            apr_int64_t id, const apr_array_header_t *labels,
+                            apr_int64_t now)
+{
+    const char *account = acct_i64(pool, account_id);
+    const char *when = acct_i64(pool, now);
+    const char *entity = acct_i64(pool, id);
+    acct_store_rc rc = acct_tags_remove(st, pool, entity_type, id);
+    int i;
+
+    for (i = 0; rc == ACCT_STORE_OK && i < labels->nelts; i++) {
+        rc = link_label(st, pool, account,
+                        APR_ARRAY_IDX(labels, i, const char *), when,
+                        entity_type, entity);
+    }
+    return rc;
+}
+
+acct_store_rc acct_tags_copy(acct_store *st, apr_pool_t *pool,
+                             const char *entity_type, apr_int64_t from,
+                             apr_int64_t to)
+{
+    const char *args[3];
+
+    args[0] = acct_i64(pool, to);
+    args[1] = entity_type;
+    args[2] = acct_i64(pool, from);
+    return acct_store_exec(st, pool, &q_tag_copy, NULL, 3, args);
+}
+
+acct_store_rc acct_tags_get(acct_store *st, apr_pool_t *pool,
+                            const char *entity_type, apr_int64_t id,
+                            json_t **out)
+{
+    const char *args[2], **labels;
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+    int i;
+
+    args[0] = entity_type;
+    args[1] = acct_i64(pool, id);
+    rc = acct_store_select(st, pool, &q_tag_labels, &rows, 2, args);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    labels = apr_pcalloc(pool, sizeof(*labels) * (rows->nrows + 1));
+    for (i = 0; i < rows->nrows; i++) {
+        labels[i] = acct_rows_get(rows, i, "label");
+    }
+    *out = sorted_array(labels, (size_t)rows->nrows);
+    return ACCT_STORE_OK;
+}
+
+acct_store_rc acct_tags_remove(acct_store *st, apr_pool_t *pool,
+                               const char *entity_type, apr_int64_t id)
+{
+    const char *args[2];
+
+    args[0] = entity_type;
+    args[1] = acct_i64(pool, id);
+    return acct_store_exec(st, pool, &q_tag_unlink_all, NULL, 2, args);
+}
+
+const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
+                                 const char *entity_type,
+                                 const char *id_column)
+{
+    /* acct_tags_from_column sorts: the dialects' collations differ. */
+    const char *agg = dialect == ACCT_DIALECT_PGSQL
+                      ? "COALESCE(CAST(json_agg(t.label) AS TEXT), '[]')"
+                      : "json_group_array(t.label)";
+
+    return apr_psprintf(pool,
+        "(SELECT %s FROM tag_links tl JOIN tags t ON t.id = tl.tag_id"
+        " WHERE tl.entity_type = '%s' AND tl.entity_id = %s)",
+        agg, entity_type, id_column);
+}
+
+json_t *acct_tags_from_column(apr_pool_t *pool, const char *text)
+{
+    json_t *parsed = acct_json_parse_column(text), *item, *out;
+    const char **labels;
+    size_t i, n = 0;
+
+    if (!json_is_array(parsed)) {
+        json_decref(parsed);
+        return json_array();
+    }
+    labels = apr_pcalloc(pool, sizeof(*labels)
+                               * (json_array_size(parsed) + 1));
+    json_array_foreach(parsed, i, item) {
+        if (json_is_string(item)) {
+            labels[n++] = json_string_value(item);
+        }
+    }
+    out = sorted_array(labels, n);
+    json_decref(parsed);
+    return out;
+}

@@ -1,0 +1,66 @@
+/*
+ * The tag store: labels of an account (tags) and the entities that carry
+ * them (tag_links).  A tag comes into being the first time an entity of the
+ * account is given its label; labels are compared byte for byte.
+ */
+#ifndef ACCT_TAGS_H
+#define ACCT_TAGS_H
+
+#include <apr_tables.h>
+
+#include "acct_api.h"
+#include "acct_body.h"
+
+#define ACCT_TAG_LABEL_MIN 3
+#define ACCT_TAG_LABEL_MAX 50
+
+/*
+ * Reads body field `field` as an array of tag labels (3..50 characters
+ * each): *labels gets them in request order without repeats (a label given
+ * twice is one tag).  JSON null reads as an empty array.  Errors name the
+ * field or the element ("tags[2]"); ACCT_FIELD_BAD once any was added.
+ */
+acct_field_rc acct_tags_read_body(acct_req *req, acct_resp *resp,
+                                  const char *field,
+                                  apr_array_header_t **labels);
+
+/*
+ * Gives entity (`entity_type`, `id`) exactly the tags `labels` (const char *
+ * items), creating the tags of account `account_id` that do not exist yet.
+ */
+acct_store_rc acct_tags_set(acct_store *st, apr_pool_t *pool,
+                            apr_int64_t account_id, const char *entity_type,
+                            apr_int64_t id, const apr_array_header_t *labels,
+                            apr_int64_t now);
+
+/* Gives entity `to` the tags of entity `from` (both of `entity_type`). */
+acct_store_rc acct_tags_copy(acct_store *st, apr_pool_t *pool,
+                             const char *entity_type, apr_int64_t from,
+                             apr_int64_t to);
+
+/* The labels of an entity, as a new JSON array sorted byte-wise. */
+acct_store_rc acct_tags_get(acct_store *st, apr_pool_t *pool,
+                            const char *entity_type, apr_int64_t id,
+                            json_t **out);
+
+/* Takes every tag off an entity (the tags themselves stay in the account). */
+acct_store_rc acct_tags_remove(acct_store *st, apr_pool_t *pool,
+                               const char *entity_type, apr_int64_t id);
+
+/*
+ * A select-list expression giving the labels of the entity whose id is SQL
+ * expression `id_column` as JSON array text, for lists that render tags
+ * without a query per row.  `entity_type` is one of the ACCT_ENTITY_*
+ * constants, never user text.
+ */
+const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
+                                 const char *entity_type,
+                                 const char *id_column);
+
+/*
+ * JSON array text of labels (a column made by acct_tags_column_sql) as a
+ * new JSON array sorted byte-wise; NULL or unreadable text gives [].
+ */
+json_t *acct_tags_from_column(apr_pool_t *pool, const char *text);
+
+#endif
