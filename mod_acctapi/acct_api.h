@@ -36,6 +36,11 @@ typedef struct acct_settings {
     const unsigned char *seal_key;   /* AcctapiSecretKeyFile: 32 bytes, or NULL */
     const char *sms_command;         /* AcctapiSmsCommand, or NULL */
     const char *const *nameservers;  /* AcctapiNameservers, NULL-terminated */
+    int db_external;                 /* AcctapiDatabaseBackend external */
+    apr_int64_t db_provision_min;    /* AcctapiDatabaseProvisionTime, seconds */
+    apr_int64_t db_provision_max;
+    apr_int64_t db_operation;        /* AcctapiDatabaseOperationTime, seconds */
+    const char *db_host_suffix;      /* AcctapiDatabaseHostSuffix */
 } acct_settings;
 
 #define ACCT_SEAL_KEY_LEN 32

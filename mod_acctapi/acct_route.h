@@ -26,6 +26,8 @@ typedef struct acct_route {
     unsigned flags;
     acct_family family;      /* required scope, unless PUBLIC or ANY_TOKEN */
     acct_level level;
+    const char *param;       /* fixed argument of the handler, or NULL: the
+                                engine of the per-engine database routes */
 } acct_route;
 
 typedef enum {

@@ -1,10 +1,12 @@
 #include "acctapi_config.h"
 #include "acct_dns.h"
+#include "acct_time.h"
 
 #include "http_core.h"
 
 #include <apr_file_io.h>
 #include <string.h>
+#include <strings.h>
 
 #include <apr_strings.h>
 
@@ -16,6 +18,9 @@ void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
     c->test_clock = -1;
     c->catalog_ttl = -1;
     c->referral_url = NULL;
+    c->db_external = -1;
+    c->db_provision_min = c->db_provision_max = -1;
+    c->db_operation = -1;
     return c;
 }
 
@@ -33,6 +38,20 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
     c->seal_key = add->seal_key ? add->seal_key : base->seal_key;
     c->sms_command = add->sms_command ? add->sms_command : base->sms_command;
     c->nameservers = add->nameservers ? add->nameservers : base->nameservers;
+    c->db_external = add->db_external >= 0 ? add->db_external
+                                           : base->db_external;
+    if (add->db_provision_min >= 0) {
+        c->db_provision_min = add->db_provision_min;
+        c->db_provision_max = add->db_provision_max;
+    }
+    else {
+        c->db_provision_min = base->db_provision_min;
+        c->db_provision_max = base->db_provision_max;
+    }
+    c->db_operation = add->db_operation >= 0 ? add->db_operation
+                                             : base->db_operation;
+    c->db_host_suffix = add->db_host_suffix ? add->db_host_suffix
+                                            : base->db_host_suffix;
     return c;
 }
 
@@ -52,6 +71,17 @@ void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
     out->nameservers = conf->nameservers
                        ? (const char *const *)conf->nameservers->elts
                        : default_nameservers;
+    out->db_external = conf->db_external > 0;
+    out->db_provision_min = conf->db_provision_min >= 0
+                            ? conf->db_provision_min
+                            : ACCTAPI_DEFAULT_DB_PROVISION_MIN;
+    out->db_provision_max = conf->db_provision_min >= 0
+                            ? conf->db_provision_max
+                            : ACCTAPI_DEFAULT_DB_PROVISION_MAX;
+    out->db_operation = conf->db_operation >= 0 ? conf->db_operation
+                                                : ACCTAPI_DEFAULT_DB_OPERATION;
+    out->db_host_suffix = conf->db_host_suffix ? conf->db_host_suffix
+                                               : ACCTAPI_DEFAULT_DB_HOST_SUFFIX;
     *max_body = conf->max_body >= 0 ? conf->max_body : ACCTAPI_DEFAULT_MAX_BODY;
 }
 
@@ -209,6 +239,70 @@ static const char *add_nameserver(cmd_parms *cmd, void *dconf, const char *arg)
     return NULL;
 }
 
+static const char *set_db_backend(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    acctapi_dir_conf *c = dconf;
+
+    if (strcasecmp(arg, "emulate") == 0) {
+        c->db_external = 0;
+    }
+    else if (strcasecmp(arg, "external") == 0) {
+        c->db_external = 1;
+    }
+    else {
+        return "AcctapiDatabaseBackend: must be 'emulate' or 'external'";
+    }
+    return NULL;
+}
+
+/* A duration as acctapi-admin reads it: 90s, 30m, 2h, 1d, or seconds. */
+static const char *parse_seconds(cmd_parms *cmd, const char *arg,
+                                 apr_int64_t *out)
+{
+    if (acct_parse_duration(arg, out) != 0 || *out < 0 || *out > 7 * 86400) {
+        return apr_psprintf(cmd->pool, "%s: '%s' is not a duration from 0s to "
+                            "7d (e.g. 90s, 30m, 2h)", cmd->cmd->name, arg);
+    }
+    return NULL;
+}
+
+static const char *set_db_provision(cmd_parms *cmd, void *dconf,
+                                    const char *min, const char *max)
+{
+    acctapi_dir_conf *c = dconf;
+    apr_int64_t lo, hi;
+    const char *err = parse_seconds(cmd, min, &lo);
+
+    if (!err) {
+        err = max ? parse_seconds(cmd, max, &hi) : NULL;
+        hi = max ? hi : lo;
+    }
+    if (!err && hi < lo) {
+        err = "AcctapiDatabaseProvisionTime: the maximum is below the minimum";
+    }
+    if (!err) {
+        c->db_provision_min = lo;
+        c->db_provision_max = hi;
+    }
+    return err;
+}
+
+static const char *set_db_operation(cmd_parms *cmd, void *dconf,
+                                    const char *arg)
+{
+    return parse_seconds(cmd, arg, &((acctapi_dir_conf *)dconf)->db_operation);
+}
+
+static const char *set_db_host_suffix(cmd_parms *cmd, void *dconf,
+                                      const char *arg)
+{
+    if (!acct_dns_name_valid(arg, 0)) {
+        return "AcctapiDatabaseHostSuffix: must be a domain name";
+    }
+    ((acctapi_dir_conf *)dconf)->db_host_suffix = arg;
+    return NULL;
+}
+
 /* Never .htaccess: these choose keys, programs and limits of the server. */
 #define ACCTAPI_CONTEXT (RSRC_CONF | ACCESS_CONF)
 
@@ -229,6 +323,22 @@ const command_rec acctapi_cmds[] = {
                   ACCTAPI_CONTEXT,
                   "File of 64 hex digits: the AES-256 key that seals "
                   "two-factor secrets and security answers at rest"),
+    AP_INIT_TAKE1("AcctapiDatabaseBackend", set_db_backend, NULL,
+                  ACCTAPI_CONTEXT,
+                  "emulate (default): database lifecycles advance by "
+                  "themselves after the configured durations; external: an "
+                  "orchestrator drives them through acctapi-admin"),
+    AP_INIT_TAKE12("AcctapiDatabaseProvisionTime", set_db_provision, NULL,
+                   ACCTAPI_CONTEXT,
+                   "How long provisioning takes: MIN [MAX] (default 15m 30m)"),
+    AP_INIT_TAKE1("AcctapiDatabaseOperationTime", set_db_operation, NULL,
+                  ACCTAPI_CONTEXT,
+                  "How long updates, backups, restores, patches and "
+                  "credential resets take (default 3m)"),
+    AP_INIT_TAKE1("AcctapiDatabaseHostSuffix", set_db_host_suffix, NULL,
+                  ACCTAPI_CONTEXT,
+                  "Domain under which database hosts are named (default "
+                  "db.example.com)"),
     AP_INIT_ITERATE("AcctapiNameservers", add_nameserver, NULL, ACCTAPI_CONTEXT,
                     "Host names of the nameservers that serve the hosted "
                     "zones: the NS records of every zone file"),

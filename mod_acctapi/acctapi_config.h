@@ -12,6 +12,12 @@
 #define ACCTAPI_DEFAULT_MAX_BODY ((apr_off_t)1024 * 1024)
 #define ACCTAPI_DEFAULT_CATALOG_TTL_SEC 60
 #define ACCTAPI_DEFAULT_REFERRAL_URL "https://cloud.example.com/referrals/"
+/* Managed databases: realistic durations unless configured otherwise. */
+#define ACCTAPI_DEFAULT_DB_PROVISION_MIN (15 * 60)
+#define ACCTAPI_DEFAULT_DB_PROVISION_MAX (30 * 60)
+#define ACCTAPI_DEFAULT_DB_OPERATION (3 * 60)
+#define ACCTAPI_DEFAULT_DB_HOST_SUFFIX "db.example.com"
+
 /* The nameservers zones name when AcctapiNameservers is not set. */
 #define ACCTAPI_DEFAULT_NAMESERVERS \
     {"ns1.example.com", "ns2.example.com", "ns3.example.com", NULL}
@@ -24,6 +30,11 @@ typedef struct acctapi_dir_conf {
     const unsigned char *seal_key;   /* NULL: unset; else ACCT_SEAL_KEY_LEN bytes */
     const char *sms_command;         /* NULL: unset */
     apr_array_header_t *nameservers; /* NULL: unset */
+    int db_external;                 /* -1: unset */
+    apr_int64_t db_provision_min;    /* -1: unset (and max) */
+    apr_int64_t db_provision_max;
+    apr_int64_t db_operation;        /* -1: unset */
+    const char *db_host_suffix;      /* NULL: unset */
 } acctapi_dir_conf;
 
 extern const command_rec acctapi_cmds[];
