@@ -343,6 +343,35 @@ class Backend:
             self.cluster.destroy()
 
 
+class Account:
+    """A fresh account of `backend` with an unrestricted owner (self.uid,
+    self.client: a client of `server` with an all-scopes token); user()
+    adds more users with their own clients.  close() closes them all."""
+
+    def __init__(self, backend, server, stem="e2e-acct-"):
+        self.backend = backend
+        self.server = server
+        self.stem = stem
+        self.id = int(backend.admin("account", "create", "--name", backend.unique(stem)))
+        self.clients = []
+        self.uid, self.client = self.user()
+
+    def user(self, restricted=False, scopes="*"):
+        username = self.backend.unique(f"{self.stem}user-")
+        args = ["user", "create", "--account", self.id, "--username", username,
+                "--email", f"{username}@example.com"]
+        if restricted:
+            args.append("--restricted")
+        uid = int(self.backend.admin(*args))
+        client = self.server.client(token=self.backend.mint_token(scopes=scopes, user=uid))
+        self.clients.append(client)
+        return uid, client
+
+    def close(self):
+        for c in self.clients:
+            c.close()
+
+
 # --------------------------------------------------------------------------
 # httpd
 # --------------------------------------------------------------------------

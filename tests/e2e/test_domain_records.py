@@ -13,6 +13,8 @@ import threading
 import time
 
 import pytest
+
+import harness
 import requests
 
 from checks import assert_envelope, assert_error, assert_headers, assert_json
@@ -40,27 +42,11 @@ def new_name(stem="rec"):
     return f"{stem}-{secrets.token_hex(4)}.example"
 
 
-class Account:
-    """A fresh account: its owner's client, and a way to add users."""
+class Account(harness.Account):
+    """A fresh account (harness.Account) with the helpers of these tests."""
 
     def __init__(self, backend, server):
-        self.backend = backend
-        self.server = server
-        self.id = int(backend.admin("account", "create", "--name",
-                                    backend.unique("e2e-rec-")))
-        self.clients = []
-        self.uid, self.client = self.user()
-
-    def user(self, restricted=False, scopes="*"):
-        username = self.backend.unique("e2e-rec-user-")
-        args = ["user", "create", "--account", self.id, "--username", username,
-                "--email", f"{username}@example.com"]
-        if restricted:
-            args.append("--restricted")
-        uid = int(self.backend.admin(*args))
-        client = self.server.client(token=self.backend.mint_token(scopes=scopes, user=uid))
-        self.clients.append(client)
-        return uid, client
+        super().__init__(backend, server, stem="e2e-rec-")
 
     def domain(self, type="master", **extra):
         body = {"domain": new_name(), "type": type}
@@ -80,10 +66,6 @@ class Account:
 
     def records(self, domain_id, **kw):
         return self.client.all_pages(f"/domains/{domain_id}/records", **kw)
-
-    def close(self):
-        for c in self.clients:
-            c.close()
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ import threading
 import time
 
 import pytest
+
+import harness
 import requests
 
 from checks import assert_envelope, assert_error, assert_headers, assert_json
@@ -36,36 +38,16 @@ def master(domain=None, **extra):
     return body
 
 
-class Account:
-    """A fresh account: its owner's client, and a way to add users."""
+class Account(harness.Account):
+    """A fresh account (harness.Account) with the helpers of these tests."""
 
     def __init__(self, backend, server):
-        self.backend = backend
-        self.server = server
-        self.id = int(backend.admin("account", "create", "--name",
-                                    backend.unique("e2e-dns-")))
-        self.clients = []
-        self.uid, self.client = self.user()
-
-    def user(self, restricted=False, scopes="*"):
-        username = self.backend.unique("e2e-dns-user-")
-        args = ["user", "create", "--account", self.id, "--username", username,
-                "--email", f"{username}@example.com"]
-        if restricted:
-            args.append("--restricted")
-        uid = int(self.backend.admin(*args))
-        client = self.server.client(token=self.backend.mint_token(scopes=scopes, user=uid))
-        self.clients.append(client)
-        return uid, client
+        super().__init__(backend, server, stem="e2e-dns-")
 
     def create(self, client=None, **fields):
         r = (client or self.client).post("/domains", json=master(**fields))
         assert r.status == 200, r
         return assert_json(r)
-
-    def close(self):
-        for c in self.clients:
-            c.close()
 
 
 @pytest.fixture

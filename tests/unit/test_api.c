@@ -21,17 +21,6 @@
 #include "api_catalog.h"
 #include "api_handlers.h"
 
-static int setup(void **state)
-{
-    *state = unit_db_open();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    unit_db_close(*state);
-    return 0;
-}
 
 /* Calls a handler and parses its answer; fails the test on non-JSON. */
 static json_t *call(acct_req *req, acct_handler *h, int *status)
@@ -455,17 +444,17 @@ static void test_tokens(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_regions_list, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pagination_errors_and_slices, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_types_filter_and_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_type_key_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_items_and_not_found, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_authentication, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_route_permits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_profile, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_grants, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_grants_list_domains, setup, teardown),
+        UNIT_DB_TEST(test_regions_list),
+        UNIT_DB_TEST(test_pagination_errors_and_slices),
+        UNIT_DB_TEST(test_types_filter_and_order),
+        UNIT_DB_TEST(test_type_key_order),
+        UNIT_DB_TEST(test_items_and_not_found),
+        UNIT_DB_TEST(test_authentication),
+        UNIT_DB_TEST(test_route_permits),
+        UNIT_DB_TEST(test_profile),
+        UNIT_DB_TEST(test_grants),
+        UNIT_DB_TEST(test_tokens),
+        UNIT_DB_TEST(test_grants_list_domains),
     };
     apr_pool_t *root = NULL;
     int rc;

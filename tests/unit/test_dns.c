@@ -257,17 +257,6 @@ static void test_round_exhaustive(void **state)
  * acct_dns_touch on a real database
  * -------------------------------------------------------------------- */
 
-static int db_setup(void **state)
-{
-    *state = unit_db_open();
-    return 0;
-}
-
-static int db_teardown(void **state)
-{
-    unit_db_close(*state);
-    return 0;
-}
 
 /* A domain of a fresh account with the given serial; returns its id. */
 static apr_int64_t add_domain(unit_db *db, const char *name, apr_int64_t serial)
@@ -380,7 +369,7 @@ int main(void)
         UNIT_TEST(test_round_domain_seconds),
         UNIT_TEST(test_round_record_ttl),
         UNIT_TEST(test_round_exhaustive),
-        cmocka_unit_test_setup_teardown(test_touch, db_setup, db_teardown),
+        UNIT_DB_TEST(test_touch),
     };
 
     return UNIT_RUN_GROUP(tests, group_setup, group_teardown);

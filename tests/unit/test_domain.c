@@ -452,20 +452,7 @@ static void test_body_limits(void **state)
  * Handlers
  * ------------------------------------------------------------------------ */
 
-static int db_setup(void **state)
-{
-    *state = unit_db_open();
-    return 0;
-}
 
-static int db_teardown(void **state)
-{
-    unit_db_close(*state);
-    return 0;
-}
-
-/* A test that gets a fresh migrated database of its own. */
-#define DB_TEST(f) cmocka_unit_test_setup_teardown(f, db_setup, db_teardown)
 
 /* A further user of an existing account, authenticated as the module would. */
 static apr_int64_t member(unit_db *db, apr_int64_t account, const char *name,
@@ -1060,14 +1047,14 @@ int main(void)
         UNIT_TEST(test_body_rules),
         UNIT_TEST(test_body_values),
         UNIT_TEST(test_body_limits),
-        DB_TEST(test_create_and_view),
-        DB_TEST(test_unique_everywhere),
-        DB_TEST(test_update),
-        DB_TEST(test_list_and_filters),
-        DB_TEST(test_delete),
-        DB_TEST(test_clone),
-        DB_TEST(test_restricted_users),
-        DB_TEST(test_tag_store),
+        UNIT_DB_TEST(test_create_and_view),
+        UNIT_DB_TEST(test_unique_everywhere),
+        UNIT_DB_TEST(test_update),
+        UNIT_DB_TEST(test_list_and_filters),
+        UNIT_DB_TEST(test_delete),
+        UNIT_DB_TEST(test_clone),
+        UNIT_DB_TEST(test_restricted_users),
+        UNIT_DB_TEST(test_tag_store),
     };
     apr_pool_t *root = NULL;
     int rc;

@@ -17,19 +17,7 @@
 
 #define DAY 86400
 
-static int setup(void **state)
-{
-    *state = unit_db_open();
-    return 0;
-}
 
-static int teardown(void **state)
-{
-    unit_db_close(*state);
-    return 0;
-}
-
-#define DB_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 /* Calls a handler and parses its answer; fails the test on non-JSON. */
 static json_t *call(acct_req *req, acct_handler *h, int *status)
@@ -733,15 +721,15 @@ static void test_ip_canonical(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        DB_TEST(test_app_token_authentication),
-        DB_TEST(test_app_token_of_another_users_app),
-        DB_TEST(test_app_authorize_refusals),
-        DB_TEST(test_apps_routes),
-        DB_TEST(test_devices_routes),
-        DB_TEST(test_device_add_refusals),
-        DB_TEST(test_logins_routes),
-        DB_TEST(test_logins_pagination),
-        DB_TEST(test_login_record_refusals),
+        UNIT_DB_TEST(test_app_token_authentication),
+        UNIT_DB_TEST(test_app_token_of_another_users_app),
+        UNIT_DB_TEST(test_app_authorize_refusals),
+        UNIT_DB_TEST(test_apps_routes),
+        UNIT_DB_TEST(test_devices_routes),
+        UNIT_DB_TEST(test_device_add_refusals),
+        UNIT_DB_TEST(test_logins_routes),
+        UNIT_DB_TEST(test_logins_pagination),
+        UNIT_DB_TEST(test_login_record_refusals),
         UNIT_TEST(test_ip_canonical),
     };
     apr_pool_t *root = NULL;

@@ -28,19 +28,7 @@ static const unsigned char test_key[ACCT_SEAL_KEY_LEN] = {
 
 static const acct_settings keyed = {0, 0, "https://r.example/", test_key, NULL};
 
-static int db_setup(void **state)
-{
-    *state = unit_db_open();
-    return 0;
-}
 
-static int db_teardown(void **state)
-{
-    unit_db_close(*state);
-    return 0;
-}
-
-#define DB_TEST(f) cmocka_unit_test_setup_teardown(f, db_setup, db_teardown)
 
 /* A request of `who` whose configuration holds the test key. */
 static acct_req *keyed_req(unit_db *db, const acct_principal *who)
@@ -964,16 +952,16 @@ int main(void)
         UNIT_TEST(test_base32_rfc4648),
         UNIT_TEST(test_totp_rfc6238),
         UNIT_TEST(test_totp_window_and_replay),
-        DB_TEST(test_no_key),
-        DB_TEST(test_questions_get),
-        DB_TEST(test_questions_validation),
-        DB_TEST(test_questions_answer),
-        DB_TEST(test_tfa_needs_questions),
-        DB_TEST(test_tfa_flow),
-        DB_TEST(test_tfa_code_validation),
-        DB_TEST(test_tfa_replay),
-        DB_TEST(test_tfa_throttle),
-        DB_TEST(test_tfa_expiry),
+        UNIT_DB_TEST(test_no_key),
+        UNIT_DB_TEST(test_questions_get),
+        UNIT_DB_TEST(test_questions_validation),
+        UNIT_DB_TEST(test_questions_answer),
+        UNIT_DB_TEST(test_tfa_needs_questions),
+        UNIT_DB_TEST(test_tfa_flow),
+        UNIT_DB_TEST(test_tfa_code_validation),
+        UNIT_DB_TEST(test_tfa_replay),
+        UNIT_DB_TEST(test_tfa_throttle),
+        UNIT_DB_TEST(test_tfa_expiry),
     };
     apr_pool_t *root = NULL;
     int rc;

@@ -735,17 +735,6 @@ static void test_checkzone_long_values(void **state)
 static const acct_settings zone_settings = {0, 0, "https://r.example/", NULL,
                                             NULL, two_ns};
 
-static int db_setup(void **state)
-{
-    *state = unit_db_open();
-    return 0;
-}
-
-static int db_teardown(void **state)
-{
-    unit_db_close(*state);
-    return 0;
-}
 
 static void run_sql(unit_db *db, const char *sql)
 {
@@ -967,7 +956,7 @@ int main(void)
         UNIT_TEST(test_checkzone_every_type),
         UNIT_TEST(test_checkzone_heads),
         UNIT_TEST(test_checkzone_long_values),
-        cmocka_unit_test_setup_teardown(test_handler, db_setup, db_teardown),
+        UNIT_DB_TEST(test_handler),
     };
 
     return UNIT_RUN_GROUP(tests, group_setup, group_teardown);

@@ -63,6 +63,18 @@ void unit_db_close(unit_db *db)
     unlink(wal);
 }
 
+int unit_db_setup(void **state)
+{
+    *state = unit_db_open();
+    return 0;
+}
+
+int unit_db_teardown(void **state)
+{
+    unit_db_close(*state);
+    return 0;
+}
+
 static acct_store_rc unit_open_store(acct_req *req, acct_store **out)
 {
     *out = ((unit_db *)req->host)->store;

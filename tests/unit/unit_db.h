@@ -18,6 +18,12 @@ typedef struct unit_db {
 unit_db *unit_db_open(void);
 void unit_db_close(unit_db *db);
 
+/* cmocka fixtures: a fresh migrated database per test, in *state. */
+int unit_db_setup(void **state);
+int unit_db_teardown(void **state);
+#define UNIT_DB_TEST(f) \
+    cmocka_unit_test_setup_teardown(f, unit_db_setup, unit_db_teardown)
+
 /* A request over `db` with the given principal (may be NULL: public). */
 acct_req *unit_req(unit_db *db, const acct_principal *who);
 
