@@ -12,6 +12,49 @@
     {method, path, fn, flags, ACCT_FAM_ACCOUNT, ACCT_LEVEL_READ_ONLY}
 #define ACCOUNT_WRITE(method, path, fn, flags) \
     {method, path, fn, flags, ACCT_FAM_ACCOUNT, ACCT_LEVEL_READ_WRITE}
+/* Databases: one row per engine; the handler reads the engine from `param`. */
+#define DATABASES(method, path, fn, flags, level, engine) \
+    {method, path, fn, flags, ACCT_FAM_DATABASES, level, engine}
+#define DB_ENGINE_ROUTES(engine) \
+    DATABASES(ACCT_METHOD_GET, "/databases/" engine "/instances", \
+              api_databases_list, ACCT_ROUTE_LIST, ACCT_LEVEL_READ_ONLY, engine), \
+    DATABASES(ACCT_METHOD_POST, "/databases/" engine "/instances", \
+              api_database_create, ACCT_ROUTE_BODY, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_GET, "/databases/" engine "/instances/{instanceId}", \
+              api_database_get, 0, ACCT_LEVEL_READ_ONLY, engine), \
+    DATABASES(ACCT_METHOD_PUT, "/databases/" engine "/instances/{instanceId}", \
+              api_database_update, ACCT_ROUTE_BODY, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_DELETE, "/databases/" engine "/instances/{instanceId}", \
+              api_database_delete, ACCT_ROUTE_UNRESTRICTED_ONLY, \
+              ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_GET, \
+              "/databases/" engine "/instances/{instanceId}/backups", \
+              api_db_backups_list, ACCT_ROUTE_LIST, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_POST, \
+              "/databases/" engine "/instances/{instanceId}/backups", \
+              api_db_snapshot_create, ACCT_ROUTE_BODY, ACCT_LEVEL_READ_WRITE, \
+              engine), \
+    DATABASES(ACCT_METHOD_GET, \
+              "/databases/" engine "/instances/{instanceId}/backups/{backupId}", \
+              api_db_backup_get, 0, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_DELETE, \
+              "/databases/" engine "/instances/{instanceId}/backups/{backupId}", \
+              api_db_backup_delete, 0, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_POST, "/databases/" engine \
+              "/instances/{instanceId}/backups/{backupId}/restore", \
+              api_db_backup_restore, 0, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_GET, \
+              "/databases/" engine "/instances/{instanceId}/credentials", \
+              api_db_credentials_get, 0, ACCT_LEVEL_READ_ONLY, engine), \
+    DATABASES(ACCT_METHOD_POST, \
+              "/databases/" engine "/instances/{instanceId}/credentials/reset", \
+              api_db_credentials_reset, ACCT_ROUTE_UNRESTRICTED_ONLY, \
+              ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_POST, \
+              "/databases/" engine "/instances/{instanceId}/patch", \
+              api_db_patch, 0, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_GET, "/databases/" engine "/instances/{instanceId}/ssl", \
+              api_db_ssl_get, 0, ACCT_LEVEL_READ_ONLY, engine)
 #define DOMAINS_READ(method, path, fn, flags) \
     {method, path, fn, flags, ACCT_FAM_DOMAINS, ACCT_LEVEL_READ_ONLY}
 #define DOMAINS_WRITE(method, path, fn, flags) \
@@ -110,5 +153,12 @@ const acct_route acct_routes[] = {
     DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}/zone-file", api_zone_file,
                  0),
 
-    {0, NULL, NULL, 0, 0, 0}
+    /* Managed databases: every backup route needs read_write (DECISIONS);
+     * delete and credential resets are for unrestricted users only. */
+    DATABASES(ACCT_METHOD_GET, "/databases/instances", api_databases_all,
+              ACCT_ROUTE_LIST, ACCT_LEVEL_READ_ONLY, NULL),
+    DB_ENGINE_ROUTES("mysql"),
+    DB_ENGINE_ROUTES("postgresql"),
+
+    {0, NULL, NULL, 0, 0, 0, NULL}
 };

@@ -22,10 +22,12 @@
 #include <apr_time.h>
 
 #include "acct_clock.h"
+#include "acct_dns.h"
 #include "acct_ident.h"
 #include "acct_log.h"
 #include "acct_migrate.h"
 #include "acct_scope.h"
+#include "acct_route.h"
 #include "acct_store.h"
 #include "acct_time.h"
 
@@ -36,6 +38,7 @@
 #define ADMIN_USAGE 2
 
 #define ADMIN_MAX_OPTS 6
+#define ADMIN_MAX_POSITIONAL 2
 
 /*
  * The clock must stay printable as YYYY-MM-DDTHH:MM:SS and meaningful as
@@ -64,22 +67,29 @@ typedef int admin_fn(struct admin_ctx *c);
 typedef struct admin_cmd {
     const char *group;
     const char *name;           /* NULL for a one-word command */
-    const char *positional;     /* its one positional argument, or NULL */
+    const char *positional;     /* its positional arguments, space-separated
+                                   ("ID STATUS"), or NULL */
     const char *summary;
     const char *details;
     const char *note;           /* shared by the commands of a group */
-    int own_transactions;       /* migrate: no schema check, no transaction */
+    int own_transactions;       /* ADMIN_OWN_TX (migrate: no schema check, no
+                                   transaction) or ADMIN_NO_DB (routes) */
     admin_fn *check;
     admin_fn *run;
     admin_opt opts[ADMIN_MAX_OPTS + 1];
 } admin_cmd;
+
+#define ADMIN_OWN_TX 1
+#define ADMIN_NO_DB 2
 
 typedef struct admin_ctx {
     apr_pool_t *pool;
     const admin_cmd *cmd;
     const char *topic;                  /* "token create", for hints */
     const char *values[ADMIN_MAX_OPTS]; /* as cmd->opts; "" for a flag */
-    const char *positional;
+    const char *positional;             /* the first positional argument */
+    const char *positionals[ADMIN_MAX_POSITIONAL];
+    int npositional;
     acct_store *st;
     apr_int64_t real_now;               /* read once: every step agrees */
     /* Arguments as `check` parsed them. */
@@ -89,6 +99,7 @@ typedef struct admin_ctx {
     apr_int64_t timestamp;
     const char *scopes;
     const char *ip;                     /* canonical text of --ip */
+    apr_int64_t id;                     /* a numeric ID argument */
     /* Written to stdout before the commit, so a failure leaves no trace. */
     const char *out;
 } admin_ctx;
@@ -271,6 +282,29 @@ static int schema_too_new(int have, int latest)
 {
     return failure("database schema is at version %d, newer than this build "
                    "(%d): use a newer " NAME, have, latest);
+}
+
+/* The route table the module serves, one route a line, tab-separated. */
+static int cmd_routes(admin_ctx *c)
+{
+    const acct_route *r;
+    const char *out = "";
+
+    for (r = acct_routes; r->path; r++) {
+        out = apr_pstrcat(c->pool, out, acct_method_name(r->method), "\t/v4",
+                          r->path, "\t", acct_route_scope(c->pool, r),
+                          (r->flags & ACCT_ROUTE_PUBLIC) ? "\tpublic"
+                          : (r->flags & ACCT_ROUTE_ANY_TOKEN) ? "\tany-token"
+                          : "\tscoped",
+                          (r->flags & ACCT_ROUTE_LIST) ? " list" : "",
+                          (r->flags & ACCT_ROUTE_BODY) ? " body" : "",
+                          (r->flags & ACCT_ROUTE_UNRESTRICTED_ONLY)
+                          ? " unrestricted-only" : "",
+                          (r->flags & ACCT_ROUTE_CACHEABLE) ? " cacheable" : "",
+                          "\n", NULL);
+    }
+    c->out = out;
+    return ADMIN_OK;
 }
 
 static int cmd_migrate(admin_ctx *c)
@@ -622,6 +656,81 @@ static int cmd_clock_reset(admin_ctx *c)
     return write_offset(c, 0);
 }
 
+/* The statuses of the contract's managed database. */
+static const char *const database_statuses[] = {
+    "provisioning", "active", "suspending", "suspended", "resuming",
+    "restoring", "failed", "degraded", "updating", "backing_up", NULL
+};
+
+/* A status replaces whatever transition the emulation had scheduled. */
+static const acct_sql q_database_set_status = ACCT_SQL("admin_db_set_status",
+    "UPDATE databases SET status = %s, status_next = NULL, status_due = NULL,"
+    " host_primary = COALESCE(%s, host_primary),"
+    " host_secondary = COALESCE(%s, host_secondary),"
+    " updated = CAST(%s AS BIGINT) WHERE id = CAST(%s AS BIGINT)");
+
+static int check_host_opt(admin_ctx *c, const char *name)
+{
+    const char *host = opt_value(c, name);
+
+    if (host && !acct_dns_name_valid(host, 0)) {
+        return usage_error(c->topic, "invalid %s '%s' (expected a host name "
+                           "such as db1.example.net)", name, host);
+    }
+    return ADMIN_OK;
+}
+
+static int check_database_set_status(admin_ctx *c)
+{
+    const char *id = c->positionals[0], *status = c->positionals[1];
+    const char *const *s, *list = NULL;
+    int rc;
+
+    if (acct_parse_i64(id, &c->id) < 0 || c->id <= 0) {
+        return usage_error(c->topic, "ID expects a database id, not '%s'",
+                           id);
+    }
+    for (s = database_statuses; *s && strcmp(*s, status) != 0; s++) {
+    }
+    if (!*s) {
+        for (s = database_statuses; *s; s++) {
+            list = list ? apr_pstrcat(c->pool, list, ", ", *s, NULL) : *s;
+        }
+        return usage_error(c->topic, "invalid status '%s' (one of %s)", status,
+                           list);
+    }
+    rc = check_host_opt(c, "--primary");
+    return rc == ADMIN_OK ? check_host_opt(c, "--secondary") : rc;
+}
+
+static int cmd_database_set_status(admin_ctx *c)
+{
+    const char *args[5];
+    acct_store_rc rc;
+    apr_int64_t now;
+    int status, changed = 0;
+
+    if ((status = read_now(c, &now)) != ADMIN_OK) {
+        return status;
+    }
+    args[0] = c->positionals[1];
+    args[1] = opt_value(c, "--primary");
+    args[2] = opt_value(c, "--secondary");
+    args[3] = acct_i64(c->pool, now);
+    args[4] = acct_i64(c->pool, c->id);
+    rc = acct_store_exec(c->st, c->pool, &q_database_set_status, &changed, 5,
+                         args);
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("set the database's status", rc);
+    }
+    if (!changed) {
+        return failure("cannot set the database's status: no database with "
+                       "id %" APR_INT64_T_FMT, c->id);
+    }
+    c->out = apr_pstrcat(c->pool, c->positionals[1], "\n", NULL);
+    return ADMIN_OK;
+}
+
 #define CLOCK_NOTE \
     "The clock is the servers' UTC time plus an offset stored in the\n" \
     "database, shared by every httpd that uses it.  The offset is stored\n" \
@@ -640,7 +749,15 @@ static const admin_cmd commands[] = {
       "own transaction, and prints \"schema at version N (was M)\".  Run it\n"
       "after installing a new build: the module and every other command\n"
       "refuse a schema other than the one they were built for.\n",
-      NULL, 1, NULL, cmd_migrate,
+      NULL, ADMIN_OWN_TX, NULL, cmd_migrate,
+      { { NULL } } },
+    { "routes", NULL, NULL,
+      "print the routes the module serves",
+      "Prints the route table compiled into this build, one route a line:\n"
+      "method, path, required scope (\"*\": none), and kind (public,\n"
+      "any-token, scoped) with flags (list, body, unrestricted-only,\n"
+      "cacheable), separated by tabs.  Needs no database.\n",
+      NULL, ADMIN_NO_DB, NULL, cmd_routes,
       { { NULL } } },
     { "account", "create", NULL,
       "create an account and print its id",
@@ -719,6 +836,24 @@ static const admin_cmd commands[] = {
         { "--website", "URL", 0, "the app's website" },
         { "--thumbnail-url", "URL", 0, "the app's thumbnail image" },
         { "--expiry", "TIMESTAMP", 0, "when its access ends, " TIMESTAMP_HELP },
+        { NULL } } },
+    { "database", "set-status", "ID STATUS",
+      "set a managed database's status and print it",
+      "Sets the status of managed database ID to STATUS and prints it.\n"
+      "STATUS is one of provisioning, active, suspending, suspended,\n"
+      "resuming, restoring, failed, degraded, updating, backing_up.  Any\n"
+      "transition the emulation had scheduled (provisioning or an operation\n"
+      "completing) is dropped: the database stays in STATUS until the next\n"
+      "operation or set-status.\n"
+      "\n"
+      "With AcctapiDatabaseBackend external this is how the orchestrator\n"
+      "reports progress, and --primary/--secondary how it assigns the\n"
+      "cluster's host names (each is kept as it is when not given).  With\n"
+      "the default emulation it forces a status for tests: failed,\n"
+      "degraded, suspended.\n",
+      NULL, 0, check_database_set_status, cmd_database_set_status,
+      { { "--primary", "HOST", 0, "host name of the primary node" },
+        { "--secondary", "HOST", 0, "host name of the secondary node" },
         { NULL } } },
     { "clock", "show", NULL,
       "print the clock",
@@ -897,7 +1032,8 @@ static void print_usage(FILE *out, apr_pool_t *pool)
           "\n"
           "Manages the database of mod_acctapi: its schema, accounts, users,\n"
           "access tokens, the records other systems own (logins, trusted\n"
-          "devices, authorized apps) and the test clock.\n"
+          "devices, authorized apps), the status of managed databases and\n"
+          "the test clock.\n"
           "\n"
           "Commands:\n", out);
     for (cmd = commands; cmd->group; cmd++) {
@@ -1004,6 +1140,34 @@ static int take_option(const admin_opt *opts, const char **values,
     return ADMIN_OK;
 }
 
+/* How many positional arguments a command takes (words of `positional`). */
+static int positional_count(const admin_cmd *cmd)
+{
+    const char *p;
+    int n;
+
+    if (!cmd->positional) {
+        return 0;
+    }
+    for (n = 1, p = cmd->positional; *p; p++) {
+        n += *p == ' ';
+    }
+    return n;
+}
+
+/* The name of positional argument `k` ("STATUS" of "ID STATUS"). */
+static const char *positional_word(apr_pool_t *pool, const admin_cmd *cmd,
+                                   int k)
+{
+    const char *p = cmd->positional, *end;
+
+    for (; k > 0; k--) {
+        p = strchr(p, ' ') + 1;
+    }
+    end = strchr(p, ' ');
+    return end ? apr_pstrndup(pool, p, (apr_size_t)(end - p)) : p;
+}
+
 /*
  * Parses what follows the command words; options come in any order.  An
  * argument is an option when it starts with "--" (or is -h), so that a
@@ -1032,21 +1196,23 @@ static int parse_command_args(admin_ctx *c, int argc, const char *const *argv,
                 return status;
             }
         }
-        else if (cmd->positional && !c->positional) {
-            c->positional = arg;
+        else if (c->npositional < positional_count(cmd)) {
+            c->positionals[c->npositional++] = arg;
         }
         else {
             return usage_error(c->topic, "unexpected argument '%s'", arg);
         }
     }
+    c->positional = c->positionals[0];
     for (k = 0; cmd->opts[k].name; k++) {
         if (cmd->opts[k].required && !c->values[k]) {
             return usage_error(c->topic, "missing %s %s", cmd->opts[k].name,
                                cmd->opts[k].arg);
         }
     }
-    if (cmd->positional && !c->positional) {
-        return usage_error(c->topic, "missing %s", cmd->positional);
+    if (c->npositional < positional_count(cmd)) {
+        return usage_error(c->topic, "missing %s",
+                           positional_word(c->pool, cmd, c->npositional));
     }
     return ADMIN_OK;
 }
@@ -1180,6 +1346,10 @@ static int admin_main(apr_pool_t *pool, int argc, const char *const *argv)
     }
     if (cmd->check && (status = cmd->check(&c)) != ADMIN_OK) {
         return status;
+    }
+    if (cmd->own_transactions == ADMIN_NO_DB) {
+        status = cmd->run(&c);
+        return status == ADMIN_OK ? emit(c.out) : status;
     }
 
     driver = globals[0] ? globals[0] : getenv("ACCTAPI_DB_DRIVER");

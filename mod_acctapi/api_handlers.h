@@ -83,4 +83,23 @@ acct_handler api_record_delete;
 /* api_zone.c */
 acct_handler api_zone_file;
 
+/* api_databases.c */
+acct_handler api_databases_all;
+acct_handler api_databases_list;
+acct_handler api_database_create;
+acct_handler api_database_get;
+acct_handler api_database_update;
+acct_handler api_database_delete;
+
+/* api_dbops.c */
+acct_handler api_db_backups_list;
+acct_handler api_db_snapshot_create;
+acct_handler api_db_backup_get;
+acct_handler api_db_backup_delete;
+acct_handler api_db_backup_restore;
+acct_handler api_db_credentials_get;
+acct_handler api_db_credentials_reset;
+acct_handler api_db_patch;
+acct_handler api_db_ssl_get;
+
 #endif

@@ -35,7 +35,14 @@ unit_db *unit_db_open(void)
     const char *err = NULL;
     int fd;
 
+    static apr_pool_t *dbd_pool;
+
     acct_log_set_sink(stderr_sink, NULL);
+    if (!dbd_pool) {
+        /* apr_dbd keeps its driver table in the pool it is given first. */
+        assert_int_equal(apr_pool_create(&dbd_pool, NULL), APR_SUCCESS);
+        apr_dbd_init(dbd_pool);
+    }
     assert_int_equal(apr_pool_create(&pool, NULL), APR_SUCCESS);
     db = apr_pcalloc(pool, sizeof(*db));
     db->pool = pool;

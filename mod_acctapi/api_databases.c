@@ -1,0 +1,1050 @@
+/*
+ * Managed MySQL and PostgreSQL databases: GET /databases/instances and, per
+ * engine (req->route->param), /databases/{engine}/instances[/{instanceId}].
+ *
+ * A database is a row whose status moves by itself (acct_db.h): create puts
+ * it in provisioning with active due after a random provisioning time, an
+ * update in updating with active due after the operation time; with
+ * AcctapiDatabaseBackend external nothing is scheduled and acctapi-admin
+ * drives the status.  Every view settles due transitions first.
+ *
+ * Choices where the contract is silent:
+ *  - label: 3..32 ASCII letters, digits, '-', '_' and '.', beginning with a
+ *    letter or digit; unique per account.
+ *  - replication_type: "none" for a single node (anything else is refused);
+ *    a 3-node cluster replicates: default semi_synch (MySQL) or asynch
+ *    (PostgreSQL), and "none" is refused.
+ *  - allow_list items are kept in canonical text: an address as inet_ntop
+ *    writes it, a range as its network address and prefix length.  A range
+ *    with host bits set is refused (it is usually a mistyped address), and
+ *    so is an item that covers the same addresses as an earlier one
+ *    ("192.0.2.1" and "192.0.2.1/32").
+ *  - root usernames linroot (MySQL) and linpostgres (PostgreSQL); the root
+ *    password is 24 letters and digits from the CSPRNG, sealed with the
+ *    context "dbpass:<id>".
+ *  - total_disk_size_gb is the type's disk in whole GB; used_disk_size_gb
+ *    stays 0 (nothing is stored in an emulated cluster).
+ *  - updates: a PUT's object is merged onto the stored window and the result
+ *    must satisfy DECISIONS.md; every accepted PUT puts the database in
+ *    updating, and a resize takes its new disk size at once.
+ */
+#include "api_handlers.h"
+#include "acct_body.h"
+#include "acct_crypto.h"
+#include "acct_db.h"
+#include "acct_grants.h"
+#include "acct_json.h"
+#include "acct_list.h"
+#include "acct_log.h"
+#include "acct_route.h"
+#include "acct_seal.h"
+
+#include <apr_hash.h>
+#include <apr_strings.h>
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <string.h>
+
+#define LABEL_MIN 3
+#define LABEL_MAX 32
+#define CATALOG_ID_MAX 100
+#define MB_PER_GB 1024
+
+#define R_LABEL_SYNTAX "Must begin with a letter or digit and hold only " \
+    "ASCII letters, digits, '-', '_' and '.'"
+#define R_LABEL_TAKEN "A database with this label already exists"
+#define R_ALLOW_ITEM "Must be an IPv4 or IPv6 address or a CIDR range"
+
+static const char *const db_statuses_update[] = {"active", NULL};
+static const char *const db_statuses_delete[] = {"active", "failed",
+                                                 "degraded", NULL};
+
+/* What differs between the engines. */
+typedef struct db_engine {
+    const char *name;                 /* as in the route and the catalogue */
+    const char *port;
+    const char *root_username;
+    const char *const *replication;   /* replication_type choices */
+    const char *ha_replication;       /* default of a 3-node cluster */
+    const char *ha_reason;            /* why "none" is refused on 3 nodes */
+    int commit_type;                  /* takes replication_commit_type */
+    const char *const *create_fields;
+} db_engine;
+
+static const char *const mysql_replication[] = {"none", "asynch",
+                                                "semi_synch", NULL};
+static const char *const pg_replication[] = {"none", "asynch", NULL};
+static const char *const commit_types[] = {"on", "local", "remote_write",
+                                           "remote_apply", "off", NULL};
+static const char *const mysql_create_fields[] = {
+    "label", "region", "type", "engine", "cluster_size", "encrypted",
+    "ssl_connection", "replication_type", "allow_list", NULL
+};
+static const char *const pg_create_fields[] = {
+    "label", "region", "type", "engine", "cluster_size", "encrypted",
+    "ssl_connection", "replication_type", "replication_commit_type",
+    "allow_list", NULL
+};
+static const char *const update_fields[] = {"label", "allow_list", "type",
+                                            "updates", NULL};
+static const char *const updates_fields[] = {"frequency", "duration",
+                                             "hour_of_day", "day_of_week",
+                                             "week_of_month", NULL};
+static const char *const frequencies[] = {"weekly", "monthly", NULL};
+
+static const db_engine engines[] = {
+    {ACCT_DB_MYSQL, "3306", "linroot", mysql_replication, "semi_synch",
+     "Must be asynch or semi_synch for a 3-node cluster", 0,
+     mysql_create_fields},
+    {ACCT_DB_POSTGRESQL, "5432", "linpostgres", pg_replication, "asynch",
+     "Must be asynch for a 3-node cluster", 1, pg_create_fields},
+};
+
+#define DEFAULT_UPDATES \
+    "{\"frequency\":\"weekly\",\"duration\":3,\"hour_of_day\":0," \
+    "\"day_of_week\":1,\"week_of_month\":null}"
+
+static const acct_sql q_region = ACCT_SQL("db_region",
+    "SELECT status, capabilities FROM regions WHERE id = %s");
+
+static const acct_sql q_type = ACCT_SQL("db_type",
+    "SELECT disk FROM compute_types WHERE id = %s");
+
+static const acct_sql q_engine = ACCT_SQL("db_engine",
+    "SELECT engine, version FROM database_engines WHERE id = %s");
+
+/*
+ * PostgreSQL only (SQLite writers are serial): serialises the transactions
+ * that claim one label in one account, so a rename, which cannot use ON
+ * CONFLICT, sees a concurrent create's row instead of failing on the unique
+ * index.  The first key is this lock's own class ("dbl").
+ */
+static const acct_sql q_label_lock = ACCT_SQL("db_label_lock",
+    "SELECT pg_advisory_xact_lock(6578796, hashtext(%s))");
+
+static const acct_sql q_insert = ACCT_SQL("db_insert",
+    "INSERT INTO databases (account_id, engine, version, label, region, type,"
+    " cluster_size, encrypted, ssl_connection, replication_type,"
+    " replication_commit_type, allow_list, port, status, total_disk_size_gb,"
+    " used_disk_size_gb, updates, root_username, root_password_sealed,"
+    " created, updated)"
+    " VALUES (CAST(%s AS BIGINT), %s, %s, %s, %s, %s, CAST(%s AS INTEGER),"
+    " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, %s,"
+    " CAST(%s AS INTEGER), 'provisioning', CAST(%s AS INTEGER), 0, %s, %s,"
+    " '', CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
+    " ON CONFLICT (account_id, label) DO NOTHING RETURNING id");
+
+/* The context names the row, so the password needs the id first. */
+static const acct_sql q_password = ACCT_SQL("db_password",
+    "UPDATE databases SET root_password_sealed = %s"
+    " WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_by_id = ACCT_SQL("db_by_id",
+    "SELECT " ACCT_DB_COLUMNS " FROM databases db"
+    " WHERE db.id = CAST(%s AS BIGINT)");
+
+/* NULL leaves a column as it is; a label taken by another changes nothing. */
+static const acct_sql q_update = ACCT_SQL("db_update",
+    "UPDATE databases SET label = COALESCE(%s, label),"
+    " allow_list = COALESCE(%s, allow_list), type = COALESCE(%s, type),"
+    " total_disk_size_gb = COALESCE(CAST(%s AS INTEGER), total_disk_size_gb),"
+    " updates = COALESCE(%s, updates)"
+    " WHERE id = CAST(%s AS BIGINT) AND NOT EXISTS (SELECT 1 FROM databases o"
+    " WHERE o.account_id = CAST(%s AS BIGINT) AND o.label = %s"
+    " AND o.id <> CAST(%s AS BIGINT))");
+
+static const acct_sql q_grants_delete = ACCT_SQL("db_grants_delete",
+    "DELETE FROM entity_grants"
+    " WHERE entity_type = 'database' AND entity_id = CAST(%s AS BIGINT)");
+
+/* Backups go with the database (ON DELETE CASCADE). */
+static const acct_sql q_delete = ACCT_SQL("db_delete",
+    "DELETE FROM databases"
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)");
+
+static const acct_filter_field db_filter_fields[] = {
+    {"label", "db.label", ACCT_FIELD_TEXT},
+    {"type", "db.type", ACCT_FIELD_TEXT},
+    {"engine", "db.engine", ACCT_FIELD_TEXT},
+    {"version", "db.version", ACCT_FIELD_TEXT},
+    {"region", "db.region", ACCT_FIELD_TEXT},
+    {"status", "db.status", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
+/* ------------------------------------------------------------------------
+ * Small helpers
+ */
+
+static int answer_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
+{
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * A store failure while checking a body is the whole answer: the items
+ * gathered so far would only mislead next to a 503.  0, or -1 once answered.
+ */
+static int check_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
+{
+    if (rc == ACCT_STORE_OK) {
+        return 0;
+    }
+    resp->errors = NULL;
+    acct_resp_store_error(resp, req->pool, rc);
+    return -1;
+}
+
+static void internal_error(acct_req *req, acct_resp *resp, const char *why)
+{
+    acct_log(ACCT_LOG_ERR, "%s", why);
+    acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+}
+
+/* The engine of the route; the route table only names known ones. */
+static const db_engine *route_engine(const acct_req *req)
+{
+    const char *name = req->route ? req->route->param : NULL;
+    size_t i;
+
+    for (i = 0; name && i < sizeof(engines) / sizeof(engines[0]); i++) {
+        if (strcmp(engines[i].name, name) == 0) {
+            return &engines[i];
+        }
+    }
+    return NULL;
+}
+
+static apr_int64_t row_id(const acct_rows *rows)
+{
+    apr_int64_t id = 0;
+
+    acct_parse_i64(acct_rows_get(rows, 0, "id"), &id);
+    return id;
+}
+
+/* The catalogue row of `id`: no row when there is none. */
+static acct_store_rc catalog_row(acct_req *req, const acct_sql *sql,
+                                 const char *id, acct_rows **rows)
+{
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+
+    *rows = NULL;
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    return acct_store_select(st, req->pool, sql, rows, 1, &id);
+}
+
+/* Is `v` an integer within [lo, hi]?  0, or -1 after the item on `field`. */
+static int check_int(acct_req *req, acct_resp *resp, const char *field,
+                     const json_t *v, apr_int64_t lo, apr_int64_t hi)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < lo
+        || json_integer_value(v) > hi) {
+        acct_resp_invalid(resp, req->pool, field,
+                          apr_psprintf(req->pool, "Must be an integer from %"
+                                       APR_INT64_T_FMT " to %" APR_INT64_T_FMT,
+                                       lo, hi));
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Rendering
+ */
+
+static void set_str(json_t *o, const char *key, const acct_rows *rows, int i,
+                    const char *column)
+{
+    json_object_set_new(o, key, acct_json_str(acct_rows_get(rows, i, column)));
+}
+
+static void set_int(json_t *o, const char *key, const acct_rows *rows, int i,
+                    const char *column)
+{
+    json_object_set_new(o, key, acct_json_int(acct_rows_get(rows, i, column)));
+}
+
+/* A stored JSON document, or `fallback` if the column cannot be read. */
+static json_t *json_column(const acct_rows *rows, int i, const char *column,
+                           json_t *fallback)
+{
+    json_t *v = acct_json_parse_column(acct_rows_get(rows, i, column));
+
+    if (json_is_null(v)) {
+        json_decref(v);
+        return fallback;
+    }
+    json_decref(fallback);
+    return v;
+}
+
+/*
+ * DECISIONS' shape.  `all`: the all-engines list, which adds instance_uri
+ * and leaves out ssl_connection and the replication settings.
+ */
+static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
+{
+    const char *engine = acct_rows_get(rows, i, "engine");
+    json_t *o = json_object(), *hosts = json_object();
+
+    set_int(o, "id", rows, i, "id");
+    set_str(o, "label", rows, i, "label");
+    set_str(o, "engine", rows, i, "engine");
+    set_str(o, "version", rows, i, "version");
+    set_str(o, "region", rows, i, "region");
+    set_str(o, "type", rows, i, "type");
+    set_int(o, "cluster_size", rows, i, "cluster_size");
+    json_object_set_new(o, "encrypted",
+                        acct_json_bool(acct_rows_get(rows, i, "encrypted")));
+    if (!all) {
+        json_object_set_new(o, "ssl_connection",
+                            acct_json_bool(acct_rows_get(rows, i,
+                                                         "ssl_connection")));
+    }
+    json_object_set_new(o, "allow_list",
+                        json_column(rows, i, "allow_list", json_array()));
+    set_int(o, "port", rows, i, "port");
+    set_str(hosts, "primary", rows, i, "host_primary");
+    set_str(hosts, "secondary", rows, i, "host_secondary");
+    json_object_set_new(o, "hosts", hosts);
+    set_str(o, "status", rows, i, "status");
+    json_object_set_new(o, "created",
+                        acct_json_time(req->pool,
+                                       acct_rows_get(rows, i, "created")));
+    json_object_set_new(o, "updated",
+                        acct_json_time(req->pool,
+                                       acct_rows_get(rows, i, "updated")));
+    set_int(o, "total_disk_size_gb", rows, i, "total_disk_size_gb");
+    set_int(o, "used_disk_size_gb", rows, i, "used_disk_size_gb");
+    json_object_set_new(o, "updates",
+                        json_column(rows, i, "updates", json_object()));
+    if (all) {
+        json_object_set_new(o, "instance_uri", acct_json_str(apr_psprintf(
+            req->pool, "/v4/databases/%s/instances/%s", engine,
+            acct_rows_get(rows, i, "id"))));
+        return o;
+    }
+    set_str(o, "replication_type", rows, i, "replication_type");
+    if (engine && strcmp(engine, ACCT_DB_POSTGRESQL) == 0) {
+        set_str(o, "replication_commit_type", rows, i,
+                "replication_commit_type");
+    }
+    return o;
+}
+
+static json_t *render_engine_db(acct_req *req, const acct_rows *rows, int i)
+{
+    return render(req, rows, i, 0);
+}
+
+static json_t *render_any_db(acct_req *req, const acct_rows *rows, int i)
+{
+    return render(req, rows, i, 1);
+}
+
+/* Answers database `id` as it is now in the store. */
+static void respond_db(acct_req *req, acct_resp *resp, apr_int64_t id)
+{
+    const char *arg = acct_i64(req->pool, id);
+    acct_rows *rows = acct_req_row(req, resp, &q_by_id, 1, &arg);
+
+    if (rows) {
+        acct_resp_ok(resp, req->pool, render_engine_db(req, rows, 0));
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Lists and view
+ */
+
+/* The account's databases the user may see, of `engine` (NULL: all). */
+static void list_databases(acct_req *req, acct_resp *resp, const char *engine,
+                           acct_render_row *render_row)
+{
+    const char *args[5];
+    acct_list_query q = {ACCT_DB_COLUMNS, "databases db", NULL, 5, args,
+                         db_filter_fields, "db.id", render_row};
+
+    if (answer_store(req, resp, acct_db_settle(req)) != 0) {
+        return;
+    }
+    q.where = apr_pstrcat(req->pool, "db.account_id = CAST(%s AS BIGINT)"
+                          " AND (CAST(%s AS TEXT) IS NULL OR db.engine = %s)"
+                          " AND ", acct_grant_visible_sql(req->pool,
+                                                          ACCT_ENTITY_DATABASE,
+                                                          "db.id"), NULL);
+    args[0] = acct_i64(req->pool, req->who->account_id);
+    args[1] = args[2] = engine;
+    acct_grant_visible_args(req, args + 3);
+    acct_list_respond(req, resp, &q);
+}
+
+void api_databases_all(acct_req *req, acct_resp *resp)
+{
+    list_databases(req, resp, NULL, render_any_db);
+}
+
+void api_databases_list(acct_req *req, acct_resp *resp)
+{
+    list_databases(req, resp, req->route->param, render_engine_db);
+}
+
+void api_database_get(acct_req *req, acct_resp *resp)
+{
+    acct_rows *rows = acct_db_load(req, resp, 0, req->route->param,
+                                   ACCT_LEVEL_READ_ONLY);
+
+    if (rows) {
+        acct_resp_ok(resp, req->pool, render_engine_db(req, rows, 0));
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Fields
+ */
+
+static int label_syntax_ok(const char *label)
+{
+    const char *p;
+
+    if (!isalnum((unsigned char)label[0])) {
+        return 0;
+    }
+    for (p = label; *p; p++) {
+        if (!isalnum((unsigned char)*p) && !strchr("-_.", *p)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The body's label, checked; ACCT_FIELD_SET with *out, or another outcome. */
+static acct_field_rc read_label(acct_req *req, acct_resp *resp,
+                                const char **out)
+{
+    acct_field_rc frc = acct_body_string(req, resp, "label", LABEL_MIN,
+                                         LABEL_MAX, 0, out);
+
+    if (frc == ACCT_FIELD_SET && !label_syntax_ok(*out)) {
+        acct_resp_invalid(resp, req->pool, "label", R_LABEL_SYNTAX);
+        return ACCT_FIELD_BAD;
+    }
+    return frc;
+}
+
+/* Takes a PostgreSQL lock on (account, label) until the transaction ends. */
+static acct_store_rc lock_label(acct_req *req, const char *label)
+{
+    acct_store *st = NULL;
+    acct_rows *rows = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+    const char *key;
+
+    if (rc != ACCT_STORE_OK || acct_store_dialect(st) != ACCT_DIALECT_PGSQL) {
+        return rc;
+    }
+    key = apr_psprintf(req->pool, "%" APR_INT64_T_FMT "/%s",
+                       req->who->account_id, label);
+    return acct_store_select(st, req->pool, &q_label_lock, &rows, 1, &key);
+}
+
+/* Decimal prefix length without sign or leading zeros, at most `max`. */
+static int parse_prefix(const char *text, int max)
+{
+    int n = 0;
+    const char *p;
+
+    if (!*text || (text[0] == '0' && text[1]) || strlen(text) > 3) {
+        return -1;
+    }
+    for (p = text; *p; p++) {
+        if (!isdigit((unsigned char)*p)) {
+            return -1;
+        }
+        n = n * 10 + (*p - '0');
+    }
+    return n <= max ? n : -1;
+}
+
+/*
+ * One allow-list item in canonical text, and in *key the range it covers
+ * (an address counts as its full-length prefix) for the duplicate check.
+ * NULL with *reason when the item is not acceptable.
+ */
+static const char *allow_item(apr_pool_t *pool, const char *item,
+                              const char **key, const char **reason)
+{
+    unsigned char addr[16];
+    char text[INET6_ADDRSTRLEN];
+    const char *slash = strchr(item, '/');
+    char *host = apr_pstrndup(pool, item, slash ? (apr_size_t)(slash - item)
+                                                : strlen(item));
+    int family, bits, prefix, i;
+
+    *reason = R_ALLOW_ITEM;
+    if (inet_pton(AF_INET, host, addr) == 1) {
+        family = AF_INET;
+        bits = 32;
+    }
+    else if (inet_pton(AF_INET6, host, addr) == 1) {
+        family = AF_INET6;
+        bits = 128;
+    }
+    else {
+        return NULL;
+    }
+    prefix = slash ? parse_prefix(slash + 1, bits) : bits;
+    if (prefix < 0) {
+        *reason = apr_psprintf(pool, "The prefix length must be a whole "
+                               "number from 0 to %d", bits);
+        return NULL;
+    }
+    if (!inet_ntop(family, addr, text, sizeof(text))) {
+        return NULL;
+    }
+    *key = apr_psprintf(pool, "%s/%d", text, prefix);
+    for (i = prefix; i < bits; i++) {
+        if (addr[i / 8] & (0x80 >> (i % 8))) {
+            for (; i < bits; i++) {
+                addr[i / 8] &= (unsigned char)~(0x80 >> (i % 8));
+            }
+            inet_ntop(family, addr, text, sizeof(text));
+            *reason = apr_psprintf(pool, "Host bits are set; the range is "
+                                   "%s/%d", text, prefix);
+            return NULL;
+        }
+    }
+    return slash ? *key : apr_pstrdup(pool, text);
+}
+
+/* The body's allow_list as canonical JSON text; NULL when absent or bad. */
+static const char *read_allow_list(acct_req *req, acct_resp *resp)
+{
+    json_t *v = json_object_get(req->body, "allow_list"), *item;
+    json_t *out = acct_json_own(req->pool, json_array());
+    apr_hash_t *seen = apr_hash_make(req->pool);
+    int bad = 0;
+    size_t i;
+
+    if (!v) {
+        return NULL;
+    }
+    if (!json_is_array(v)) {
+        acct_resp_invalid(resp, req->pool, "allow_list",
+                          "allow_list must be an array of strings");
+        return NULL;
+    }
+    json_array_foreach(v, i, item) {
+        const char *field = apr_psprintf(req->pool, "allow_list[%lu]",
+                                         (unsigned long)i);
+        const char *canonical = NULL, *key = NULL, *reason = R_ALLOW_ITEM;
+        const char *first;
+
+        if (json_is_string(item)
+            && strlen(json_string_value(item)) == json_string_length(item)) {
+            canonical = allow_item(req->pool, json_string_value(item), &key,
+                                   &reason);
+        }
+        if (!canonical) {
+            acct_resp_invalid(resp, req->pool, field, reason);
+            bad = 1;
+        }
+        else if ((first = apr_hash_get(seen, key, APR_HASH_KEY_STRING))) {
+            acct_resp_invalid(resp, req->pool, field,
+                              apr_psprintf(req->pool, "Duplicates %s", first));
+            bad = 1;
+        }
+        else {
+            apr_hash_set(seen, key, APR_HASH_KEY_STRING, field);
+            json_array_append_new(out, json_string(canonical));
+        }
+    }
+    return bad ? NULL : acct_json_dump(req->pool, out, NULL);
+}
+
+/* A catalogue id field (string); NULL unless present and well-formed. */
+static const char *read_catalog_id(acct_req *req, acct_resp *resp,
+                                   const char *field)
+{
+    const char *id = NULL;
+    acct_field_rc frc = acct_body_string(req, resp, field, 1, CATALOG_ID_MAX,
+                                         0, &id);
+
+    acct_body_require(req, resp, field, frc);
+    return frc == ACCT_FIELD_SET ? id : NULL;
+}
+
+/*
+ * The catalogue checks below add a 400 item for a value that is not
+ * acceptable and return 0; -1 means a store failure, answered alone.
+ */
+
+/* The region must exist, be up and offer Managed Databases. */
+static int check_region(acct_req *req, acct_resp *resp, const char *region)
+{
+    acct_rows *rows = NULL;
+    const char *status, *caps;
+
+    if (check_store(req, resp, catalog_row(req, &q_region, region, &rows))
+        != 0) {
+        return -1;
+    }
+    status = acct_rows_get(rows, 0, "status");
+    caps = acct_rows_get(rows, 0, "capabilities");
+    if (!status) {
+        acct_resp_invalid(resp, req->pool, "region", "Region not found");
+    }
+    else if (strcmp(status, "ok") != 0) {
+        acct_resp_invalid(resp, req->pool, "region",
+                          "Region is currently unavailable");
+    }
+    else if (!caps || !strstr(caps, "\"Managed Databases\"")) {
+        acct_resp_invalid(resp, req->pool, "region",
+                          "Managed Databases are not available in this region");
+    }
+    return 0;
+}
+
+/* The disk of compute type `type` in MB into *disk; -1 there if unknown. */
+static int type_disk(acct_req *req, acct_resp *resp, const char *type,
+                     apr_int64_t *disk)
+{
+    acct_rows *rows = NULL;
+
+    *disk = -1;
+    if (check_store(req, resp, catalog_row(req, &q_type, type, &rows)) != 0) {
+        return -1;
+    }
+    if (acct_parse_i64(acct_rows_get(rows, 0, "disk"), disk) != 0) {
+        acct_resp_invalid(resp, req->pool, "type", "Type not found");
+        *disk = -1;
+    }
+    return 0;
+}
+
+/* "engine/version" of the route's engine: its version into *version. */
+static int check_engine(acct_req *req, acct_resp *resp, const db_engine *e,
+                        const char *id, const char **version)
+{
+    acct_rows *rows = NULL;
+    const char *engine;
+
+    *version = NULL;
+    if (check_store(req, resp, catalog_row(req, &q_engine, id, &rows)) != 0) {
+        return -1;
+    }
+    engine = acct_rows_get(rows, 0, "engine");
+    if (!engine) {
+        acct_resp_invalid(resp, req->pool, "engine", "Engine not found");
+    }
+    else if (strcmp(engine, e->name) != 0) {
+        acct_resp_invalid(resp, req->pool, "engine",
+                          apr_psprintf(req->pool, "Must be a %s engine "
+                                       "(%s/<version>)", e->name, e->name));
+    }
+    else {
+        *version = acct_rows_get(rows, 0, "version");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Create
+ */
+
+typedef struct db_new {
+    const char *label, *region, *type, *engine, *version;
+    apr_int64_t cluster_size;
+    apr_int64_t disk_mb;
+    int encrypted, ssl_connection;
+    const char *replication_type;
+    const char *commit_type;
+    const char *allow_list;
+} db_new;
+
+/* cluster_size and the replication settings that depend on it. */
+static void read_replication(acct_req *req, acct_resp *resp,
+                             const db_engine *e, db_new *d)
+{
+    json_t *size = json_object_get(req->body, "cluster_size");
+    const char *rt = NULL;
+    acct_field_rc frc;
+
+    d->cluster_size = 1;
+    if (size && (!json_is_integer(size) || (json_integer_value(size) != 1
+                                            && json_integer_value(size) != 3))) {
+        acct_resp_invalid(resp, req->pool, "cluster_size", "Must be 1 or 3");
+        d->cluster_size = 0;
+    }
+    else if (size) {
+        d->cluster_size = (apr_int64_t)json_integer_value(size);
+    }
+    frc = acct_body_enum(req, resp, "replication_type", e->replication, &rt);
+    if (frc == ACCT_FIELD_SET && d->cluster_size == 1
+        && strcmp(rt, "none") != 0) {
+        acct_resp_invalid(resp, req->pool, "replication_type",
+                          "Must be none for a single-node cluster");
+    }
+    else if (frc == ACCT_FIELD_SET && d->cluster_size == 3
+             && strcmp(rt, "none") == 0) {
+        acct_resp_invalid(resp, req->pool, "replication_type", e->ha_reason);
+    }
+    d->replication_type = frc == ACCT_FIELD_SET ? rt
+                          : d->cluster_size == 3 ? e->ha_replication : "none";
+    d->commit_type = NULL;
+    if (e->commit_type) {
+        d->commit_type = "local";
+        acct_body_enum(req, resp, "replication_commit_type", commit_types,
+                       &d->commit_type);
+    }
+}
+
+/*
+ * Every field of a create body, the catalogues last; 0, or -1 after a store
+ * failure (answered).
+ */
+static int read_new(acct_req *req, acct_resp *resp, const db_engine *e,
+                    db_new *d)
+{
+    acct_field_rc frc;
+
+    memset(d, 0, sizeof(*d));
+    acct_body_only(req, resp, e->create_fields);
+    frc = read_label(req, resp, &d->label);
+    acct_body_require(req, resp, "label", frc);
+    d->region = read_catalog_id(req, resp, "region");
+    d->type = read_catalog_id(req, resp, "type");
+    d->engine = read_catalog_id(req, resp, "engine");
+    read_replication(req, resp, e, d);
+    d->ssl_connection = 1;
+    acct_body_bool(req, resp, "encrypted", &d->encrypted);
+    acct_body_bool(req, resp, "ssl_connection", &d->ssl_connection);
+    d->allow_list = read_allow_list(req, resp);
+    if (!d->allow_list) {
+        d->allow_list = "[]";
+    }
+    d->disk_mb = -1;
+    if ((d->region && check_region(req, resp, d->region) != 0)
+        || (d->type && type_disk(req, resp, d->type, &d->disk_mb) != 0)
+        || (d->engine && check_engine(req, resp, e, d->engine, &d->version)
+                         != 0)) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Random in [min, max] (modulo bias below 2^-40); -1 if the generator fails. */
+static int provision_seconds(const acct_settings *s, apr_int64_t *out)
+{
+    apr_uint64_t r = 0, span;
+    unsigned char b[8];
+    int i;
+
+    span = (apr_uint64_t)(s->db_provision_max - s->db_provision_min) + 1;
+    if (acct_random_bytes(b, sizeof(b)) != 0) {
+        return -1;
+    }
+    for (i = 0; i < 8; i++) {
+        r = (r << 8) | b[i];
+    }
+    *out = s->db_provision_min + (apr_int64_t)(r % span);
+    return 0;
+}
+
+/* Inserts the row; 0 with *id, or -1 once answered (400 on a taken label). */
+static int insert_db(acct_req *req, acct_resp *resp, const db_engine *e,
+                     const db_new *d, apr_int64_t *id)
+{
+    const char *args[18];
+    acct_rows *rows = NULL;
+
+    if (answer_store(req, resp, lock_label(req, d->label)) != 0) {
+        return -1;
+    }
+    args[0] = acct_i64(req->pool, req->who->account_id);
+    args[1] = e->name;
+    args[2] = d->version;
+    args[3] = d->label;
+    args[4] = d->region;
+    args[5] = d->type;
+    args[6] = acct_i64(req->pool, d->cluster_size);
+    args[7] = d->encrypted ? "1" : "0";
+    args[8] = d->ssl_connection ? "1" : "0";
+    args[9] = d->replication_type;
+    args[10] = d->commit_type;
+    args[11] = d->allow_list;
+    args[12] = e->port;
+    args[13] = acct_i64(req->pool, d->disk_mb / MB_PER_GB);
+    args[14] = DEFAULT_UPDATES;
+    args[15] = e->root_username;
+    args[16] = args[17] = acct_i64(req->pool, req->now);
+    if (answer_store(req, resp, acct_store_select(req->store, req->pool,
+                                                  &q_insert, &rows, 18, args))
+        != 0) {
+        return -1;
+    }
+    if (acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0) {
+        acct_resp_invalid(resp, req->pool, "label", R_LABEL_TAKEN);
+        return -1;
+    }
+    return 0;
+}
+
+/* The sealed root password and the provisioning transition of a new row. */
+static int start_db(acct_req *req, acct_resp *resp, const unsigned char *key,
+                    apr_int64_t id)
+{
+    const char *password = acct_db_password_new(req->pool), *args[2];
+    apr_int64_t seconds = 0;
+
+    if (!password || provision_seconds(req->settings, &seconds) != 0) {
+        internal_error(req, resp, "the random generator failed");
+        return -1;
+    }
+    args[1] = acct_i64(req->pool, id);
+    args[0] = acct_seal(req->pool, key,
+                        acct_db_password_context(req->pool, args[1]),
+                        password);
+    if (!args[0]) {
+        internal_error(req, resp, "cannot seal a database password");
+        return -1;
+    }
+    if (answer_store(req, resp, acct_store_exec(req->store, req->pool,
+                                                &q_password, NULL, 2, args))
+        != 0
+        || answer_store(req, resp,
+                        acct_db_transition(req, id, "provisioning", "active",
+                                           seconds)) != 0
+        || answer_store(req, resp,
+                        acct_grant_creator(req, ACCT_ENTITY_DATABASE, id))
+           != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+void api_database_create(acct_req *req, acct_resp *resp)
+{
+    const db_engine *e = route_engine(req);
+    const unsigned char *key;
+    apr_int64_t id = 0;
+    db_new d;
+
+    if (!e) {
+        internal_error(req, resp, "database route without a known engine");
+        return;
+    }
+    if (acct_grant_require_global(req, resp, "add_databases") != 0
+        || !(key = acct_seal_key(req, resp))) {
+        return;
+    }
+    if (read_new(req, resp, e, &d) != 0 || acct_resp_failed(resp)
+        || insert_db(req, resp, e, &d, &id) != 0
+        || start_db(req, resp, key, id) != 0) {
+        return;
+    }
+    respond_db(req, resp, id);
+}
+
+/* ------------------------------------------------------------------------
+ * Update
+ */
+
+/*
+ * The body's updates merged onto the stored window, checked as a whole;
+ * its JSON text, or NULL when absent or invalid.
+ */
+static const char *read_updates(acct_req *req, acct_resp *resp,
+                                const acct_rows *db)
+{
+    static const struct {
+        const char *name;
+        apr_int64_t lo, hi;
+    } ints[] = {
+        {"duration", 1, 3}, {"hour_of_day", 0, 23}, {"day_of_week", 1, 7},
+    };
+    json_t *body = json_object_get(req->body, "updates"), *merged, *v;
+    const char *key, *frequency;
+    size_t i;
+    int bad = 0;
+
+    if (!body) {
+        return NULL;
+    }
+    if (!json_is_object(body)) {
+        acct_resp_invalid(resp, req->pool, "updates",
+                          "updates must be an object");
+        return NULL;
+    }
+    merged = acct_json_own(req->pool,
+                           json_column(db, 0, "updates",
+                                       json_loads(DEFAULT_UPDATES, 0, NULL)));
+    json_object_foreach(body, key, v) {
+        const char *const *f;
+
+        for (f = updates_fields; *f && strcmp(*f, key) != 0; f++) {
+        }
+        if (!*f) {
+            acct_resp_invalid(resp, req->pool,
+                              apr_pstrcat(req->pool, "updates.", key, NULL),
+                              apr_psprintf(req->pool, "%s is not a field that "
+                                           "can be set here", key));
+            bad = 1;
+        }
+        else {
+            json_object_set(merged, *f, v);
+        }
+    }
+    v = json_object_get(merged, "frequency");
+    frequency = NULL;
+    for (i = 0; json_is_string(v) && frequencies[i]; i++) {
+        if (strcmp(frequencies[i], json_string_value(v)) == 0) {
+            frequency = frequencies[i];
+        }
+    }
+    if (!frequency) {
+        acct_resp_invalid(resp, req->pool, "updates.frequency",
+                          "Must be one of: weekly, monthly");
+        bad = 1;
+    }
+    for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+        bad |= check_int(req, resp, apr_pstrcat(req->pool, "updates.",
+                                                ints[i].name, NULL),
+                         json_object_get(merged, ints[i].name), ints[i].lo,
+                         ints[i].hi) != 0;
+    }
+    v = json_object_get(merged, "week_of_month");
+    if (frequency && strcmp(frequency, "weekly") == 0 && !json_is_null(v)) {
+        acct_resp_invalid(resp, req->pool, "updates.week_of_month",
+                          "Must be null for a weekly window");
+        bad = 1;
+    }
+    else if (frequency && strcmp(frequency, "monthly") == 0) {
+        bad |= check_int(req, resp, "updates.week_of_month", v, 1, 4) != 0;
+    }
+    return bad ? NULL : acct_json_dump(req->pool, merged, NULL);
+}
+
+/*
+ * A new type must have more disk than the current one: *gb becomes its disk
+ * in GB, or -1 when there is no acceptable new type.  0, or -1 after a store
+ * failure (answered).
+ */
+static int read_resize(acct_req *req, acct_resp *resp, const acct_rows *db,
+                       const char **type, apr_int64_t *gb)
+{
+    apr_int64_t to, from = -1, total = 0;
+    acct_rows *rows = NULL;
+    acct_field_rc frc = acct_body_string(req, resp, "type", 1, CATALOG_ID_MAX,
+                                         0, type);
+
+    *gb = -1;
+    if (frc != ACCT_FIELD_SET) {
+        return 0;
+    }
+    if (type_disk(req, resp, *type, &to) != 0) {
+        return -1;
+    }
+    if (to < 0) {
+        return 0;
+    }
+    if (check_store(req, resp, catalog_row(req, &q_type,
+                                           acct_rows_get(db, 0, "type"),
+                                           &rows)) != 0) {
+        return -1;
+    }
+    /* A type gone from the catalogue: judge by the disk the cluster has. */
+    if (acct_parse_i64(acct_rows_get(rows, 0, "disk"), &from) != 0) {
+        acct_parse_i64(acct_rows_get(db, 0, "total_disk_size_gb"), &total);
+        from = total * MB_PER_GB;
+    }
+    if (to <= from) {
+        acct_resp_invalid(resp, req->pool, "type",
+                          "A database can only be resized to a type with "
+                          "more disk than its current type");
+        return 0;
+    }
+    *gb = to / MB_PER_GB;
+    return 0;
+}
+
+void api_database_update(acct_req *req, acct_resp *resp)
+{
+    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
+                                 ACCT_LEVEL_READ_WRITE);
+    const char *label = NULL, *type = NULL, *allow, *updates, *args[9];
+    apr_int64_t id, disk_gb;
+    int changed = 0;
+
+    if (!db) {
+        return;
+    }
+    id = row_id(db);
+    acct_body_only(req, resp, update_fields);
+    read_label(req, resp, &label);
+    allow = read_allow_list(req, resp);
+    updates = read_updates(req, resp, db);
+    if (read_resize(req, resp, db, &type, &disk_gb) != 0
+        || acct_resp_failed(resp)
+        || acct_db_require_status(req, resp, db, db_statuses_update) != 0
+        || (label && answer_store(req, resp, lock_label(req, label)) != 0)) {
+        return;
+    }
+    args[0] = label;
+    args[1] = allow;
+    args[2] = type;
+    args[3] = disk_gb >= 0 ? acct_i64(req->pool, disk_gb) : NULL;
+    args[4] = updates;
+    args[5] = args[8] = acct_i64(req->pool, id);
+    args[6] = acct_i64(req->pool, req->who->account_id);
+    args[7] = label;
+    if (answer_store(req, resp, acct_store_exec(req->store, req->pool,
+                                                &q_update, &changed, 9, args))
+        != 0) {
+        return;
+    }
+    if (!changed) {
+        acct_resp_invalid(resp, req->pool, "label", R_LABEL_TAKEN);
+        return;
+    }
+    if (answer_store(req, resp, acct_db_transition(req, id, "updating",
+                                                   "active",
+                                                   req->settings->db_operation))
+        != 0) {
+        return;
+    }
+    respond_db(req, resp, id);
+}
+
+/* ------------------------------------------------------------------------
+ * Delete
+ */
+
+/* Grants name the database by id only: they go explicitly. */
+void api_database_delete(acct_req *req, acct_resp *resp)
+{
+    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
+                                 ACCT_LEVEL_READ_WRITE);
+    const char *args[2];
+
+    if (!db || acct_db_require_status(req, resp, db, db_statuses_delete) != 0) {
+        return;
+    }
+    args[0] = acct_rows_get(db, 0, "id");
+    args[1] = acct_i64(req->pool, req->who->account_id);
+    if (answer_store(req, resp, acct_store_exec(req->store, req->pool,
+                                                &q_grants_delete, NULL, 1,
+                                                args)) != 0
+        || acct_req_change(req, resp, &q_delete, 2, args) != 0) {
+        return;
+    }
+    acct_resp_ok(resp, req->pool, NULL);
+}

@@ -1,0 +1,870 @@
+/* Managed databases through their handlers (api_databases.c) on a migrated
+ * SQLite database: the create and update rules table by table, the
+ * lifecycle with req->now moved by hand, the external backend that never
+ * moves, and what restricted users may see and do. */
+#include "unit.h"
+
+#include <apr_dbd.h>
+#include <apr_strings.h>
+#include <ctype.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "unit_db.h"
+#include "acct_auth.h"
+#include "acct_db.h"
+#include "acct_ident.h"
+#include "acct_json.h"
+#include "acct_route.h"
+#include "acct_seal.h"
+#include "api_handlers.h"
+
+#define PROVISION 1200
+#define OPERATION 180
+#define SUFFIX "db.unit.test"
+
+static const unsigned char seal_key[ACCT_SEAL_KEY_LEN] = "0123456789abcdef0123456789abcdef";
+
+/* Provisioning takes exactly PROVISION seconds, so the tests can aim. */
+static const acct_settings emulated = {
+    0, 0, "https://r.example/", seal_key, NULL, NULL,
+    0, PROVISION, PROVISION, OPERATION, SUFFIX
+};
+static const acct_settings external = {
+    0, 0, "https://r.example/", seal_key, NULL, NULL,
+    1, PROVISION, PROVISION, OPERATION, SUFFIX
+};
+static const acct_settings keyless = {
+    0, 0, "https://r.example/", NULL, NULL, NULL,
+    0, PROVISION, PROVISION, OPERATION, SUFFIX
+};
+
+static const acct_route mysql_route = {ACCT_METHOD_POST,
+    "/databases/mysql/instances", NULL, ACCT_ROUTE_BODY, ACCT_FAM_DATABASES,
+    ACCT_LEVEL_READ_WRITE, ACCT_DB_MYSQL};
+static const acct_route pg_route = {ACCT_METHOD_POST,
+    "/databases/postgresql/instances", NULL, ACCT_ROUTE_BODY,
+    ACCT_FAM_DATABASES, ACCT_LEVEL_READ_WRITE, ACCT_DB_POSTGRESQL};
+static const acct_route all_route = {ACCT_METHOD_GET, "/databases/instances",
+    NULL, ACCT_ROUTE_LIST, ACCT_FAM_DATABASES, ACCT_LEVEL_READ_ONLY, NULL};
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ */
+
+typedef struct ctx {
+    unit_db *db;
+    acct_principal who;
+    const acct_settings *settings;
+    apr_int64_t now;
+} ctx;
+
+static void ctx_init(ctx *c, unit_db *db, const char *username)
+{
+    memset(c, 0, sizeof(*c));
+    c->db = db;
+    c->settings = &emulated;
+    c->now = apr_time_sec(apr_time_now());
+    unit_identity(db, username, 0, "*", &c->who);
+}
+
+/* Another user of c's account. */
+static void member(ctx *c, ctx *m, const char *username, int restricted)
+{
+    apr_int64_t uid, token_id;
+    acct_ident_result res;
+    acct_store_rc src;
+    const char *token;
+
+    *m = *c;
+    assert_int_equal(acct_user_create(c->db->store, c->db->pool,
+                                      c->who.account_id, username,
+                                      "m@example.com", restricted, c->now, &uid,
+                                      &res), ACCT_IDENT_OK);
+    assert_int_equal(acct_token_create(c->db->store, c->db->pool, uid, "unit",
+                                       "*", 0, c->now, &token_id, &token, &res),
+                     ACCT_IDENT_OK);
+    assert_int_equal(acct_authenticate(c->db->store, c->db->pool,
+                                       apr_pstrcat(c->db->pool, "Bearer ",
+                                                   token, NULL),
+                                       c->now, &m->who, &src), ACCT_AUTH_OK);
+}
+
+static acct_req *request(ctx *c, const acct_route *route, const char *id,
+                         const char *body)
+{
+    acct_req *req = unit_req(c->db, &c->who);
+
+    req->settings = c->settings;
+    req->now = c->now;
+    req->route = route;
+    req->params[0] = id;
+    if (body) {
+        json_error_t err;
+
+        req->body = json_loads(body, JSON_REJECT_DUPLICATES, &err);
+        if (!req->body) {
+            fail_msg("bad test body %s: %s", body, err.text);
+        }
+        acct_json_own(c->db->pool, req->body);
+    }
+    return req;
+}
+
+static json_t *call(acct_req *req, acct_handler *h, int *status)
+{
+    const char *text = unit_call(req, h, status);
+    json_t *doc = json_loads(text, 0, NULL);
+
+    assert_non_null(doc);
+    return acct_json_own(req->pool, doc);
+}
+
+/* The fields named by a 400's error items, sorted, comma-separated. */
+static const char *error_fields(apr_pool_t *p, json_t *doc)
+{
+    json_t *errors = json_object_get(doc, "errors"), *e;
+    const char *names[32], *out = "";
+    size_t i, j, n = 0;
+
+    json_array_foreach(errors, i, e) {
+        const char *f = json_string_value(json_object_get(e, "field"));
+
+        if (n < 32) {
+            names[n++] = f ? f : "-";
+        }
+    }
+    for (i = 1; i < n; i++) {
+        for (j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            const char *t = names[j];
+
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        out = apr_pstrcat(p, out, i ? "," : "", names[i], NULL);
+    }
+    return out;
+}
+
+static const char *first_reason(json_t *doc)
+{
+    return json_string_value(json_object_get(
+        json_array_get(json_object_get(doc, "errors"), 0), "reason"));
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static json_int_t num(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static const char *sid(ctx *c, json_t *doc)
+{
+    return acct_i64(c->db->pool, (apr_int64_t)num(doc, "id"));
+}
+
+/* Creates a database of `route`'s engine; answers the document. */
+static json_t *create(ctx *c, const acct_route *route, const char *body,
+                      int want)
+{
+    int status;
+    json_t *doc = call(request(c, route, NULL, body), api_database_create,
+                       &status);
+
+    if (status != want) {
+        fail_msg("create %s: %d %s", body, status, json_dumps(doc, 0));
+    }
+    return doc;
+}
+
+static json_t *pg_create(ctx *c, const char *label)
+{
+    return create(c, &pg_route, apr_psprintf(c->db->pool,
+        "{\"label\":\"%s\",\"region\":\"us-east\",\"type\":\"g6-standard-2\","
+        "\"engine\":\"postgresql/16.4\"}", label), 200);
+}
+
+static json_t *get(ctx *c, const acct_route *route, const char *id, int *status)
+{
+    return call(request(c, route, id, NULL), api_database_get, status);
+}
+
+static const char *status_of(ctx *c, const acct_route *route, const char *id)
+{
+    int status;
+    json_t *doc = get(c, route, id, &status);
+
+    assert_int_equal(status, 200);
+    return apr_pstrdup(c->db->pool, str(doc, "status"));
+}
+
+static void sql(unit_db *db, const char *text)
+{
+    assert_int_equal(acct_store_exec_script(db->store, db->pool, text),
+                     ACCT_STORE_OK);
+}
+
+static const char *scalar(unit_db *db, const char *query)
+{
+    acct_rows *rows = NULL;
+
+    assert_int_equal(acct_store_select_dynamic(db->store, db->pool, query,
+                                               &rows, 0, NULL), ACCT_STORE_OK);
+    return rows->nrows ? rows->values[0][0] : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Create
+ */
+
+static void test_create_shape(void **state)
+{
+    static const char *const keys[] = {
+        "id", "label", "engine", "version", "region", "type", "cluster_size",
+        "encrypted", "ssl_connection", "allow_list", "port", "hosts",
+        "status", "created", "updated", "total_disk_size_gb",
+        "used_disk_size_gb", "updates", "replication_type",
+        "replication_commit_type"
+    };
+    ctx c;
+    json_t *doc, *hosts;
+    const char *key, *password;
+    size_t i;
+
+    ctx_init(&c, *state, "shape");
+    doc = pg_create(&c, "pg-shape");
+    assert_int_equal(json_object_size(doc), sizeof(keys) / sizeof(keys[0]));
+    i = 0;
+    json_object_foreach(doc, key, hosts) {
+        assert_string_equal(key, keys[i++]);
+    }
+    assert_string_equal(str(doc, "label"), "pg-shape");
+    assert_string_equal(str(doc, "engine"), "postgresql");
+    assert_string_equal(str(doc, "version"), "16.4");
+    assert_string_equal(str(doc, "status"), "provisioning");
+    assert_int_equal(num(doc, "port"), 5432);
+    assert_int_equal(num(doc, "cluster_size"), 1);
+    assert_int_equal(num(doc, "total_disk_size_gb"), 80);
+    assert_int_equal(num(doc, "used_disk_size_gb"), 0);
+    assert_true(json_is_false(json_object_get(doc, "encrypted")));
+    assert_true(json_is_true(json_object_get(doc, "ssl_connection")));
+    assert_string_equal(str(doc, "replication_type"), "none");
+    assert_string_equal(str(doc, "replication_commit_type"), "local");
+    assert_int_equal(json_array_size(json_object_get(doc, "allow_list")), 0);
+    hosts = json_object_get(doc, "hosts");
+    assert_true(json_is_null(json_object_get(hosts, "primary")));
+    assert_true(json_is_null(json_object_get(hosts, "secondary")));
+    assert_string_equal(acct_json_dump(c.db->pool,
+                                       json_object_get(doc, "updates"), NULL),
+                        "{\"frequency\":\"weekly\",\"duration\":3,"
+                        "\"hour_of_day\":0,\"day_of_week\":1,"
+                        "\"week_of_month\":null}");
+
+    /* The root password: sealed to this row, 24 letters and digits. */
+    password = acct_unseal(c.db->pool, seal_key,
+                           apr_pstrcat(c.db->pool, "dbpass:", sid(&c, doc),
+                                       NULL),
+                           scalar(c.db, apr_pstrcat(c.db->pool,
+                               "SELECT root_password_sealed FROM databases"
+                               " WHERE id = ", sid(&c, doc), NULL)));
+    assert_non_null(password);
+    assert_int_equal(strlen(password), 24);
+    for (i = 0; password[i]; i++) {
+        assert_true(isalnum((unsigned char)password[i]));
+    }
+    assert_string_equal(scalar(c.db, apr_pstrcat(c.db->pool,
+        "SELECT root_username FROM databases WHERE id = ", sid(&c, doc),
+        NULL)), "linpostgres");
+
+    /* MySQL: its port and user, no replication_commit_type at all. */
+    doc = create(&c, &mysql_route,
+                 "{\"label\":\"my.shape_1\",\"region\":\"eu-west\","
+                 "\"type\":\"g6-nanode-1\",\"engine\":\"mysql/8.0.30\","
+                 "\"cluster_size\":3,\"encrypted\":true,"
+                 "\"ssl_connection\":false,"
+                 "\"allow_list\":[\"192.0.2.1\",\"2001:DB8::0:1/128\","
+                 "\"10.0.0.0/8\",\"0.0.0.0/0\"]}", 200);
+    assert_int_equal(json_object_size(doc), sizeof(keys) / sizeof(keys[0]) - 1);
+    assert_null(json_object_get(doc, "replication_commit_type"));
+    assert_int_equal(num(doc, "port"), 3306);
+    assert_int_equal(num(doc, "total_disk_size_gb"), 25);
+    assert_string_equal(str(doc, "replication_type"), "semi_synch");
+    assert_true(json_is_true(json_object_get(doc, "encrypted")));
+    assert_true(json_is_false(json_object_get(doc, "ssl_connection")));
+    assert_string_equal(acct_json_dump(c.db->pool,
+                                       json_object_get(doc, "allow_list"), NULL),
+                        "[\"192.0.2.1\",\"2001:db8::1/128\",\"10.0.0.0/8\","
+                        "\"0.0.0.0/0\"]");
+    assert_string_equal(scalar(c.db, apr_pstrcat(c.db->pool,
+        "SELECT root_username FROM databases WHERE id = ", sid(&c, doc),
+        NULL)), "linroot");
+}
+
+/* A body and the fields its 400 names ("" when it is accepted). */
+typedef struct create_case {
+    const acct_route *route;
+    const char *body;     /* fields after the valid base ones, or a whole body */
+    const char *fields;
+} create_case;
+
+#define BASE_MY "\"region\":\"us-east\",\"type\":\"g6-nanode-1\"," \
+    "\"engine\":\"mysql/8.0.30\""
+#define BASE_PG "\"region\":\"us-east\",\"type\":\"g6-nanode-1\"," \
+    "\"engine\":\"postgresql/15.4\""
+
+static void test_create_rules(void **state)
+{
+    static const create_case cases[] = {
+        /* label */
+        {&mysql_route, "{" BASE_MY "}", "label"},
+        {&mysql_route, "{\"label\":\"ab\"," BASE_MY "}", "label"},
+        {&mysql_route, "{\"label\":\"a23456789012345678901234567890123\","
+                       BASE_MY "}", "label"},
+        {&mysql_route, "{\"label\":\"a2345678901234567890123456789012\","
+                       BASE_MY "}", ""},
+        {&mysql_route, "{\"label\":\"-abc\"," BASE_MY "}", "label"},
+        {&mysql_route, "{\"label\":\"ab c\"," BASE_MY "}", "label"},
+        {&mysql_route, "{\"label\":\"caf\\u00e9\"," BASE_MY "}", "label"},
+        {&mysql_route, "{\"label\":7," BASE_MY "}", "label"},
+        {&mysql_route, "{\"label\":\"Ok_1.x-y\"," BASE_MY "}", ""},
+        /* region, type, engine */
+        {&mysql_route, "{\"label\":\"r1\"}", "engine,label,region,type"},
+        {&mysql_route, "{\"label\":\"reg1\",\"region\":\"mars-1\","
+                       "\"type\":\"g6-nanode-1\",\"engine\":\"mysql/8.0.30\"}",
+         "region"},
+        {&mysql_route, "{\"label\":\"reg2\",\"region\":\"us-southeast\","
+                       "\"type\":\"g6-nanode-1\",\"engine\":\"mysql/8.0.30\"}",
+         "region"},
+        {&mysql_route, "{\"label\":\"reg3\",\"region\":\"id-cgk\","
+                       "\"type\":\"g6-nanode-1\",\"engine\":\"mysql/8.0.30\"}",
+         "region"},
+        {&mysql_route, "{\"label\":\"typ1\",\"region\":\"us-east\","
+                       "\"type\":\"g6-huge\",\"engine\":\"mysql/8.0.30\"}",
+         "type"},
+        {&mysql_route, "{\"label\":\"eng1\",\"region\":\"us-east\","
+                       "\"type\":\"g6-nanode-1\",\"engine\":\"mysql/9.9\"}",
+         "engine"},
+        {&mysql_route, "{\"label\":\"eng2\",\"region\":\"us-east\","
+                       "\"type\":\"g6-nanode-1\","
+                       "\"engine\":\"postgresql/16.4\"}", "engine"},
+        {&pg_route, "{\"label\":\"eng3\",\"region\":\"us-east\","
+                    "\"type\":\"g6-nanode-1\",\"engine\":\"mysql/8.0.30\"}",
+         "engine"},
+        {&mysql_route, "{\"label\":\"eng4\",\"region\":\"us-east\","
+                       "\"type\":\"g6-nanode-1\",\"engine\":\"mysql\"}",
+         "engine"},
+        /* cluster_size and replication */
+        {&mysql_route, "{\"label\":\"cs1\",\"cluster_size\":2," BASE_MY "}",
+         "cluster_size"},
+        {&mysql_route, "{\"label\":\"cs2\",\"cluster_size\":\"3\"," BASE_MY "}",
+         "cluster_size"},
+        {&mysql_route, "{\"label\":\"cs3\",\"cluster_size\":3.0," BASE_MY "}",
+         "cluster_size"},
+        {&mysql_route, "{\"label\":\"rt1\",\"replication_type\":\"asynch\","
+                       BASE_MY "}", "replication_type"},
+        {&mysql_route, "{\"label\":\"rt2\",\"cluster_size\":3,"
+                       "\"replication_type\":\"none\"," BASE_MY "}",
+         "replication_type"},
+        {&mysql_route, "{\"label\":\"rt3\",\"cluster_size\":3,"
+                       "\"replication_type\":\"asynch\"," BASE_MY "}", ""},
+        {&mysql_route, "{\"label\":\"rt4\",\"replication_type\":\"none\","
+                       BASE_MY "}", ""},
+        {&mysql_route, "{\"label\":\"rt5\",\"replication_type\":\"sync\","
+                       BASE_MY "}", "replication_type"},
+        {&pg_route, "{\"label\":\"rt6\",\"cluster_size\":3,"
+                    "\"replication_type\":\"semi_synch\"," BASE_PG "}",
+         "replication_type"},
+        {&pg_route, "{\"label\":\"rt7\",\"cluster_size\":3,"
+                    "\"replication_commit_type\":\"remote_apply\","
+                    BASE_PG "}", ""},
+        {&pg_route, "{\"label\":\"rt8\",\"replication_commit_type\":\"sync\","
+                    BASE_PG "}", "replication_commit_type"},
+        {&mysql_route, "{\"label\":\"rt9\",\"replication_commit_type\":\"on\","
+                       BASE_MY "}", "replication_commit_type"},
+        /* booleans */
+        {&mysql_route, "{\"label\":\"bo1\",\"encrypted\":1," BASE_MY "}",
+         "encrypted"},
+        {&mysql_route, "{\"label\":\"bo2\",\"ssl_connection\":\"true\","
+                       BASE_MY "}", "ssl_connection"},
+        {&mysql_route, "{\"label\":\"bo3\",\"ssl_connection\":null," BASE_MY "}",
+         "ssl_connection"},
+        /* allow_list */
+        {&mysql_route, "{\"label\":\"al1\",\"allow_list\":\"10.0.0.1\","
+                       BASE_MY "}", "allow_list"},
+        {&mysql_route, "{\"label\":\"al2\",\"allow_list\":[\"10.0.0.1\",5,"
+                       "\"x\",\"10.0.0.1/32\",\"10.0.0.0/33\",\"10.0.0.1/24\","
+                       "\"::1/129\",\"10.0.0.0/08\",\"\",\"10.0.0.0/\"]," BASE_MY "}",
+         "allow_list[1],allow_list[2],allow_list[3],allow_list[4],"
+         "allow_list[5],allow_list[6],allow_list[7],allow_list[8],"
+         "allow_list[9]"},
+        {&mysql_route, "{\"label\":\"al3\",\"allow_list\":[\"2001:db8::/32\","
+                       "\"2001:DB8:0::/32\"]," BASE_MY "}", "allow_list[1]"},
+        {&mysql_route, "{\"label\":\"al4\",\"allow_list\":[]," BASE_MY "}", ""},
+        /* unknown and read-only fields; everything wrong at once */
+        {&mysql_route, "{\"label\":\"unk1\",\"status\":\"active\","
+                       "\"updates\":{}," BASE_MY "}", "status,updates"},
+        {&pg_route, "{\"label\":\"x\",\"region\":\"mars\",\"type\":\"t\","
+                    "\"engine\":\"e\",\"cluster_size\":5,\"encrypted\":0,"
+                    "\"allow_list\":[\"x\"],\"port\":1}",
+         "allow_list[0],cluster_size,encrypted,engine,label,port,region,type"},
+    };
+    ctx c;
+    size_t i;
+
+    ctx_init(&c, *state, "rules");
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int status;
+        json_t *doc = call(request(&c, cases[i].route, NULL, cases[i].body),
+                           api_database_create, &status);
+
+        if (!*cases[i].fields) {
+            UNIT_CHECKF(status == 200, "case %lu %s: %s", (unsigned long)i,
+                        cases[i].body, json_dumps(doc, 0));
+            continue;
+        }
+        UNIT_CHECKF(status == 400, "case %lu %s", (unsigned long)i,
+                    cases[i].body);
+        UNIT_CHECKF(strcmp(error_fields(c.db->pool, doc), cases[i].fields) == 0,
+                    "case %lu: fields %s, want %s", (unsigned long)i,
+                    error_fields(c.db->pool, doc), cases[i].fields);
+    }
+}
+
+/* The reasons users read for allow-list items. */
+static void test_allow_list_reasons(void **state)
+{
+    static const struct {
+        const char *item, *reason;
+    } cases[] = {
+        {"10.0.0.1/24", "Host bits are set; the range is 10.0.0.0/24"},
+        {"2001:db8::1/64", "Host bits are set; the range is 2001:db8::/64"},
+        {"10.0.0.0/33", "The prefix length must be a whole number from 0 "
+                        "to 32"},
+        {"::/-1", "The prefix length must be a whole number from 0 to 128"},
+        {"10.0.0.256", "Must be an IPv4 or IPv6 address or a CIDR range"},
+        {"010.0.0.1", "Must be an IPv4 or IPv6 address or a CIDR range"},
+        {"10.0.0.0/8/8", "The prefix length must be a whole number from 0 "
+                         "to 32"},
+    };
+    ctx c;
+    size_t i;
+
+    ctx_init(&c, *state, "allow");
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int status;
+        json_t *doc = call(request(&c, &mysql_route, NULL, apr_psprintf(
+            c.db->pool, "{\"label\":\"allow%lu\"," BASE_MY ",\"allow_list\":"
+            "[\"%s\"]}", (unsigned long)i, cases[i].item)),
+            api_database_create, &status);
+
+        UNIT_CHECK(cases[i].item, status == 400);
+        UNIT_CHECKF(strcmp(first_reason(doc), cases[i].reason) == 0,
+                    "%s: %s", cases[i].item, first_reason(doc));
+    }
+}
+
+static void test_create_label_unique_and_key(void **state)
+{
+    ctx c, other;
+    json_t *doc;
+    int status;
+
+    ctx_init(&c, *state, "uniq");
+    pg_create(&c, "twice");
+    doc = create(&c, &mysql_route, "{\"label\":\"twice\"," BASE_MY "}", 400);
+    assert_string_equal(error_fields(c.db->pool, doc), "label");
+    assert_string_equal(first_reason(doc),
+                        "A database with this label already exists");
+    /* Another account may use it. */
+    ctx_init(&other, *state, "uniq-other");
+    pg_create(&other, "twice");
+
+    /* Without AcctapiSecretKeyFile nothing can be created. */
+    c.settings = &keyless;
+    doc = call(request(&c, &pg_route, NULL, "{\"label\":\"nokey\"," BASE_PG
+                       "}"), api_database_create, &status);
+    assert_int_equal(status, 503);
+}
+
+/* ------------------------------------------------------------------------
+ * Lifecycle
+ */
+
+static void test_lifecycle(void **state)
+{
+    ctx c;
+    json_t *doc, *hosts;
+    const char *id;
+    int status;
+
+    ctx_init(&c, *state, "life");
+    doc = pg_create(&c, "life");
+    id = sid(&c, doc);
+    assert_string_equal(str(doc, "created"), str(doc, "updated"));
+
+    /* Everything but delete is refused while provisioning. */
+    doc = call(request(&c, &pg_route, id, "{\"label\":\"life2\"}"),
+               api_database_update, &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(first_reason(doc), "Your database is provisioning; "
+                        "please wait until provisioning is complete to "
+                        "perform this operation.");
+    doc = call(request(&c, &pg_route, id, NULL), api_database_delete, &status);
+    assert_int_equal(status, 400);
+
+    c.now += PROVISION - 1;
+    assert_string_equal(status_of(&c, &pg_route, id), "provisioning");
+    c.now += 1;
+    doc = get(&c, &pg_route, id, &status);
+    assert_string_equal(str(doc, "status"), "active");
+    hosts = json_object_get(doc, "hosts");
+    assert_string_equal(str(hosts, "primary"), apr_psprintf(c.db->pool,
+        "lin-%" APR_INT64_T_FMT "-%s-postgresql-primary." SUFFIX,
+        c.who.account_id, id));
+    assert_non_null(str(hosts, "secondary"));
+    assert_int_equal(num(doc, "used_disk_size_gb"), 0);
+
+    /* An update: updating now, active again after the operation time. */
+    c.now += 100;
+    doc = call(request(&c, &pg_route, id,
+                       "{\"label\":\"life-renamed\",\"type\":\"g6-standard-4\","
+                       "\"allow_list\":[\"198.51.100.0/24\"],"
+                       "\"updates\":{\"frequency\":\"monthly\","
+                       "\"week_of_month\":2,\"hour_of_day\":23}}"),
+               api_database_update, &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(str(doc, "status"), "updating");
+    assert_string_equal(str(doc, "label"), "life-renamed");
+    assert_string_equal(str(doc, "type"), "g6-standard-4");
+    assert_int_equal(num(doc, "total_disk_size_gb"), 160);
+    assert_string_equal(acct_json_dump(c.db->pool,
+                                       json_object_get(doc, "updates"), NULL),
+                        "{\"frequency\":\"monthly\",\"duration\":3,"
+                        "\"hour_of_day\":23,\"day_of_week\":1,"
+                        "\"week_of_month\":2}");
+    assert_string_equal(str(json_object_get(doc, "hosts"), "primary"),
+                        str(hosts, "primary"));
+    doc = call(request(&c, &pg_route, id, "{}"), api_database_update, &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(first_reason(doc), "Your database is updating; please "
+                        "wait until the update is complete to perform this "
+                        "operation.");
+    c.now += OPERATION;
+    assert_string_equal(status_of(&c, &pg_route, id), "active");
+
+    /* The engine is part of the path: the MySQL routes do not know it. */
+    get(&c, &mysql_route, id, &status);
+    assert_int_equal(status, 404);
+
+    doc = call(request(&c, &pg_route, id, NULL), api_database_delete, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_object_size(doc), 0);
+    get(&c, &pg_route, id, &status);
+    assert_int_equal(status, 404);
+}
+
+/* failed and degraded allow delete; suspended and the others do not. */
+static void test_delete_statuses(void **state)
+{
+    static const struct {
+        const char *status;
+        int update, del;
+    } cases[] = {
+        {"active", 200, 200}, {"failed", 400, 200}, {"degraded", 400, 200},
+        {"suspended", 400, 400}, {"suspending", 400, 400},
+        {"resuming", 400, 400}, {"restoring", 400, 400},
+        {"backing_up", 400, 400}, {"updating", 400, 400},
+        {"provisioning", 400, 400},
+    };
+    ctx c;
+    size_t i;
+
+    ctx_init(&c, *state, "statuses");
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *doc = pg_create(&c, apr_psprintf(c.db->pool, "st%lu",
+                                                 (unsigned long)i));
+        const char *id = sid(&c, doc);
+        int status;
+
+        sql(c.db, apr_psprintf(c.db->pool, "UPDATE databases SET status = '%s',"
+                               " status_next = NULL, status_due = NULL"
+                               " WHERE id = %s", cases[i].status, id));
+        call(request(&c, &pg_route, id, "{\"allow_list\":[]}"),
+             api_database_update, &status);
+        UNIT_CHECKF(status == cases[i].update, "update in %s: %d",
+                    cases[i].status, status);
+        if (status == 200) {
+            sql(c.db, apr_psprintf(c.db->pool, "UPDATE databases SET status"
+                                   " = 'active', status_next = NULL,"
+                                   " status_due = NULL WHERE id = %s", id));
+        }
+        call(request(&c, &pg_route, id, NULL), api_database_delete, &status);
+        UNIT_CHECKF(status == cases[i].del, "delete in %s: %d",
+                    cases[i].status, status);
+    }
+}
+
+/* With an external backend nothing is scheduled: only set-status moves it. */
+static void test_external_never_moves(void **state)
+{
+    ctx c;
+    json_t *doc;
+    const char *id;
+    int status;
+
+    ctx_init(&c, *state, "external");
+    c.settings = &external;
+    doc = pg_create(&c, "ext");
+    id = sid(&c, doc);
+    assert_null(scalar(c.db, apr_pstrcat(c.db->pool, "SELECT status_due FROM"
+                                         " databases WHERE id = ", id, NULL)));
+    c.now += 10 * 365 * 86400;
+    doc = get(&c, &pg_route, id, &status);
+    assert_string_equal(str(doc, "status"), "provisioning");
+    assert_true(json_is_null(json_object_get(json_object_get(doc, "hosts"),
+                                             "primary")));
+
+    /* What acctapi-admin database set-status writes. */
+    sql(c.db, apr_psprintf(c.db->pool, "UPDATE databases SET status = 'active',"
+                           " host_primary = 'p.ext.test' WHERE id = %s", id));
+    call(request(&c, &pg_route, id, "{\"label\":\"ext2\"}"),
+         api_database_update, &status);
+    assert_int_equal(status, 200);
+    c.now += 10 * 365 * 86400;
+    assert_string_equal(status_of(&c, &pg_route, id), "updating");
+}
+
+/* ------------------------------------------------------------------------
+ * Update rules
+ */
+
+static void test_update_rules(void **state)
+{
+    static const struct {
+        const char *body, *fields;
+    } cases[] = {
+        {"{\"label\":\"no\"}", "label"},
+        {"{\"label\":\"taken-one\"}", "label"},
+        {"{\"type\":\"g6-nanode-1\"}", "type"},
+        {"{\"type\":\"g6-standard-2\"}", "type"},
+        {"{\"type\":\"g6-dedicated-2\"}", "type"},
+        {"{\"type\":\"nope\"}", "type"},
+        {"{\"type\":\"g6-standard-6\"}", ""},
+        {"{\"allow_list\":[\"1.2.3.4\",\"1.2.3.4/32\"]}", "allow_list[1]"},
+        {"{\"allow_list\":null}", "allow_list"},
+        {"{\"status\":\"active\",\"engine\":\"postgresql/13.2\","
+         "\"region\":\"us-west\",\"cluster_size\":3,\"id\":1}",
+         "cluster_size,engine,id,region,status"},
+        {"{\"updates\":[]}", "updates"},
+        {"{\"updates\":{\"frequency\":\"daily\",\"duration\":0,"
+         "\"hour_of_day\":24,\"day_of_week\":0,\"pending\":[]}}",
+         "updates.day_of_week,updates.duration,updates.frequency,"
+         "updates.hour_of_day,updates.pending"},
+        {"{\"updates\":{\"frequency\":\"monthly\"}}", "updates.week_of_month"},
+        {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":5}}",
+         "updates.week_of_month"},
+        {"{\"updates\":{\"week_of_month\":1}}", "updates.week_of_month"},
+        {"{\"updates\":{\"duration\":true,\"day_of_week\":7}}",
+         "updates.duration"},
+        {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":4,"
+         "\"day_of_week\":7,\"duration\":1}}", ""},
+        {"{\"updates\":{\"frequency\":\"weekly\"}}", "updates.week_of_month"},
+        {"{\"updates\":{\"frequency\":\"weekly\",\"week_of_month\":null}}", ""},
+    };
+    ctx c;
+    const char *id;
+    size_t i;
+
+    ctx_init(&c, *state, "upd");
+    pg_create(&c, "taken-one");
+    id = sid(&c, pg_create(&c, "upd-target"));
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int status;
+        json_t *doc;
+
+        sql(c.db, apr_psprintf(c.db->pool, "UPDATE databases SET status ="
+                               " 'active', status_next = NULL, status_due ="
+                               " NULL WHERE id = %s", id));
+        doc = call(request(&c, &pg_route, id, cases[i].body),
+                   api_database_update, &status);
+        if (!*cases[i].fields) {
+            UNIT_CHECKF(status == 200, "case %lu %s: %s", (unsigned long)i,
+                        cases[i].body, json_dumps(doc, 0));
+            continue;
+        }
+        UNIT_CHECKF(status == 400, "case %lu %s", (unsigned long)i,
+                    cases[i].body);
+        UNIT_CHECKF(strcmp(error_fields(c.db->pool, doc), cases[i].fields) == 0,
+                    "case %lu: fields %s, want %s", (unsigned long)i,
+                    error_fields(c.db->pool, doc), cases[i].fields);
+    }
+    /* A refused update changes nothing. */
+    assert_string_equal(scalar(c.db, apr_pstrcat(c.db->pool, "SELECT label"
+                                                 " FROM databases WHERE id = ",
+                                                 id, NULL)), "upd-target");
+}
+
+/* ------------------------------------------------------------------------
+ * Lists and restricted users
+ */
+
+static json_t *list(ctx *c, const acct_route *route, const char *filter,
+                    int *status)
+{
+    acct_req *req = request(c, route, NULL, NULL);
+
+    req->filter = filter;
+    return call(req, route == &all_route ? api_databases_all
+                                         : api_databases_list, status);
+}
+
+static void test_lists(void **state)
+{
+    ctx c;
+    json_t *doc, *item;
+    const char *my_id, *pg_id;
+    int status;
+
+    ctx_init(&c, *state, "lists");
+    pg_id = sid(&c, pg_create(&c, "list-pg"));
+    my_id = sid(&c, create(&c, &mysql_route, "{\"label\":\"list-my\","
+                           BASE_MY "}", 200));
+
+    doc = list(&c, &pg_route, NULL, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(num(doc, "results"), 1);
+    assert_string_equal(str(json_array_get(json_object_get(doc, "data"), 0),
+                            "label"), "list-pg");
+
+    doc = list(&c, &all_route, NULL, &status);
+    assert_int_equal(num(doc, "results"), 2);
+    item = json_array_get(json_object_get(doc, "data"), 1);
+    assert_string_equal(str(item, "instance_uri"), apr_pstrcat(c.db->pool,
+        "/v4/databases/mysql/instances/", my_id, NULL));
+    assert_null(json_object_get(item, "ssl_connection"));
+    assert_null(json_object_get(item, "replication_type"));
+    assert_null(json_object_get(item, "replication_commit_type"));
+    assert_non_null(json_object_get(item, "hosts"));
+    item = json_array_get(json_object_get(doc, "data"), 0);
+    assert_string_equal(str(item, "instance_uri"), apr_pstrcat(c.db->pool,
+        "/v4/databases/postgresql/instances/", pg_id, NULL));
+
+    doc = list(&c, &all_route, "{\"engine\":\"mysql\"}", &status);
+    assert_int_equal(num(doc, "results"), 1);
+    doc = list(&c, &all_route, "{\"+or\":[{\"version\":\"16.4\"},"
+               "{\"region\":\"nowhere\"}],\"status\":\"provisioning\","
+               "\"type\":\"g6-standard-2\",\"label\":{\"+contains\":\"pg\"}}",
+               &status);
+    assert_int_equal(num(doc, "results"), 1);
+    doc = list(&c, &pg_route, "{\"port\":5432}", &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(first_reason(doc), "Cannot filter on port");
+
+    /* Lists settle too. */
+    c.now += PROVISION;
+    doc = list(&c, &all_route, "{\"status\":\"active\"}", &status);
+    assert_int_equal(num(doc, "results"), 2);
+}
+
+static void test_restricted(void **state)
+{
+    ctx owner, limited, creator;
+    json_t *doc;
+    const char *id, *mine;
+    int status;
+
+    ctx_init(&owner, *state, "r-owner");
+    member(&owner, &limited, "r-limited", 1);
+    member(&owner, &creator, "r-creator", 1);
+    id = sid(&owner, pg_create(&owner, "r-owned"));
+
+    /* No add_databases: 403; with it the creator gets read_write. */
+    call(request(&creator, &pg_route, NULL, "{\"label\":\"r-new\"," BASE_PG
+                 "}"), api_database_create, &status);
+    assert_int_equal(status, 403);
+    sql(owner.db, apr_psprintf(owner.db->pool, "INSERT INTO user_global_grants"
+                               " (user_id, add_databases) VALUES (%"
+                               APR_INT64_T_FMT ", 1)", creator.who.user_id));
+    mine = sid(&creator, create(&creator, &pg_route, "{\"label\":\"r-new\","
+                                BASE_PG "}", 200));
+    assert_string_equal(scalar(owner.db, apr_psprintf(owner.db->pool,
+        "SELECT permissions FROM entity_grants WHERE entity_type = 'database'"
+        " AND entity_id = %s AND user_id = %" APR_INT64_T_FMT, mine,
+        creator.who.user_id)), "read_write");
+    doc = list(&creator, &all_route, NULL, &status);
+    assert_int_equal(num(doc, "results"), 1);
+
+    /* Without a grant: invisible in lists, 403 when named. */
+    doc = list(&limited, &pg_route, NULL, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(num(doc, "results"), 0);
+    get(&limited, &pg_route, id, &status);
+    assert_int_equal(status, 403);
+
+    /* read_only: sees it, may not change it. */
+    sql(owner.db, apr_psprintf(owner.db->pool, "INSERT INTO entity_grants"
+                               " (user_id, entity_type, entity_id, permissions)"
+                               " VALUES (%" APR_INT64_T_FMT ", 'database', %s,"
+                               " 'read_only')", limited.who.user_id, id));
+    doc = list(&limited, &all_route, NULL, &status);
+    assert_int_equal(num(doc, "results"), 1);
+    get(&limited, &pg_route, id, &status);
+    assert_int_equal(status, 200);
+    owner.now += PROVISION;
+    limited.now = owner.now;
+    call(request(&limited, &pg_route, id, "{\"label\":\"r-x\"}"),
+         api_database_update, &status);
+    assert_int_equal(status, 403);
+
+    /* Deleting takes the grants along. */
+    call(request(&owner, &pg_route, id, NULL), api_database_delete, &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(scalar(owner.db, apr_pstrcat(owner.db->pool,
+        "SELECT count(*) FROM entity_grants WHERE entity_type = 'database'"
+        " AND entity_id = ", id, NULL)), "0");
+
+    /* Another user's creation needs a grant of its own; other accounts: 404. */
+    get(&limited, &pg_route, mine, &status);
+    assert_int_equal(status, 403);
+    {
+        ctx stranger;
+
+        ctx_init(&stranger, *state, "r-stranger");
+        get(&stranger, &pg_route, mine, &status);
+        assert_int_equal(status, 404);
+        call(request(&stranger, &pg_route, mine, NULL), api_database_delete,
+             &status);
+        assert_int_equal(status, 404);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        UNIT_DB_TEST(test_create_shape),
+        UNIT_DB_TEST(test_create_rules),
+        UNIT_DB_TEST(test_allow_list_reasons),
+        UNIT_DB_TEST(test_create_label_unique_and_key),
+        UNIT_DB_TEST(test_lifecycle),
+        UNIT_DB_TEST(test_delete_statuses),
+        UNIT_DB_TEST(test_external_never_moves),
+        UNIT_DB_TEST(test_update_rules),
+        UNIT_DB_TEST(test_lists),
+        UNIT_DB_TEST(test_restricted),
+    };
+    apr_pool_t *root = NULL;
+    int rc;
+
+    apr_initialize();
+    apr_pool_create(&root, NULL);
+    apr_dbd_init(root);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    apr_terminate();
+    return rc;
+}
