@@ -100,30 +100,56 @@ static const char *const grant_entity_keys[] = {
     "monitoring", "nodebalancer", "stackscript", "volume", "vpc"
 };
 
-/* Every domain of the account, with the user's permissions (null: none). */
+static const char *const global_flags[] = {
+    "add_databases", "add_domains", "add_firewalls", "add_images",
+    "add_instances", "add_monitoring", "add_nodebalancers",
+    "add_stackscripts", "add_volumes", "add_vpcs", "cancel_account",
+    "monitoring_subscription"
+};
+
+/*
+ * Each entity of the account of one kind, with the user's permissions on it
+ * (null: none).  Kinds without a table in this release list nothing.
+ */
 static const acct_sql q_domain_grants = ACCT_SQL("grants_domains",
     "SELECT d.id, d.domain AS label, g.permissions FROM domains d"
     " LEFT JOIN entity_grants g ON g.entity_type = 'domain'"
     " AND g.entity_id = d.id AND g.user_id = CAST(%s AS BIGINT)"
     " WHERE d.account_id = CAST(%s AS BIGINT) ORDER BY d.id");
 
+static const acct_sql q_database_grants = ACCT_SQL("grants_databases",
+    "SELECT db.id, db.label, g.permissions FROM databases db"
+    " LEFT JOIN entity_grants g ON g.entity_type = 'database'"
+    " AND g.entity_id = db.id AND g.user_id = CAST(%s AS BIGINT)"
+    " WHERE db.account_id = CAST(%s AS BIGINT) ORDER BY db.id");
+
+static const acct_sql *grants_query(const char *key)
+{
+    if (strcmp(key, "domain") == 0) {
+        return &q_domain_grants;
+    }
+    if (strcmp(key, "database") == 0) {
+        return &q_database_grants;
+    }
+    return NULL;
+}
+
 /* The grants of one kind of entity, or NULL after answering a store error. */
 static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
 {
+    const acct_sql *sql = grants_query(key);
     const char *args[2];
     acct_rows *rows = NULL;
     json_t *list = json_array(), *item;
     acct_store_rc rc;
     int i;
 
-    if (strcmp(key, "domain") != 0) {
-        /* No entity of the other kinds exists in this release. */
+    if (!sql) {
         return list;
     }
     args[0] = acct_i64(req->pool, req->who->user_id);
     args[1] = acct_i64(req->pool, req->who->account_id);
-    rc = acct_store_select(req->store, req->pool, &q_domain_grants, &rows, 2,
-                           args);
+    rc = acct_store_select(req->store, req->pool, sql, &rows, 2, args);
     if (rc != ACCT_STORE_OK) {
         json_decref(list);
         acct_resp_store_error(resp, req->pool, rc);
@@ -140,13 +166,6 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
     }
     return list;
 }
-
-static const char *const global_flags[] = {
-    "add_databases", "add_domains", "add_firewalls", "add_images",
-    "add_instances", "add_monitoring", "add_nodebalancers",
-    "add_stackscripts", "add_volumes", "add_vpcs", "cancel_account",
-    "monitoring_subscription"
-};
 
 /*
  * 204 with no body for unrestricted users (DECISIONS.md).  A restricted user
