@@ -343,6 +343,38 @@ class Backend:
             self.cluster.destroy()
 
 
+def race(server, token, calls):
+    """Runs (method, path, body) calls at once, each over its own connection,
+    released together by a barrier; returns [(status, json)] in completion
+    order ("exception" and its text for a failed request)."""
+    import threading
+    barrier = threading.Barrier(len(calls))
+    results = []
+    lock = threading.Lock()
+
+    def worker(method, path, body):
+        with requests.Session() as s:
+            try:
+                barrier.wait(timeout=30)
+                r = s.request(method, server.base_url + path, json=body, timeout=60,
+                              headers={"Authorization": f"Bearer {token}"})
+                item = (r.status_code, r.json())
+            except (requests.RequestException, threading.BrokenBarrierError,
+                    ValueError) as e:
+                item = ("exception", repr(e))
+        with lock:
+            results.append(item)
+
+    threads = [threading.Thread(target=worker, args=c, daemon=True) for c in calls]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 120
+    for t in threads:
+        t.join(timeout=max(0.1, deadline - time.monotonic()))
+    assert not any(t.is_alive() for t in threads), "workers hung"
+    return results
+
+
 class Account:
     """A fresh account of `backend` with an unrestricted owner (self.uid,
     self.client: a client of `server` with an all-scopes token); user()

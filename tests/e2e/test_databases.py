@@ -9,11 +9,8 @@ with `acctapi-admin database set-status`, as an operator would.
 """
 
 import re
-import threading
-import time
 
 import pytest
-import requests
 
 import harness
 from checks import assert_envelope, assert_error, assert_headers, assert_json
@@ -290,33 +287,9 @@ def test_create_permissions(acct, acct2, backend):
 
 def test_concurrent_creates_of_one_label(acct, server):
     """50 creates of one label over separate connections: exactly one wins."""
-    token = acct.client.token
-    barrier = threading.Barrier(50)
-    results = []
-    lock = threading.Lock()
-
-    def worker(i):
-        path = PG if i % 2 else MY
-        body = pg_body("race") if i % 2 else my_body("race")
-        with requests.Session() as s:
-            try:
-                barrier.wait(timeout=30)
-                r = s.post(server.base_url + path, json=body, timeout=60,
-                           headers={"Authorization": f"Bearer {token}"})
-                item = (r.status_code, r.json())
-            except (requests.RequestException, threading.BrokenBarrierError,
-                    ValueError) as e:
-                item = ("exception", repr(e))
-        with lock:
-            results.append(item)
-
-    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(50)]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + 120
-    for t in threads:
-        t.join(timeout=max(0.1, deadline - time.monotonic()))
-    assert not any(t.is_alive() for t in threads), "workers hung"
+    calls = [(("POST", PG, pg_body("race")) if i % 2 else ("POST", MY, my_body("race")))
+             for i in range(50)]
+    results = harness.race(server, acct.client.token, calls)
     ok = [body for status, body in results if status == 200]
     refused = [body for status, body in results if status == 400]
     assert len(ok) == 1 and len(refused) == 49, results
@@ -327,34 +300,10 @@ def test_concurrent_creates_of_one_label(acct, server):
 def test_concurrent_renames_and_creates_of_one_label(acct, server):
     """Renames cannot use ON CONFLICT; racing creates of the same label they
     still lose cleanly (a 400, never a 500 from the unique index)."""
-    token = acct.client.token
     own = [acct.active(label=f"before-{i}")["id"] for i in range(10)]
-    calls = [("PUT", f"{PG}/{i}") for i in own] + [("POST", PG)] * 10
-    barrier = threading.Barrier(len(calls))
-    results = []
-    lock = threading.Lock()
-
-    def worker(method, path):
-        with requests.Session() as s:
-            try:
-                barrier.wait(timeout=30)
-                body = {"label": "contested"} if method == "PUT" else pg_body("contested")
-                r = s.request(method, server.base_url + path, json=body, timeout=60,
-                              headers={"Authorization": f"Bearer {token}"})
-                item = (r.status_code, r.json())
-            except (requests.RequestException, threading.BrokenBarrierError,
-                    ValueError) as e:
-                item = ("exception", repr(e))
-        with lock:
-            results.append(item)
-
-    threads = [threading.Thread(target=worker, args=c, daemon=True) for c in calls]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + 120
-    for t in threads:
-        t.join(timeout=max(0.1, deadline - time.monotonic()))
-    assert not any(t.is_alive() for t in threads), "workers hung"
+    calls = ([("PUT", f"{PG}/{i}", {"label": "contested"}) for i in own]
+             + [("POST", PG, pg_body("contested"))] * 10)
+    results = harness.race(server, acct.client.token, calls)
     ok = [body for status, body in results if status == 200]
     refused = [body for status, body in results if status == 400]
     assert len(ok) == 1 and len(refused) == 19, results

@@ -9,13 +9,10 @@ with a bulk import would, then crossing it through the API.
 
 import re
 import secrets
-import threading
-import time
 
 import pytest
 
 import harness
-import requests
 
 from checks import assert_envelope, assert_error, assert_headers, assert_json
 
@@ -602,36 +599,6 @@ def test_limit(acct, backend, big_domain):
     acct.add(other["id"], type="TXT", target="elsewhere")
 
 
-def race(server, token, calls):
-    """Runs (method, path, body) calls at once over separate connections;
-    returns [(status, json)] in completion order."""
-    barrier = threading.Barrier(len(calls))
-    results = []
-    lock = threading.Lock()
-
-    def worker(method, path, body):
-        with requests.Session() as s:
-            try:
-                barrier.wait(timeout=30)
-                r = s.request(method, server.base_url + path, json=body, timeout=60,
-                              headers={"Authorization": f"Bearer {token}"})
-                item = (r.status_code, r.json())
-            except (requests.RequestException, threading.BrokenBarrierError,
-                    ValueError) as e:
-                item = ("exception", repr(e))
-        with lock:
-            results.append(item)
-
-    threads = [threading.Thread(target=worker, args=c, daemon=True) for c in calls]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + 120
-    for t in threads:
-        t.join(timeout=max(0.1, deadline - time.monotonic()))
-    assert not any(t.is_alive() for t in threads), "workers hung"
-    return results
-
-
 def test_parallel_creates_never_exceed_the_limit(acct, backend, server,
                                                  big_domain):
     d = big_domain()
@@ -639,7 +606,7 @@ def test_parallel_creates_never_exceed_the_limit(acct, backend, server,
     bulk_records(backend, did, LIMIT - 10)
     calls = [("POST", f"/domains/{did}/records",
               {"type": "TXT", "name": f"race{i}", "target": "x"}) for i in range(40)]
-    results = race(server, acct.client.token, calls)
+    results = harness.race(server, acct.client.token, calls)
     ok = [b for s, b in results if s == 200]
     refused = [b for s, b in results if s == 400]
     assert len(ok) == 10 and len(refused) == 30, results
@@ -659,7 +626,7 @@ def test_parallel_cnames_of_one_name(acct, server):
     calls += [("POST", f"/domains/{did}/records",
                {"type": "A", "name": "RACE", "target": f"192.0.2.{i + 1}"})
               for i in range(10)]
-    results = race(server, acct.client.token, calls)
+    results = harness.race(server, acct.client.token, calls)
     assert all(s in (200, 400) for s, _ in results), results
     stored = acct.records(did)
     types = {r["type"] for r in stored}
