@@ -241,9 +241,11 @@ def test_tfa_parallel_confirmations_one_wins(user, server, backend):
     for c in clients:
         c.close()
     statuses = sorted(r.status for r in results)
-    assert statuses == [200] + [400] * (len(clients) - 1), results
-    # Losers saw the winner's commit (already on) or lost the conditional
-    # UPDATE of the same step (already used).
+    assert statuses.count(200) == 1, results
+    # Losers saw the winner's commit (already on), lost the conditional
+    # UPDATE of the same step (already used), or - a replay counting as a
+    # wrong attempt - found the attempts of the window used up (429).
+    assert all(s in (400, 429) for s in statuses[1:]), results
     for r in results:
         if r.status == 400:
             reason = r.json["errors"][0]["reason"]
