@@ -153,6 +153,16 @@ const acct_route acct_routes[] = {
     DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}/zone-file", api_zone_file,
                  0),
 
+    /* Tags: unrestricted users only (the contract's "All tag operations"). */
+    ACCOUNT_READ(ACCT_METHOD_GET, "/tags", api_tags_list,
+                 ACCT_ROUTE_LIST | ACCT_ROUTE_UNRESTRICTED_ONLY),
+    ACCOUNT_WRITE(ACCT_METHOD_POST, "/tags", api_tag_create,
+                  ACCT_ROUTE_BODY | ACCT_ROUTE_UNRESTRICTED_ONLY),
+    ACCOUNT_READ(ACCT_METHOD_GET, "/tags/{tagLabel}", api_tag_objects,
+                 ACCT_ROUTE_LIST | ACCT_ROUTE_UNRESTRICTED_ONLY),
+    ACCOUNT_WRITE(ACCT_METHOD_DELETE, "/tags/{tagLabel}", api_tag_delete,
+                  ACCT_ROUTE_UNRESTRICTED_ONLY),
+
     /* Managed databases: every backup route needs read_write (DECISIONS);
      * delete and credential resets are for unrestricted users only. */
     DATABASES(ACCT_METHOD_GET, "/databases/instances", api_databases_all,

@@ -199,9 +199,9 @@ acct_store_rc acct_tags_remove(acct_store *st, apr_pool_t *pool,
     return acct_store_exec(st, pool, &q_tag_unlink_all, NULL, 2, args);
 }
 
-const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
-                                 const char *entity_type,
-                                 const char *id_column)
+const char *acct_tags_column_sql_typed(apr_pool_t *pool, acct_dialect dialect,
+                                       const char *type_sql,
+                                       const char *id_column)
 {
     /* acct_tags_from_column sorts: the dialects' collations differ. */
     const char *agg = dialect == ACCT_DIALECT_PGSQL
@@ -210,8 +210,29 @@ const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
 
     return apr_psprintf(pool,
         "(SELECT %s FROM tag_links tl JOIN tags t ON t.id = tl.tag_id"
-        " WHERE tl.entity_type = '%s' AND tl.entity_id = %s)",
-        agg, entity_type, id_column);
+        " WHERE tl.entity_type = %s AND tl.entity_id = %s)",
+        agg, type_sql, id_column);
+}
+
+const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
+                                 const char *entity_type,
+                                 const char *id_column)
+{
+    return acct_tags_column_sql_typed(pool, dialect,
+                                      apr_psprintf(pool, "'%s'", entity_type),
+                                      id_column);
+}
+
+acct_store_rc acct_tags_link(acct_store *st, apr_pool_t *pool,
+                             const char *tag_id, const char *entity_type,
+                             apr_int64_t id)
+{
+    const char *args[3];
+
+    args[0] = tag_id;
+    args[1] = entity_type;
+    args[2] = acct_i64(pool, id);
+    return acct_store_exec(st, pool, &q_tag_link, NULL, 3, args);
 }
 
 json_t *acct_tags_from_column(apr_pool_t *pool, const char *text)

@@ -58,6 +58,20 @@ const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
                                  const char *id_column);
 
 /*
+ * The same for lists that mix entity types: `type_sql` is an SQL expression
+ * (a column of the outer query, never user text) giving each row's type.
+ * The subquery's own aliases are tl and t: the outer query must use others.
+ */
+const char *acct_tags_column_sql_typed(apr_pool_t *pool, acct_dialect dialect,
+                                       const char *type_sql,
+                                       const char *id_column);
+
+/* Gives entity (`entity_type`, `id`) the tag `tag_id` (no-op if it has it). */
+acct_store_rc acct_tags_link(acct_store *st, apr_pool_t *pool,
+                             const char *tag_id, const char *entity_type,
+                             apr_int64_t id);
+
+/*
  * JSON array text of labels (a column made by acct_tags_column_sql) as a
  * new JSON array sorted byte-wise; NULL or unreadable text gives [].
  */

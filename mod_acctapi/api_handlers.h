@@ -102,4 +102,10 @@ acct_handler api_db_credentials_reset;
 acct_handler api_db_patch;
 acct_handler api_db_ssl_get;
 
+/* api_tags.c */
+acct_handler api_tags_list;
+acct_handler api_tag_create;
+acct_handler api_tag_objects;
+acct_handler api_tag_delete;
+
 #endif

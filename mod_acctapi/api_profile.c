@@ -109,7 +109,8 @@ static const char *const global_flags[] = {
 
 /*
  * Each entity of the account of one kind, with the user's permissions on it
- * (null: none).  Kinds without a table in this release list nothing.
+ * (null: none): domains and databases from their tables, the other kinds
+ * from the objects the operator registered.
  */
 static const acct_sql q_domain_grants = ACCT_SQL("grants_domains",
     "SELECT d.id, d.domain AS label, g.permissions FROM domains d"
@@ -123,6 +124,14 @@ static const acct_sql q_database_grants = ACCT_SQL("grants_databases",
     " AND g.entity_id = db.id AND g.user_id = CAST(%s AS BIGINT)"
     " WHERE db.account_id = CAST(%s AS BIGINT) ORDER BY db.id");
 
+/* Objects of other services, registered by the operator (acctapi-admin). */
+static const acct_sql q_entity_grants = ACCT_SQL("grants_entities",
+    "SELECT e.entity_id AS id, e.label, g.permissions FROM entities e"
+    " LEFT JOIN entity_grants g ON g.entity_type = e.entity_type"
+    " AND g.entity_id = e.entity_id AND g.user_id = CAST(%s AS BIGINT)"
+    " WHERE e.account_id = CAST(%s AS BIGINT) AND e.entity_type = %s"
+    " ORDER BY e.entity_id");
+
 static const acct_sql *grants_query(const char *key)
 {
     if (strcmp(key, "domain") == 0) {
@@ -131,25 +140,24 @@ static const acct_sql *grants_query(const char *key)
     if (strcmp(key, "database") == 0) {
         return &q_database_grants;
     }
-    return NULL;
+    return &q_entity_grants;
 }
 
 /* The grants of one kind of entity, or NULL after answering a store error. */
 static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
 {
     const acct_sql *sql = grants_query(key);
-    const char *args[2];
+    const char *args[3];
     acct_rows *rows = NULL;
     json_t *list = json_array(), *item;
     acct_store_rc rc;
     int i;
 
-    if (!sql) {
-        return list;
-    }
     args[0] = acct_i64(req->pool, req->who->user_id);
     args[1] = acct_i64(req->pool, req->who->account_id);
-    rc = acct_store_select(req->store, req->pool, sql, &rows, 2, args);
+    args[2] = key;
+    rc = acct_store_select(req->store, req->pool, sql, &rows,
+                           sql == &q_entity_grants ? 3 : 2, args);
     if (rc != ACCT_STORE_OK) {
         json_decref(list);
         acct_resp_store_error(resp, req->pool, rc);

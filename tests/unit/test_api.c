@@ -336,6 +336,10 @@ static const acct_sql q_add_grant = ACCT_SQL("t_add_grant",
     "INSERT INTO entity_grants (user_id, entity_type, entity_id, permissions)"
     " VALUES (CAST(%s AS BIGINT), 'domain', CAST(%s AS BIGINT), %s)");
 
+static const acct_sql q_add_entity = ACCT_SQL("t_add_entity",
+    "INSERT INTO entities (entity_type, entity_id, account_id, label, created)"
+    " VALUES ('instance', 77, CAST(%s AS BIGINT), 'web-1', 0)");
+
 static const char *add_domain(unit_db *db, apr_int64_t account, const char *name)
 {
     const char *args[3];
@@ -367,8 +371,15 @@ static void test_grants_list_domains(void **state)
     args[2] = "read_write";
     assert_int_equal(acct_store_exec(db->store, db->pool, &q_add_grant, NULL, 3,
                                      args), ACCT_STORE_OK);
+    args[0] = acct_i64(db->pool, limited.account_id);
+    assert_int_equal(acct_store_exec(db->store, db->pool, &q_add_entity, NULL, 1,
+                                     args), ACCT_STORE_OK);
     doc = call(unit_req(db, &limited), api_profile_grants, &status);
     assert_int_equal(status, 200);
+    assert_int_equal(json_array_size(json_object_get(doc, "instance")), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(
+        json_object_get(doc, "instance"), 0), "label")), "web-1");
+    assert_int_equal(json_array_size(json_object_get(doc, "volume")), 0);
     domains = json_object_get(doc, "domain");
     assert_int_equal(json_array_size(domains), 2);
     assert_string_equal(json_string_value(json_object_get(
