@@ -422,6 +422,12 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     acct_field_rc frc;
     acct_rows *db, *made = NULL;
 
+    /* The database and the caller's grant first (404, 403), then the body
+     * (400 per field), then its status. */
+    db = acct_db_load(req, resp, 0, req->route->param, ACCT_LEVEL_READ_WRITE);
+    if (!db) {
+        return;
+    }
     acct_body_only(req, resp, fields);
     frc = acct_body_string(req, resp, "label", 1, SNAPSHOT_LABEL_MAX, 0, &label);
     acct_body_require(req, resp, "label", frc);
@@ -431,7 +437,7 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     }
     acct_body_enum(req, resp, "target", targets, &target);
     if (acct_resp_failed(resp)
-        || !(db = load_db(req, resp, ACCT_LEVEL_READ_WRITE, st_active))
+        || acct_db_require_status(req, resp, db, st_active) != 0
         || snapshot_allowed(req, resp, db) != 0
         || begin_operation(req, resp, db, st_active, "backing_up", "active",
                            op) != 0) {

@@ -169,8 +169,14 @@ static void label_only(acct_req *req, acct_resp *resp)
 
 void api_sshkey_update(acct_req *req, acct_resp *resp)
 {
+    acct_rows *rows = NULL;
     const char *label;
 
+    /* Whose key it is comes first: another user's key is a 404, whatever
+     * the body says. */
+    if (on_own_key(req, resp, &q_sshkey_get, 0, NULL, &rows) != 0) {
+        return;
+    }
     label_only(req, resp);
     acct_body_require(req, resp, "label", read_label(req, resp, &label));
     if (acct_resp_failed(resp)

@@ -180,12 +180,16 @@ void api_token_update(acct_req *req, acct_resp *resp)
     acct_rows *rows;
     acct_store_rc rc;
 
+    /* Another user's token is a 404, whatever the body says. */
+    if (!(rows = load_token(req, resp))) {
+        return;
+    }
     acct_body_only(req, resp, allowed);
     if (acct_body_string(req, resp, "label", 1, LABEL_MAX, 1, &label)
         == ACCT_FIELD_ABSENT) {
         acct_body_require(req, resp, "label", ACCT_FIELD_ABSENT);
     }
-    if (acct_resp_failed(resp) || !(rows = load_token(req, resp))) {
+    if (acct_resp_failed(resp)) {
         return;
     }
     args[0] = label;
