@@ -41,6 +41,14 @@ typedef struct acct_settings {
     apr_int64_t db_provision_max;
     apr_int64_t db_operation;        /* AcctapiDatabaseOperationTime, seconds */
     const char *db_host_suffix;      /* AcctapiDatabaseHostSuffix */
+    const char *const *transfer_sources; /* AcctapiTransferSource: IP
+                                          * addresses, NULL-terminated;
+                                          * NULL: any */
+    apr_int64_t transfer_timeout;    /* AcctapiTransferTimeout, seconds */
+    const char *zone_dir;            /* AcctapiZoneDir, or NULL */
+    const char *zone_reload_command; /* AcctapiZoneReloadCommand, or NULL */
+    apr_int64_t rate_lists;          /* AcctapiRateLimit: list GETs per minute */
+    apr_int64_t rate_others;         /* and other requests; 0: no limit */
 } acct_settings;
 
 #define ACCT_SEAL_KEY_LEN 32
@@ -69,6 +77,7 @@ typedef struct acct_req {
     const acct_settings *settings;
     apr_int64_t now;                          /* epoch seconds, test-clock offset applied */
     int tx_suspended;                         /* committed early, see acct_req_commit_now */
+    apr_array_header_t *zones_changed;        /* see acct_req_note_zone */
 } acct_req;
 
 typedef struct acct_resp {
@@ -142,6 +151,16 @@ int acct_resp_commits(const acct_resp *resp);
 acct_store_rc acct_req_commit_now(acct_req *req);
 acct_store_rc acct_req_reopen(acct_req *req);
 acct_store_rc acct_req_checkpoint(acct_req *req);
+
+/*
+ * Records that the request changed the zone of domain `domain_id` (created,
+ * changed, its records changed, or deleted), so that the zone is published
+ * again once the transaction commits (acct_publish.h).  `previous_name`: the
+ * domain's name before the change when the change renamed or deleted it,
+ * else NULL.
+ */
+void acct_req_note_zone(acct_req *req, apr_int64_t domain_id,
+                        const char *previous_name);
 
 /* The body to send: the errors envelope when there are errors, else body. */
 json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool);

@@ -62,6 +62,8 @@
 
 const acct_route acct_routes[] = {
     /* Catalogues: public, the Authorization header is ignored. */
+    /* The OpenAPI document of this build (mod_acctapi/openapi.json). */
+    PUBLIC_GET("/openapi.json", api_openapi, 0),
     PUBLIC_GET("/regions", api_regions_list,
                ACCT_ROUTE_LIST | ACCT_ROUTE_CACHEABLE),
     PUBLIC_GET("/regions/availability", api_regions_availability,
@@ -70,6 +72,10 @@ const acct_route acct_routes[] = {
     PUBLIC_GET("/regions/{regionId}/availability", api_region_availability, 0),
     PUBLIC_GET("/compute/types", api_types_list, ACCT_ROUTE_LIST),
     PUBLIC_GET("/compute/types/{typeId}", api_type_get, 0),
+    /* The same catalogue under the public API's own path, which its SDKs,
+     * CLI and Terraform provider call (the contract's /compute/types). */
+    PUBLIC_GET("/linode/types", api_types_list, ACCT_ROUTE_LIST),
+    PUBLIC_GET("/linode/types/{typeId}", api_type_get, 0),
     PUBLIC_GET("/databases/engines", api_engines_list, ACCT_ROUTE_LIST),
     PUBLIC_GET("/databases/engines/{engineId...}", api_engine_get, 0),
 
@@ -133,6 +139,8 @@ const acct_route acct_routes[] = {
     /* DNS domains: GET needs domains:read_only, changes domains:read_write. */
     DOMAINS_READ(ACCT_METHOD_GET, "/domains", api_domains_list, ACCT_ROUTE_LIST),
     DOMAINS_WRITE(ACCT_METHOD_POST, "/domains", api_domain_create,
+                  ACCT_ROUTE_BODY),
+    DOMAINS_WRITE(ACCT_METHOD_POST, "/domains/import", api_domain_import,
                   ACCT_ROUTE_BODY),
     DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}", api_domain_get, 0),
     DOMAINS_WRITE(ACCT_METHOD_PUT, "/domains/{domainId}", api_domain_update,

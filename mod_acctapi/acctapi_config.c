@@ -5,6 +5,8 @@
 #include "http_core.h"
 
 #include <apr_file_io.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <strings.h>
 
@@ -21,6 +23,8 @@ void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
     c->db_external = -1;
     c->db_provision_min = c->db_provision_max = -1;
     c->db_operation = -1;
+    c->transfer_timeout = -1;
+    c->rate_lists = c->rate_others = -1;
     return c;
 }
 
@@ -52,6 +56,22 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
                                              : base->db_operation;
     c->db_host_suffix = add->db_host_suffix ? add->db_host_suffix
                                             : base->db_host_suffix;
+    c->transfer_sources = add->transfer_sources ? add->transfer_sources
+                                                : base->transfer_sources;
+    c->transfer_timeout = add->transfer_timeout >= 0 ? add->transfer_timeout
+                                                     : base->transfer_timeout;
+    c->zone_dir = add->zone_dir ? add->zone_dir : base->zone_dir;
+    if (add->rate_lists >= 0) {
+        c->rate_lists = add->rate_lists;
+        c->rate_others = add->rate_others;
+    }
+    else {
+        c->rate_lists = base->rate_lists;
+        c->rate_others = base->rate_others;
+    }
+    c->zone_reload_command = add->zone_reload_command
+                             ? add->zone_reload_command
+                             : base->zone_reload_command;
     return c;
 }
 
@@ -82,6 +102,18 @@ void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
                                                 : ACCTAPI_DEFAULT_DB_OPERATION;
     out->db_host_suffix = conf->db_host_suffix ? conf->db_host_suffix
                                                : ACCTAPI_DEFAULT_DB_HOST_SUFFIX;
+    out->transfer_sources = conf->transfer_sources
+                            ? (const char *const *)conf->transfer_sources->elts
+                            : NULL;
+    out->transfer_timeout = conf->transfer_timeout >= 0
+                            ? conf->transfer_timeout
+                            : ACCTAPI_DEFAULT_TRANSFER_TIMEOUT;
+    out->zone_dir = conf->zone_dir;
+    out->rate_lists = conf->rate_lists >= 0 ? conf->rate_lists
+                                            : ACCTAPI_DEFAULT_RATE_LISTS;
+    out->rate_others = conf->rate_lists >= 0 ? conf->rate_others
+                                             : ACCTAPI_DEFAULT_RATE_OTHERS;
+    out->zone_reload_command = conf->zone_reload_command;
     *max_body = conf->max_body >= 0 ? conf->max_body : ACCTAPI_DEFAULT_MAX_BODY;
 }
 
@@ -239,6 +271,92 @@ static const char *add_nameserver(cmd_parms *cmd, void *dconf, const char *arg)
     return NULL;
 }
 
+/*
+ * Each argument is a local IPv4 or IPv6 address that zone transfers
+ * (POST /domains/import) bind to; a transfer to a server of one family uses
+ * the address of that family.  NULL-terminated like the nameservers.
+ */
+static const char *add_transfer_source(cmd_parms *cmd, void *dconf,
+                                       const char *arg)
+{
+    acctapi_dir_conf *c = dconf;
+    unsigned char addr[16];
+
+    if (inet_pton(AF_INET, arg, addr) != 1
+        && inet_pton(AF_INET6, arg, addr) != 1) {
+        return apr_psprintf(cmd->pool, "AcctapiTransferSource: '%s' is not an "
+                            "IPv4 or IPv6 address", arg);
+    }
+    if (!c->transfer_sources) {
+        c->transfer_sources = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    }
+    else {
+        apr_array_pop(c->transfer_sources); /* the NULL terminator */
+    }
+    APR_ARRAY_PUSH(c->transfer_sources, const char *) = arg;
+    APR_ARRAY_PUSH(c->transfer_sources, const char *) = NULL;
+    return NULL;
+}
+
+static const char *set_transfer_timeout(cmd_parms *cmd, void *dconf,
+                                        const char *arg)
+{
+    return parse_bounded(cmd, arg, 1, 300,
+                         &((acctapi_dir_conf *)dconf)->transfer_timeout);
+}
+
+/* "off", or the two budgets per minute: paginated list GETs, then others. */
+static const char *set_rate_limit(cmd_parms *cmd, void *dconf,
+                                  const char *lists, const char *others)
+{
+    acctapi_dir_conf *c = dconf;
+    apr_int64_t l, o;
+    const char *err;
+
+    if (strcasecmp(lists, "off") == 0 && !others) {
+        c->rate_lists = c->rate_others = 0;
+        return NULL;
+    }
+    if (!others) {
+        return "AcctapiRateLimit: 'off', or two numbers: list requests and "
+               "other requests per minute";
+    }
+    err = parse_bounded(cmd, lists, 1, APR_INT64_C(100000000), &l);
+    if (!err) {
+        err = parse_bounded(cmd, others, 1, APR_INT64_C(100000000), &o);
+    }
+    if (!err) {
+        c->rate_lists = l;
+        c->rate_others = o;
+    }
+    return err;
+}
+
+/* An absolute directory that exists when the configuration is read. */
+static const char *set_zone_dir(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    const char *dir = ap_server_root_relative(cmd->pool, arg);
+    apr_finfo_t info;
+
+    if (!dir || apr_stat(&info, dir, APR_FINFO_TYPE, cmd->pool) != APR_SUCCESS
+        || info.filetype != APR_DIR) {
+        return apr_psprintf(cmd->pool, "AcctapiZoneDir: '%s' is not a "
+                            "directory", arg);
+    }
+    ((acctapi_dir_conf *)dconf)->zone_dir = dir;
+    return NULL;
+}
+
+static const char *set_zone_reload_command(cmd_parms *cmd, void *dconf,
+                                           const char *arg)
+{
+    if (!*arg) {
+        return "AcctapiZoneReloadCommand: the command is empty";
+    }
+    ((acctapi_dir_conf *)dconf)->zone_reload_command = arg;
+    return NULL;
+}
+
 static const char *set_db_backend(cmd_parms *cmd, void *dconf, const char *arg)
 {
     acctapi_dir_conf *c = dconf;
@@ -342,6 +460,28 @@ const command_rec acctapi_cmds[] = {
     AP_INIT_ITERATE("AcctapiNameservers", add_nameserver, NULL, ACCTAPI_CONTEXT,
                     "Host names of the nameservers that serve the hosted "
                     "zones: the NS records of every zone file"),
+    AP_INIT_ITERATE("AcctapiTransferSource", add_transfer_source, NULL,
+                    ACCTAPI_CONTEXT,
+                    "Local IPv4 and/or IPv6 addresses that zone transfers "
+                    "(domain import) are made from (default: any)"),
+    AP_INIT_TAKE12("AcctapiRateLimit", set_rate_limit, NULL, ACCTAPI_CONTEXT,
+                   "Requests per minute per token (per client address without "
+                   "one): LISTS OTHERS for paginated list GETs and for every "
+                   "other request (default 200 1600), or off"),
+    AP_INIT_TAKE1("AcctapiTransferTimeout", set_transfer_timeout, NULL,
+                  ACCTAPI_CONTEXT,
+                  "Seconds a whole zone transfer may take, from connecting to "
+                  "the last message (1 to 300, default 10)"),
+    AP_INIT_TAKE1("AcctapiZoneDir", set_zone_dir, NULL, ACCTAPI_CONTEXT,
+                  "Directory where every active master zone is published as "
+                  "<zone>.zone, with zones.conf, a BIND include declaring "
+                  "every active zone (default: no publishing)"),
+    AP_INIT_TAKE1("AcctapiZoneReloadCommand", set_zone_reload_command, NULL,
+                  ACCTAPI_CONTEXT,
+                  "Program (with arguments) run in the background after the "
+                  "published zones change: with the zone's name appended when "
+                  "only its file changed, with nothing appended when "
+                  "zones.conf changed, e.g. rndc reload (default: none)"),
     AP_INIT_TAKE1("AcctapiSmsCommand", set_sms_command, NULL, ACCTAPI_CONTEXT,
                   "Program (with arguments) run to send a text message; the "
                   "phone number and the message are appended as two more "

@@ -6,6 +6,7 @@
 #include "http_config.h"
 
 #include "acct_api.h"
+#include "acct_dns.h"
 
 #define ACCTAPI_HANDLER "acctapi"
 
@@ -17,10 +18,16 @@
 #define ACCTAPI_DEFAULT_DB_PROVISION_MAX (30 * 60)
 #define ACCTAPI_DEFAULT_DB_OPERATION (3 * 60)
 #define ACCTAPI_DEFAULT_DB_HOST_SUFFIX "db.example.com"
+/* Rate limits per token (or client address) and minute, as the public API. */
+#define ACCTAPI_DEFAULT_RATE_LISTS 200
+#define ACCTAPI_DEFAULT_RATE_OTHERS 1600
+/* Zone transfers (domain import): the deadline of the whole exchange, from
+ * connecting to the last message, in seconds. */
+#define ACCTAPI_DEFAULT_TRANSFER_TIMEOUT 10
 
-/* The nameservers zones name when AcctapiNameservers is not set. */
-#define ACCTAPI_DEFAULT_NAMESERVERS \
-    {"ns1.example.com", "ns2.example.com", "ns3.example.com", NULL}
+/* The nameservers zones name when AcctapiNameservers is not set (the same
+ * list acctapi-admin zones publish uses). */
+#define ACCTAPI_DEFAULT_NAMESERVERS ACCT_DNS_DEFAULT_NAMESERVERS
 
 typedef struct acctapi_dir_conf {
     apr_off_t max_body;              /* -1: unset */
@@ -35,6 +42,12 @@ typedef struct acctapi_dir_conf {
     apr_int64_t db_provision_max;
     apr_int64_t db_operation;        /* -1: unset */
     const char *db_host_suffix;      /* NULL: unset */
+    apr_array_header_t *transfer_sources; /* NULL: unset (any) */
+    apr_int64_t transfer_timeout;    /* -1: unset */
+    const char *zone_dir;            /* NULL: unset (no publishing) */
+    const char *zone_reload_command; /* NULL: unset */
+    apr_int64_t rate_lists;          /* -1: unset; 0: off */
+    apr_int64_t rate_others;
 } acctapi_dir_conf;
 
 extern const command_rec acctapi_cmds[];

@@ -73,6 +73,12 @@ acct_handler api_domain_update;
 acct_handler api_domain_delete;
 acct_handler api_domain_clone;
 
+/* api_import.c */
+acct_handler api_domain_import;
+
+/* api_openapi.c */
+acct_handler api_openapi;
+
 /* api_records.c */
 acct_handler api_records_list;
 acct_handler api_record_create;
