@@ -1039,3 +1039,49 @@ json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i)
     }
     return o;
 }
+
+static const acct_sql q_record_insert = ACCT_SQL("record_insert",
+    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
+    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
+    " VALUES (CAST(%s AS BIGINT), %s, %s, %s, CAST(%s AS INTEGER),"
+    " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, CAST(%s AS INTEGER),"
+    " %s, CAST(%s AS BIGINT), CAST(%s AS BIGINT)) RETURNING id");
+
+void acct_record_args(apr_pool_t *pool, const acct_record *rec,
+                      const char **args)
+{
+    args[0] = rec->name;
+    args[1] = rec->target;
+    args[2] = acct_i64(pool, rec->priority);
+    args[3] = acct_i64(pool, rec->weight);
+    args[4] = acct_i64(pool, rec->port);
+    args[5] = rec->service;
+    args[6] = rec->protocol;
+    args[7] = acct_i64(pool, rec->ttl_sec);
+    args[8] = rec->tag;
+}
+
+acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, const acct_record *rec,
+                                 apr_int64_t now, apr_int64_t *new_id)
+{
+    const char *args[13];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, domain_id);
+    args[1] = rec->type;
+    acct_record_args(pool, rec, args + 2);
+    args[11] = args[12] = acct_i64(pool, now);
+    rc = acct_store_select(st, pool, &q_record_insert, &rows, 13, args);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    if (rows->nrows != 1) {
+        return ACCT_STORE_FAILED;
+    }
+    if (new_id && acct_parse_i64(acct_rows_get(rows, 0, "id"), new_id) != 0) {
+        return ACCT_STORE_FAILED;
+    }
+    return ACCT_STORE_OK;
+}

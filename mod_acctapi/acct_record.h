@@ -91,4 +91,20 @@ void acct_record_from_row(const acct_rows *rows, int i, acct_record *out);
 /* Row `i` of ACCT_RECORD_COLUMNS as the API's Record object. */
 json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i);
 
+/*
+ * The record's stored columns as statement arguments, in the order
+ * name, target, priority, weight, port, service, protocol, ttl_sec, tag
+ * (nine entries of `args`).
+ */
+void acct_record_args(apr_pool_t *pool, const acct_record *rec,
+                      const char **args);
+
+/*
+ * Stores `rec` (already validated) under domain `domain_id`; the one INSERT
+ * of records, for POST records, clone and import.  *new_id may be NULL.
+ */
+acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, const acct_record *rec,
+                                 apr_int64_t now, apr_int64_t *new_id);
+
 #endif

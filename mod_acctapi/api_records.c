@@ -13,6 +13,7 @@
 #include "api_handlers.h"
 #include "acct_dns.h"
 #include "acct_list.h"
+#include "acct_publish.h"
 #include "acct_record.h"
 
 #include <apr_strings.h>
@@ -45,13 +46,6 @@ static const acct_sql q_mx_others = ACCT_SQL("record_mx_others",
     " AS null_mx"
     " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT) AND type = 'MX'"
     " AND id <> CAST(%s AS BIGINT)");
-
-static const acct_sql q_record_insert = ACCT_SQL("record_insert",
-    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
-    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
-    " VALUES (CAST(%s AS BIGINT), %s, %s, %s, CAST(%s AS INTEGER),"
-    " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, CAST(%s AS INTEGER),"
-    " %s, CAST(%s AS BIGINT), CAST(%s AS BIGINT)) RETURNING id");
 
 static const acct_sql q_record_update = ACCT_SQL("record_update",
     "UPDATE domain_records SET name = %s, target = %s,"
@@ -142,8 +136,9 @@ static int refuse_slave(acct_req *req, acct_resp *resp,
 
 /*
  * Bumps the domain's serial (every change of a record is a change of the
- * zone); as the first write of an update or delete it also takes the
- * domain row (see the top of the file).
+ * zone) and notes the zone for publishing; as the first write of an
+ * update or delete it also takes the domain row (see the top of the
+ * file).
  */
 static int touch_domain(acct_req *req, acct_resp *resp,
                         const acct_rows *domain)
@@ -151,8 +146,14 @@ static int touch_domain(acct_req *req, acct_resp *resp,
     apr_int64_t id = 0;
 
     acct_parse_i64(domain_id(domain), &id);
-    return store_ok(req, resp, acct_dns_touch(req->store, req->pool, id,
-                                              req->now));
+    if (store_ok(req, resp, acct_dns_touch(req->store, req->pool, id,
+                                           req->now)) != 0) {
+        return -1;
+    }
+    /* Published once the request commits; a request that fails after
+     * this point rolls back and publishes nothing. */
+    acct_publish_note(req, id, NULL, ACCT_PUBLISH_ZONE);
+    return 0;
 }
 
 /* One more record: 0, or -1 after answering the limit (or an error). */
@@ -270,20 +271,6 @@ static void zone_of(acct_req *req, const acct_rows *domain,
 }
 
 /* Arguments for the record's columns from name to tag, in that order. */
-static void record_args(apr_pool_t *pool, const acct_record *rec,
-                        const char **args)
-{
-    args[0] = rec->name;
-    args[1] = rec->target;
-    args[2] = acct_i64(pool, rec->priority);
-    args[3] = acct_i64(pool, rec->weight);
-    args[4] = acct_i64(pool, rec->port);
-    args[5] = rec->service;
-    args[6] = rec->protocol;
-    args[7] = acct_i64(pool, rec->ttl_sec);
-    args[8] = rec->tag;
-}
-
 void api_records_list(acct_req *req, acct_resp *resp)
 {
     acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
@@ -312,10 +299,9 @@ void api_record_get(acct_req *req, acct_resp *resp)
 void api_record_create(acct_req *req, acct_resp *resp)
 {
     acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
-    const char *args[13];
-    acct_rows *rows = NULL;
     acct_record_zone zone;
     acct_record rec;
+    apr_int64_t domain_no = 0, id = 0;
 
     if (!domain || refuse_slave(req, resp, domain) != 0) {
         return;
@@ -327,23 +313,13 @@ void api_record_create(acct_req *req, acct_resp *resp)
         || check_neighbours(req, resp, domain, "0", &rec) != 0) {
         return;
     }
-    args[0] = domain_id(domain);
-    args[1] = rec.type;
-    record_args(req->pool, &rec, args + 2);
-    args[11] = args[12] = acct_i64(req->pool, req->now);
-    if (store_ok(req, resp, acct_store_select(req->store, req->pool,
-                                              &q_record_insert, &rows, 13,
-                                              args)) != 0) {
+    acct_parse_i64(domain_id(domain), &domain_no);
+    if (store_ok(req, resp, acct_record_insert(req->store, req->pool, domain_no,
+                                               &rec, req->now, &id)) != 0
+        || touch_domain(req, resp, domain) != 0) {
         return;
     }
-    if (rows->nrows != 1) {
-        acct_resp_store_error(resp, req->pool, ACCT_STORE_FAILED);
-        return;
-    }
-    if (touch_domain(req, resp, domain) != 0) {
-        return;
-    }
-    respond_record(req, resp, domain, acct_rows_get(rows, 0, "id"));
+    respond_record(req, resp, domain, acct_i64(req->pool, id));
 }
 
 void api_record_update(acct_req *req, acct_resp *resp)
@@ -368,7 +344,7 @@ void api_record_update(acct_req *req, acct_resp *resp)
         || check_neighbours(req, resp, domain, id, &rec) != 0) {
         return;
     }
-    record_args(req->pool, &rec, args);
+    acct_record_args(req->pool, &rec, args);
     args[9] = acct_i64(req->pool, req->now);
     args[10] = id;
     args[11] = domain_id(domain);

@@ -1,0 +1,169 @@
+"""A private BIND `named` for the DNS interop tests.
+
+Each Named runs in its own directory on free loopback ports (DNS over UDP and
+TCP, plus an rndc control channel with its own key), in the foreground as a
+child of the test process, and is stopped by the test that started it.
+
+    ns = Named(tmpdir, "primary")
+    ns.add_zone("example.test", zone_text, allow_transfer="any")
+    ns.start()
+    ns.dig("www.example.test", "A")          # -> ["192.0.2.1"]
+    ns.rndc("reload", "example.test")
+    ns.stop()
+
+`extra_options` and `extra_conf` add text to the options block and to the end
+of named.conf (to include a file the module publishes, say).
+"""
+
+import base64
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from harness import HarnessError, free_port, make_tmpdir, run, wait_for, IS_ROOT
+
+NAMED = shutil.which("named") or "/usr/sbin/named"
+RNDC = shutil.which("rndc") or "/usr/sbin/rndc"
+DIG = shutil.which("dig") or "/usr/bin/dig"
+# named drops to this user when started as root; its files must be readable.
+NAMED_USER = "bind"
+
+
+class Named:
+    def __init__(self, base, name="named", *, extra_options="", extra_conf=""):
+        self.root = make_tmpdir(f"{Path(base)}/{name}-") if base else make_tmpdir(f"acctapi-{name}-")
+        self.port = free_port()
+        self.control_port = free_port()
+        self.conf = self.root / "named.conf"
+        self.rndc_conf = self.root / "rndc.conf"
+        self.log = self.root / "named.log"
+        self.zones = []                  # (name, text of the zone statement)
+        self.extra_options = extra_options
+        self.extra_conf = extra_conf
+        self.proc = None
+        self.key = base64.b64encode(secrets.token_bytes(32)).decode()
+
+    # ---- configuration -------------------------------------------------
+
+    def add_zone(self, name, text, *, allow_transfer="any", also=""):
+        """A master zone `name` whose master file holds `text`.
+        allow_transfer: an address match list body ("any", "none",
+        "127.0.0.1;"), or None to leave BIND's default."""
+        path = self.root / f"{name}.zone"
+        path.write_text(text)
+        at = f"allow-transfer {{ {allow_transfer.rstrip(';')}; }};" if allow_transfer else ""
+        self.zones.append((name, f'zone "{name}" {{ type master; file "{path}"; {at} {also} }};'))
+        return path
+
+    def add_raw_zone(self, statement):
+        """A zone statement as given (a slave or forward zone, say)."""
+        self.zones.append((None, statement))
+
+    def write_conf(self):
+        key = f'key "rndc-key" {{ algorithm hmac-sha256; secret "{self.key}"; }};'
+        zones = "\n".join(z for _, z in self.zones)
+        self.conf.write_text(f"""{key}
+controls {{ inet 127.0.0.1 port {self.control_port} allow {{ 127.0.0.1; }} keys {{ "rndc-key"; }}; }};
+options {{
+    directory "{self.root}";
+    pid-file "{self.root}/named.pid";
+    session-keyfile "{self.root}/session.key";
+    managed-keys-directory "{self.root}";
+    listen-on port {self.port} {{ 127.0.0.1; }};
+    listen-on-v6 {{ none; }};
+    recursion no;
+    dnssec-validation no;
+    notify no;
+    {self.extra_options}
+}};
+{zones}
+{self.extra_conf}
+""")
+        self.rndc_conf.write_text(f"""{key}
+options {{ default-key "rndc-key"; default-server 127.0.0.1; default-port {self.control_port}; }};
+""")
+        if IS_ROOT:
+            for p in [self.root, *self.root.iterdir()]:
+                shutil.chown(p, NAMED_USER, NAMED_USER)
+
+    # ---- process -------------------------------------------------------
+
+    def start(self, timeout=20):
+        self.write_conf()
+        run(["named-checkconf", self.conf])
+        cmd = [NAMED, "-g", "-c", str(self.conf)]
+        if IS_ROOT:
+            cmd += ["-u", NAMED_USER]
+        self.log_file = open(self.log, "ab")
+        self.proc = subprocess.Popen(cmd, stdout=self.log_file, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        try:
+            wait_for(self._ready, timeout, interval=0.1, what=f"named on port {self.port}")
+            # "running" is logged a moment before the zones answer over TCP
+            # (SERVFAIL or a refused connection until then).
+            for name in (n for n, _ in self.zones if n):
+                wait_for(lambda n=name: self._serves(n), timeout, interval=0.1,
+                         what=f"named serving {name}")
+        except HarnessError:
+            self.stop()
+            raise HarnessError(f"named did not start:\n{self.log.read_text()[-3000:]}")
+        return self
+
+    def _serves(self, zone):
+        p = run([DIG, "@127.0.0.1", "-p", self.port, "+tcp", "+norecurse", "+time=1",
+                 "+tries=1", zone, "SOA"], check=False, timeout=10)
+        return "status: NOERROR" in p.stdout
+
+    def _ready(self):
+        if self.proc.poll() is not None:
+            raise HarnessError(f"named exited {self.proc.returncode}:\n"
+                               f"{self.log.read_text()[-3000:]}")
+        return b"running" in self.log.read_bytes()
+
+    def stop(self, timeout=10):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout)
+        if self.proc:
+            self.log_file.close()
+        self.proc = None
+
+    # ---- clients -------------------------------------------------------
+
+    @property
+    def address(self):
+        """The server as POST /domains/import's remote_nameserver names it."""
+        return f"127.0.0.1:{self.port}"
+
+    def rndc(self, *args, check=True):
+        return run([RNDC, "-c", self.rndc_conf, *args], check=check, timeout=30)
+
+    def dig(self, name, rtype="A", *extra):
+        """The answer section's data (+short), one string per record."""
+        p = run([DIG, "@127.0.0.1", "-p", self.port, "+short", "+norecurse",
+                 "+time=2", "+tries=1", name, rtype, *extra], timeout=30)
+        return [line for line in p.stdout.splitlines() if line.strip()]
+
+    def dig_full(self, name, rtype="A", *extra):
+        """dig's whole output, for status and flags (NXDOMAIN, aa)."""
+        return run([DIG, "@127.0.0.1", "-p", self.port, "+norecurse", "+time=2",
+                    "+tries=1", name, rtype, *extra], timeout=30).stdout
+
+    def wait_for_answer(self, name, rtype, expected, timeout=15):
+        """Polls until dig answers `expected` (a sorted list), for changes that
+        reach named through a reload."""
+        want = sorted(expected)
+        try:
+            return wait_for(lambda: sorted(self.dig(name, rtype)) == want, timeout,
+                            interval=0.2, what=f"{name} {rtype} = {want}")
+        except HarnessError:
+            raise HarnessError(f"{name} {rtype}: named answers {self.dig(name, rtype)}, "
+                               f"expected {want}\n{self.log.read_text()[-3000:]}")
