@@ -14,6 +14,13 @@
 #define ACCT_DNS_LABEL_MAX 63
 #define ACCT_DNS_SECONDS_MAX 2419200
 
+/*
+ * The nameservers zones name (NS records, SOA MNAME) when AcctapiNameservers
+ * is not set; acctapi-admin zones publish defaults to the same.
+ */
+#define ACCT_DNS_DEFAULT_NAMESERVERS \
+    {"ns1.example.com", "ns2.example.com", "ns3.example.com", NULL}
+
 /* Flags of acct_dns_name_valid. */
 #define ACCT_DNS_WILDCARD   0x01 /* the left-most label may be "*" */
 #define ACCT_DNS_UNDERSCORE 0x02 /* labels may hold '_' (_dmarc, _sip._tcp) */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <apr_dbd.h>
+#include <apr_file_info.h>
 #include <apr_general.h>
 #include <apr_pools.h>
 #include <apr_strings.h>
@@ -26,6 +27,7 @@
 #include "acct_ident.h"
 #include "acct_log.h"
 #include "acct_migrate.h"
+#include "acct_publish.h"
 #include "acct_scope.h"
 #include "acct_route.h"
 #include "acct_store.h"
@@ -104,6 +106,7 @@ typedef struct admin_ctx {
     apr_int64_t id;                     /* a numeric ID argument */
     const char *sql;                    /* grant global: its upsert */
     const char *sql_args[ADMIN_MAX_POSITIONAL + 1];
+    const char *const *nameservers;     /* zones publish: --nameservers */
     /* Written to stdout before the commit, so a failure leaves no trace. */
     const char *out;
 } admin_ctx;
@@ -1082,6 +1085,101 @@ static int cmd_grant_entity(admin_ctx *c)
     return ADMIN_OK;
 }
 
+/* ------------------------------------------------------------------------
+ * Zone publishing
+ */
+
+static int check_schema(admin_ctx *c);
+static int emit(const char *out);
+
+/* --nameservers into c->nameservers, validated as AcctapiNameservers is. */
+static int parse_nameservers_opt(admin_ctx *c)
+{
+    static const char *const defaults[] = ACCT_DNS_DEFAULT_NAMESERVERS;
+    const char *given = opt_value(c, "--nameservers");
+    apr_array_header_t *list = apr_array_make(c->pool, 4, sizeof(char *));
+    char *state = NULL, *name;
+    size_t n;
+
+    if (!given) {
+        c->nameservers = defaults;
+        return ADMIN_OK;
+    }
+    for (name = apr_strtok(apr_pstrdup(c->pool, given), " ,\t", &state); name;
+         name = apr_strtok(NULL, " ,\t", &state)) {
+        n = strlen(name);
+        if (n > 1 && name[n - 1] == '.') {
+            name[n - 1] = '\0';
+        }
+        if (!acct_dns_name_valid(name, 0)) {
+            return usage_error(c->topic, "'%s' is not a host name", name);
+        }
+        APR_ARRAY_PUSH(list, const char *) = name;
+    }
+    if (list->nelts == 0) {
+        return usage_error(c->topic, "--nameservers names no nameserver");
+    }
+    APR_ARRAY_PUSH(list, const char *) = NULL;
+    c->nameservers = (const char *const *)list->elts;
+    return ADMIN_OK;
+}
+
+/* zones.conf names the files by DIR as given: it must be absolute. */
+static int check_zones_publish(admin_ctx *c)
+{
+    if (c->positional[0] != '/') {
+        return usage_error(c->topic, "DIR must be an absolute path (zones.conf "
+                           "names the zone files by it), not '%s'",
+                           c->positional);
+    }
+    return parse_nameservers_opt(c);
+}
+
+/*
+ * No transaction: the module's lock orders the writers, and every read
+ * after taking it must see the latest commits (a transaction begun
+ * earlier would read an older snapshot, see acct_publish.c).
+ */
+static int cmd_zones_publish(admin_ctx *c)
+{
+    const char *dir = c->positional;
+    const char *reload = opt_value(c, "--reload-command");
+    acct_publish_summary sum;
+    apr_finfo_t info;
+    int status;
+
+    if (apr_stat(&info, dir, APR_FINFO_TYPE, c->pool) != APR_SUCCESS
+        || info.filetype != APR_DIR) {
+        return failure("cannot publish the zones: '%s' is not a directory",
+                       dir);
+    }
+    if ((status = check_schema(c)) != ADMIN_OK) {
+        return status;
+    }
+    if (acct_publish_all(c->st, c->pool, dir, c->nameservers, &sum) != 0) {
+        return failure("cannot publish the zones to %s", dir);
+    }
+    c->out = apr_psprintf(c->pool, "%d master zones (%d written), %d slave "
+                          "zones, %d files removed, " ACCT_PUBLISH_INCLUDE
+                          " %s\n", sum.masters, sum.written, sum.slaves,
+                          sum.removed,
+                          sum.include_written ? "written" : "unchanged");
+    if (sum.failed > 0) {
+        emit(c->out);
+        return failure("%d files in %s could not be written or removed",
+                       sum.failed, dir);
+    }
+    if (reload && acct_publish_reload(c->pool, dir, reload, NULL) != 0) {
+        emit(c->out);
+        return failure("the reload command failed");
+    }
+    return ADMIN_OK;
+}
+
+#define ZONES_NOTE \
+    "With AcctapiZoneDir set, the module keeps the directory current by\n" \
+    "itself after every change made through the API.\n"
+
 #define CLOCK_NOTE \
     "The clock is the servers' UTC time plus an offset stored in the\n" \
     "database, shared by every httpd that uses it.  The offset is stored\n" \
@@ -1260,6 +1358,31 @@ static const admin_cmd commands[] = {
         { "--id", "N", 1, "the entity's id" },
         { "--permissions", "PERMISSIONS", 1, "read_only, read_write or none" },
         { NULL } } },
+    { "zones", "publish", "DIR",
+      "write every published zone and zones.conf to DIR",
+      "Writes DIR, the directory of AcctapiZoneDir, from the database: the\n"
+      "master file <zone>.zone of every active master domain of every\n"
+      "account and zones.conf, the BIND include that declares every active\n"
+      "zone; removes the <zone>.zone files of zones no longer published.\n"
+      "Files that are current are left as they are.  Run it when publishing\n"
+      "is first enabled (named needs zones.conf to start), after the error\n"
+      "log reported a publishing failure, or to fill the directory of\n"
+      "another host.  It takes the module's lock, so httpd may run\n"
+      "meanwhile; run it as httpd's user, so that httpd can still replace\n"
+      "the files.\n"
+      "\n"
+      "NAMESERVERS must be what AcctapiNameservers says (the NS records and\n"
+      "SOA of every zone), as one argument of host names separated by\n"
+      "spaces or commas.  COMMAND runs once at the end, with no zone\n"
+      "argument, as the module runs AcctapiZoneReloadCommand when zones.conf\n"
+      "changes.  Prints \"N master zones (W written), S slave zones, R files\n"
+      "removed, zones.conf written\" (or \"unchanged\").\n",
+      ZONES_NOTE, ADMIN_OWN_TX, check_zones_publish, cmd_zones_publish,
+      { { "--nameservers", "NAMESERVERS", 0,
+          "as AcctapiNameservers (default: ns[123].example.com)" },
+        { "--reload-command", "COMMAND", 0,
+          "run at the end, e.g. \"rndc reload\"" },
+        { NULL } } },
     { "clock", "show", NULL,
       "print the clock",
       "Prints the clock as \"YYYY-MM-DDTHH:MM:SS (offset +Ns)\".\n",
@@ -1437,8 +1560,8 @@ static void print_usage(FILE *out, apr_pool_t *pool)
           "\n"
           "Manages the database of mod_acctapi: its schema, accounts, users,\n"
           "access tokens, the records other systems own (logins, trusted\n"
-          "devices, authorized apps), the status of managed databases and\n"
-          "the test clock.\n"
+          "devices, authorized apps), the status of managed databases, the\n"
+          "test clock, and the published DNS zones.\n"
           "\n"
           "Commands:\n", out);
     for (cmd = commands; cmd->group; cmd++) {

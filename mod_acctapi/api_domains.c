@@ -10,9 +10,11 @@
 #include "acct_domain.h"
 #include "acct_grants.h"
 #include "acct_list.h"
+#include "acct_publish.h"
 #include "acct_tags.h"
 
 #include <apr_strings.h>
+#include <string.h>
 
 static const acct_sql q_domain_grants_delete = ACCT_SQL("domain_grants_delete",
     "DELETE FROM entity_grants"
@@ -105,6 +107,7 @@ void api_domain_create(acct_req *req, acct_resp *resp)
     if (acct_resp_failed(resp) || acct_domain_create(req, resp, &d, &id) != 0) {
         return;
     }
+    acct_req_note_zone(req, id, NULL);
     acct_domain_respond(req, resp, id);
 }
 
@@ -122,6 +125,32 @@ void api_domain_get(acct_req *req, acct_resp *resp)
         return;
     }
     acct_resp_ok(resp, req->pool, o);
+}
+
+/*
+ * Tells publishing what an update changed: the zone always (the serial
+ * moves), its zones.conf entry when the name (other than in case), type,
+ * status or an address list changed; a rename names the old zone too.
+ */
+static void note_update(acct_req *req, apr_int64_t id, const acct_rows *rows,
+                        const acct_domain *d)
+{
+    acct_domain old;
+    const char *previous = NULL;
+    unsigned what = ACCT_PUBLISH_ZONE;
+
+    acct_domain_from_row(rows, 0, &old);
+    if (strcmp(acct_domain_key(req->pool, old.domain),
+               acct_domain_key(req->pool, d->domain)) != 0) {
+        previous = old.domain;
+    }
+    if (previous || strcmp(old.type, d->type) != 0
+        || strcmp(old.status, d->status) != 0
+        || strcmp(old.master_ips, d->master_ips) != 0
+        || strcmp(old.axfr_ips, d->axfr_ips) != 0) {
+        what |= ACCT_PUBLISH_LISTING;
+    }
+    acct_publish_note(req, id, previous, what);
 }
 
 /* The body's fields on top of the stored ones; the rules judge the result. */
@@ -142,6 +171,7 @@ void api_domain_update(acct_req *req, acct_resp *resp)
     if (acct_resp_failed(resp) || acct_domain_update(req, resp, id, &d) != 0) {
         return;
     }
+    note_update(req, id, rows, &d);
     acct_domain_respond(req, resp, id);
 }
 
@@ -167,6 +197,7 @@ void api_domain_delete(acct_req *req, acct_resp *resp)
         || acct_req_change(req, resp, &q_domain_delete, 2, args) != 0) {
         return;
     }
+    acct_req_note_zone(req, row_id(rows), acct_rows_get(rows, 0, "domain"));
     acct_resp_ok(resp, req->pool, NULL);
 }
 
@@ -219,5 +250,6 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
         || answer_store(req, resp, copy_records(req, from, to)) != 0) {
         return;
     }
+    acct_req_note_zone(req, to, NULL);
     acct_domain_respond(req, resp, to);
 }
