@@ -7,8 +7,13 @@ fails the test unless the test declared it with the `expect_log` fixture or
 the `@pytest.mark.expect_log(regex, ...)` marker; a crash ("Segmentation
 fault", "exit signal", AH00052) fails it in any case.
 
+Every response a test receives through harness.Client (and harness.race)
+is checked against mod_acctapi/openapi.json: a response the document does
+not allow fails the test that made the request (harness.check_response).
+
 Environment:
   ACCTAPI_BUILD_DIR   build directory (default: the repository root)
+  ACCTAPI_NO_OPENAPI_CHECK  skip the response checks (debugging only)
   ACCTAPI_KEEP_TMP    keep the temporary directories (logs, configs)
   ACCTAPI_SKIP_QUICKSTART  skip the quickstart smoke test
 """
@@ -26,6 +31,16 @@ from harness import Backend, Httpd, make_tmpdir
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "expect_log(*regexes): error-log lines this test may cause")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """What checking every response against the OpenAPI document cost."""
+    doc = harness._openapi
+    if doc is not None and doc.checked:
+        terminalreporter.write_line(
+            f"OpenAPI: {doc.checked} responses checked against "
+            f"{doc.path.name} in {doc.seconds:.1f}s "
+            f"({1000 * doc.seconds / doc.checked:.2f} ms each)")
 
 
 @pytest.fixture(scope="session")

@@ -17,10 +17,13 @@ import socket
 import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
+import urllib.parse
 import warnings
 from pathlib import Path
 
+import jsonschema
 import requests
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,7 +32,29 @@ MODULE = BUILD / ".libs" / "mod_acctapi.so"
 ADMIN = BUILD / "acctapi-admin"
 HTTPD_CONF = REPO / "scripts" / "httpd-conf"
 SMS_TO_FILE = REPO / "scripts" / "sms-to-file"
+OPENAPI_DOC = REPO / "mod_acctapi" / "openapi.json"
 HTTPD = os.environ.get("ACCTAPI_HTTPD", "/usr/sbin/apache2")
+# scripts/test --sanitize: the module is built with -fsanitize=address,
+# undefined; httpd runs in single-process mode (-X) with AddressSanitizer
+# preloaded and APR built with pool debugging (ACCTAPI_APR_DEBUG_LIB), and
+# every report it writes (to sanitizer.* in the server root) fails the test.
+SANITIZE = bool(os.environ.get("ACCTAPI_SANITIZE"))
+
+
+def sanitizer_env(root):
+    """The environment of an instrumented httpd whose reports go to root."""
+    env = dict(os.environ)
+    asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    env["LD_PRELOAD"] = asan
+    if os.environ.get("ACCTAPI_APR_DEBUG_LIB"):
+        env["LD_LIBRARY_PATH"] = os.environ["ACCTAPI_APR_DEBUG_LIB"]
+    log = f"log_path={root}/sanitizer"
+    # httpd's own start-up allocations live as long as the process: leak
+    # reports at exit would be about httpd, not about requests.
+    env["ASAN_OPTIONS"] = f"{log}:detect_leaks=0:abort_on_error=0:use_sigaltstack=0"
+    env["UBSAN_OPTIONS"] = f"{log}:print_stacktrace=1"
+    return env
 PGBIN = Path(os.environ.get("ACCTAPI_PGBIN", "/usr/lib/postgresql/15/bin"))
 PG_SYSTEM_USER = os.environ.get("ACCTAPI_PG_USER", "acctapi-pg")
 HTTPD_USER = "www-data"
@@ -165,13 +190,16 @@ class PgCluster:
                   "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"],
                  timeout=120)
 
-    def start(self):
+    def start(self, durable=False):
+        """durable: commit as production does (synchronous_commit, fsync), for
+        tests that crash the server and count what survived; else fast."""
         if self.port is None:
             self.port = free_port()
         opts = (f"-c listen_addresses=127.0.0.1 -p {self.port} "
                 f"-c unix_socket_directories={self.sock} -c max_connections=200 "
-                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
                 "-c logging_collector=off")
+        if not durable:
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._pg([PGBIN / "pg_ctl", "-D", self.data, "-l", self.log, "-o", opts,
                   "-w", "-t", "60", "start"], timeout=90)
         self.started = True
@@ -350,12 +378,13 @@ def race(server, token, calls):
     """Runs (method, path, body) calls at once, each over its own connection,
     released together by a barrier; returns [(status, json)] in completion
     order ("exception" and its text for a failed request)."""
-    import threading
     barrier = threading.Barrier(len(calls))
     results = []
+    answered = []
     lock = threading.Lock()
 
     def worker(method, path, body):
+        r = None
         with requests.Session() as s:
             try:
                 barrier.wait(timeout=30)
@@ -367,6 +396,8 @@ def race(server, token, calls):
                 item = ("exception", repr(e))
         with lock:
             results.append(item)
+            if r is not None:
+                answered.append(r)
 
     threads = [threading.Thread(target=worker, args=c, daemon=True) for c in calls]
     for t in threads:
@@ -375,6 +406,8 @@ def race(server, token, calls):
     for t in threads:
         t.join(timeout=max(0.1, deadline - time.monotonic()))
     assert not any(t.is_alive() for t in threads), "workers hung"
+    for r in answered:   # here, so that a failure fails the test
+        check_response(r)
     return results
 
 
@@ -412,11 +445,16 @@ class Account:
 # --------------------------------------------------------------------------
 
 SERVERS = []   # every server started in this session, for the log checks
+# The suite makes thousands of requests a minute with one token: its servers
+# count every request (the counters run on every test) against budgets no
+# test reaches; test_rate_limits.py starts servers with real ones.
+E2E_RATE_LIMIT = "1000000 1000000"
 
 
 class Httpd:
     def __init__(self, backend, base, *, tls=None, max_body=None, extra=None,
-                 test_clock="On", dbd_max=None, name="httpd"):
+                 test_clock="On", dbd_max=None, name="httpd",
+                 rate_limit=E2E_RATE_LIMIT):
         self.backend = backend
         self.root = make_tmpdir(f"{Path(base)}/{name}-") if base else make_tmpdir(f"acctapi-{name}-")
         self.port = free_port()
@@ -425,9 +463,11 @@ class Httpd:
         self.extra = extra               # text appended to the configuration
         self.test_clock = test_clock
         self.dbd_max = dbd_max
+        self.rate_limit = rate_limit     # AcctapiRateLimit, or None: the module's
         self.conf = self.root / "httpd.conf"
         self.error_log = self.root / "error.log"
         self.pid_file = self.root / "httpd.pid"
+        self.proc = None                 # the -X httpd of a sanitizer run
         self.checked = 0                 # error-log offset already scanned
         self.pid = None
         scheme = "https" if tls else "http"
@@ -438,6 +478,8 @@ class Httpd:
         args = [HTTPD_CONF, "--root", self.root, "--port", self.port, "--module", MODULE,
                 "--db-driver", self.backend.driver, "--db-params", self.backend.params,
                 "--test-clock", self.test_clock]
+        if self.rate_limit is not None:
+            args += ["--rate-limit", self.rate_limit]
         if self.tls:
             args += ["--tls-cert", self.tls[0], "--tls-key", self.tls[1]]
         if self.max_body is not None:
@@ -469,10 +511,18 @@ class Httpd:
         regexes of error-log lines expected during startup."""
         self.write_conf()
         SERVERS.append(self)
-        p = run([HTTPD, "-f", self.conf, "-k", "start"], check=False, timeout=timeout)
-        if p.returncode != 0 or p.stderr.strip():
-            raise HarnessError(f"httpd -k start: exit {p.returncode}\n{p.stderr}{p.stdout}\n"
-                               f"{self.log_text()}")
+        if SANITIZE:
+            # -X does not detach: it is this process's child until stopped.
+            self.console = open(self.root / "console.log", "ab")
+            self.proc = subprocess.Popen([HTTPD, "-X", "-f", str(self.conf)],
+                                         stdout=self.console, stderr=subprocess.STDOUT,
+                                         env=sanitizer_env(self.root),
+                                         start_new_session=True)
+        else:
+            p = run([HTTPD, "-f", self.conf, "-k", "start"], check=False, timeout=timeout)
+            if p.returncode != 0 or p.stderr.strip():
+                raise HarnessError(f"httpd -k start: exit {p.returncode}\n{p.stderr}{p.stdout}\n"
+                                   f"{self.log_text()}")
         deadline = time.monotonic() + timeout
         while True:
             if self.pid is None and self.pid_file.exists():
@@ -514,14 +564,23 @@ class Httpd:
         if self.pid is None or not pid_alive(self.pid):
             self.pid = None
             return
-        run([HTTPD, "-f", self.conf, "-k", "stop"], check=False, timeout=timeout)
+        proc = self.proc
+        if proc:
+            # What "-k stop" sends; an uninstrumented apache2 cannot load
+            # the instrumented module to read the configuration.
+            os.kill(self.pid, signal.SIGTERM)
+        else:
+            run([HTTPD, "-f", self.conf, "-k", "stop"], check=False, timeout=timeout)
         deadline = time.monotonic() + timeout
-        while pid_alive(self.pid) or self.pid_file.exists():
+        while (proc.poll() is None if proc else pid_alive(self.pid)) or self.pid_file.exists():
             if time.monotonic() >= deadline:
                 if pid_alive(self.pid):
                     os.kill(self.pid, signal.SIGKILL)
                 raise HarnessError(f"httpd (pid {self.pid}) did not stop within {timeout}s")
             time.sleep(0.05)
+        if proc:
+            self.proc = None
+            self.console.close()
         self.pid = None
 
     def stop_and_check(self, allowed=()):
@@ -554,7 +613,7 @@ class Httpd:
         end = self.log_size()
         text = self.log_text(self.checked, end)
         self.checked = end
-        bad = []
+        bad = self.sanitizer_reports()
         for line in text.splitlines():
             if CRASH.search(line):
                 bad.append(line)
@@ -562,6 +621,17 @@ class Httpd:
                   and not any(a.search(line) for a in allowed)):
                 bad.append(line)
         return bad
+
+    def sanitizer_reports(self):
+        """New AddressSanitizer/UBSan reports of this server (each once)."""
+        seen = self.__dict__.setdefault("_reports_seen", set())
+        out = []
+        for path in sorted(self.root.glob("sanitizer*")):
+            if path in seen or not path.stat().st_size:
+                continue
+            seen.add(path)
+            out.append(f"{path}:\n{path.read_text(errors='replace')[:4000]}")
+        return out
 
     def client(self, token=None, verify=None):
         return Client(self.base_url, token=token, verify=verify)
@@ -626,7 +696,9 @@ class Client:
         kw.setdefault("verify", self.verify)
         kw.setdefault("allow_redirects", False)
         url = path if path.startswith("http") else self.base_url + path
-        return Resp(self.session.request(method, url, headers=h, **kw))
+        r = self.session.request(method, url, headers=h, **kw)
+        check_response(r)
+        return Resp(r)
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)
@@ -659,3 +731,310 @@ class Client:
 
     def close(self):
         self.session.close()
+
+
+# --------------------------------------------------------------------------
+# Every response against the OpenAPI document
+# --------------------------------------------------------------------------
+
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+# Statuses httpd answers itself before any module sees the request.
+HTTPD_REFUSALS = (400, 408, 414, 431)
+
+
+def _resolve_pointer(doc, ref):
+    """The value a local "#/a/b" reference names (KeyError if none)."""
+    if not ref.startswith("#/"):
+        raise KeyError(ref)
+    node = doc
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def api_path(raw_path):
+    """What follows the version segment (/v4 or /v4beta), as the module finds
+    it (mod_acctapi.c: api_path), still percent-encoded; None: not the API's."""
+    p = 0
+    while True:
+        p = raw_path.find("/v4", p)
+        if p < 0:
+            return None
+        after = p + 3
+        if raw_path.startswith("beta", after):
+            after += 4
+        if after == len(raw_path) or raw_path[after] == "/":
+            return raw_path[after:]
+        p = after
+
+
+def _percent_decode(seg):
+    """acct_percent_decode: None on a malformed escape or an encoded NUL."""
+    if re.search(r"%(?![0-9A-Fa-f]{2})|%00|\x00", seg):
+        return None
+    return urllib.parse.unquote_to_bytes(seg).decode("utf-8", "surrogateescape")
+
+
+def _split_path(path):
+    """acct_route.c split_path: decoded segments, or None (no such path)."""
+    if path.startswith("/"):
+        path = path[1:]
+    if path.endswith("/"):
+        path = path[:-1]
+    if not path:
+        return []
+    segs = path.split("/")
+    if len(segs) > 16 or "" in segs:
+        return None
+    decoded = [_percent_decode(s) for s in segs]
+    return None if None in decoded else decoded
+
+
+class OpenAPI:
+    """The document of the repository, its operations found the way the
+    module's router finds routes, and compiled validators per response."""
+
+    def __init__(self, path=OPENAPI_DOC):
+        self.path = Path(path)
+        self.doc = json.loads(self.path.read_text())
+        self.version = self.doc["info"]["version"]
+        self.templates = []          # (path, [segments], rest-param names)
+        for tmpl, item in self.doc["paths"].items():
+            rest = set()
+            for o in (item.get(m) for m in METHODS):
+                for prm in (o or {}).get("parameters", []) + item.get("parameters", []):
+                    prm = self.deref(prm)
+                    if prm.get("x-rest-of-path"):
+                        rest.add(prm["name"])
+            self.templates.append((tmpl, tmpl.strip("/").split("/") if tmpl != "/" else [],
+                                   rest))
+        self._validators = {}
+        self._lock = threading.Lock()
+        self._check_lock = threading.Lock()
+        self._seen_valid = set()     # (validator key, body or item JSON) found valid
+        self._items = {}             # validator key: its list's item schema, or None
+        self._found = {}             # (method, path): what find() found
+        self.checked = 0             # responses checked, and the time it took
+        self.seconds = 0.0
+
+    def deref(self, node):
+        while isinstance(node, dict) and "$ref" in node:
+            node = _resolve_pointer(self.doc, node["$ref"])
+        return node
+
+    def _score(self, tsegs, rest, segs):
+        """acct_route.c match_template: a specificity score, or -1."""
+        score = 0
+        for i, t in enumerate(tsegs):
+            if i >= len(segs):
+                return -1
+            score <<= 1
+            if t.startswith("{"):
+                if t[1:-1] in rest:
+                    return score
+            elif t != segs[i]:
+                return -1
+            else:
+                score |= 1
+        return score if len(tsegs) == len(segs) else -1
+
+    def find(self, method, path):
+        """(template, operation or None); template None: no such path."""
+        found = self._found.get((method, path))
+        if found is None:
+            if len(self._found) > 100000:
+                self._found.clear()
+            found = self._found[(method, path)] = self._find(method, path)
+        return found
+
+    def _find(self, method, path):
+        segs = _split_path(path)
+        if segs is None:
+            return None, None
+        best, best_tmpl = -1, None
+        for tmpl, tsegs, rest in self.templates:
+            sc = self._score(tsegs, rest, segs)
+            if sc > best:
+                best, best_tmpl = sc, tmpl
+        if best_tmpl is None:
+            return None, None
+        m = "get" if method.upper() == "HEAD" else method.lower()
+        return best_tmpl, self.doc["paths"][best_tmpl].get(m) if m in METHODS else None
+
+    def inline(self, schema):
+        """`schema` with every local $ref replaced by what it names (the
+        document's schemas are not recursive): validating then never
+        resolves a reference, which is most of jsonschema's cost."""
+        if isinstance(schema, list):
+            return [self.inline(x) for x in schema]
+        if not isinstance(schema, dict):
+            return schema
+        if "$ref" in schema:
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            target = self.inline(_resolve_pointer(self.doc, schema["$ref"]))
+            return {"allOf": [target, self.inline(rest)]} if rest else target
+        return {k: self.inline(v) for k, v in schema.items()}
+
+    def validator(self, key, schema):
+        with self._lock:
+            v = self._validators.get(key)
+            if v is None:
+                v = jsonschema.Draft202012Validator(self.inline(schema))
+                self._validators[key] = v
+            return v
+
+    def _errors(self, key, schema, value):
+        """Schema errors of `value` as (path, message), sorted.  Lists are
+        checked item by item, and an item seen valid before (the suite lists
+        the same objects again and again) is not checked again."""
+        items = self._items.get(key, ())
+        if items == ():
+            page = self.inline(schema)
+            items = page.get("properties", {}).get("data", {}).get("items") \
+                if page.get("type") == "object" else None
+            self._items[key] = items
+        if items is None or not isinstance(value, dict) \
+                or not isinstance(value.get("data"), list):
+            return self._run(key, schema, value, ())
+        errors = self._run(key, schema, dict(value, data=[]), ())
+        ikey = key + ("item",)
+        for i, item in enumerate(value["data"]):
+            text = json.dumps(item, sort_keys=True)
+            if (ikey, text) in self._seen_valid:
+                continue
+            found = self._run(ikey, items, item, ("data", i))
+            if found:
+                errors += found
+            else:
+                self._remember_valid(ikey, text)
+        return errors
+
+    def _remember_valid(self, key, text):
+        if len(self._seen_valid) > 200000:
+            self._seen_valid.clear()
+        self._seen_valid.add((key, text))
+
+    def _run(self, key, schema, value, prefix):
+        errs = self.validator(key, schema).iter_errors(value)
+        found = [(prefix + tuple(e.absolute_path), e.message) for e in errs]
+        return sorted(found, key=lambda f: (len(f[0]), [str(p) for p in f[0]], f[1]))
+
+    def check(self, method, url, status, headers, body):
+        """Raises AssertionError naming what in the response the document
+        does not allow."""
+        # One check at a time: the threads of a test share the caches.
+        with self._check_lock:
+            t0 = time.perf_counter()
+            try:
+                self._check(method.upper(), url, status, headers, body)
+            finally:
+                self.checked += 1
+                self.seconds += time.perf_counter() - t0
+
+    def _check(self, method, url, status, headers, body):
+        path = api_path(urllib.parse.urlsplit(url).path)
+        if path is None:
+            return                      # not the API's URL space
+        where = f"{method} {url} -> {status}"
+
+        def fail(msg):
+            raise AssertionError(f"OpenAPI: {where}: {msg}\n  body: {body[:600]!r}")
+
+        if headers.get("X-Spec-Version") != self.version:
+            fail(f"X-Spec-Version {headers.get('X-Spec-Version')!r}, not {self.version!r}")
+        tmpl, op = self.find(method, path)
+        if method == "OPTIONS" and status < 400:
+            return                      # a CORS preflight: headers only
+        if op is None:
+            # No such path, or a method the path does not have: an error.
+            if status < 400:
+                fail("a path or method the document does not have answered "
+                     "a success")
+            if status == 405 and tmpl is not None and "Allow" not in headers:
+                fail("405 without an Allow header")
+            self._check_body(fail, ("error",), {"$ref": "#/components/schemas/ErrorEnvelope"},
+                             method, headers, body)
+            return
+        name = f"{method if method != 'HEAD' else 'GET'} {tmpl}"
+        responses = op["responses"]
+        key = next((k for k in (str(status), f"{status // 100}XX", "default")
+                    if k in responses), None)
+        if key is None:
+            fail(f"status {status} is not documented for {name} "
+                 f"(documented: {', '.join(responses)})")
+        resp = self.deref(responses[key])
+        for hname, h in resp.get("headers", {}).items():
+            h = self.deref(h)
+            value = headers.get(hname)
+            if value is None:
+                if h.get("required"):
+                    fail(f"header {hname} is missing ({name} {key})")
+                continue
+            hv = value
+            if h.get("schema", {}).get("type") == "integer":
+                try:
+                    hv = int(value)
+                except ValueError:
+                    fail(f"header {hname}: {value!r} is not an integer")
+            err = jsonschema.exceptions.best_match(
+                self.validator(("header", hname, name, key), h["schema"]).iter_errors(hv))
+            if err:
+                fail(f"header {hname}: {err.message}")
+        accepted = headers.get("X-Accepted-OAuth-Scopes")
+        # A request httpd refused before the module routed it (a header over
+        # LimitRequestFieldSize, say) carries the unrouted headers.
+        unrouted = status in HTTPD_REFUSALS and accepted == "*"
+        if accepted != op.get("x-required-scope") and not unrouted:
+            fail(f"X-Accepted-OAuth-Scopes {accepted!r}, the document says "
+                 f"{op.get('x-required-scope')!r}")
+        content = resp.get("content")
+        if not content:
+            if body:
+                fail(f"{name} {key} has no body in the document")
+            return
+        schema = content["application/json"]["schema"]
+        self._check_body(fail, (name, key), schema, method, headers, body)
+
+    def _check_body(self, fail, key, schema, method, headers, body):
+        if method == "HEAD":
+            if body:
+                fail("HEAD answered a body")
+            return
+        ctype = headers.get("Content-Type")
+        if ctype != "application/json":
+            fail(f"Content-Type {ctype!r}, not exactly application/json")
+        if (key, body) in self._seen_valid:
+            return                      # the same answer as before (errors, mostly)
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            fail("the body is not JSON")
+        errors = self._errors(key, schema, doc)
+        if errors:
+            lines = [f"  at /{'/'.join(str(p) for p in path)}: {message}"
+                     for path, message in errors[:5]]
+            fail(f"the body does not match {' '.join(key)}:\n" + "\n".join(lines))
+        if len(body) <= 4096:
+            self._remember_valid(key, body)
+
+
+_openapi = None
+_openapi_lock = threading.Lock()
+
+
+def openapi():
+    """The repository's OpenAPI document, loaded once per session."""
+    global _openapi
+    with _openapi_lock:
+        if _openapi is None:
+            _openapi = OpenAPI()
+        return _openapi
+
+
+def check_response(r):
+    """Checks a requests.Response of the API against the OpenAPI document
+    (set ACCTAPI_NO_OPENAPI_CHECK=1 to skip: only for debugging)."""
+    if os.environ.get("ACCTAPI_NO_OPENAPI_CHECK"):
+        return
+    openapi().check(r.request.method, r.request.url, r.status_code, r.headers, r.content)
