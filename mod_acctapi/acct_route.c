@@ -206,8 +206,10 @@ acct_match_rc acct_route_match(const acct_route *table, apr_pool_t *pool,
                              (allowed & ACCT_METHOD_POST) ? "POST, " : "",
                              (allowed & ACCT_METHOD_PUT) ? "PUT, " : "",
                              (allowed & ACCT_METHOD_DELETE) ? "DELETE, " : "",
-                             NULL);
-    out->allow = apr_pstrndup(pool, out->allow, strlen(out->allow) - 2);
+                             "OPTIONS", NULL);
+    if (strcmp(method, "OPTIONS") == 0) {
+        return ACCT_MATCH_OPTIONS;
+    }
     return out->route ? ACCT_MATCH_FOUND : ACCT_MATCH_BAD_METHOD;
 }
 

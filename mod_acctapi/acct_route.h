@@ -1,7 +1,8 @@
 /*
  * The route table is data: one row per (method, path template).  The router
- * tells "no such path" (404) from "path exists, other method" (405 + Allow);
- * scope headers and, later, the OpenAPI document derive from the same rows.
+ * tells "no such path" (404) from "path exists, other method" (405 + Allow)
+ * and from "path exists, OPTIONS" (answered by the glue, never routed);
+ * scope headers and the OpenAPI document derive from the same rows.
  */
 #ifndef ACCT_ROUTE_H
 #define ACCT_ROUTE_H
@@ -33,13 +34,14 @@ typedef struct acct_route {
 typedef enum {
     ACCT_MATCH_FOUND = 0,
     ACCT_MATCH_NO_PATH = 1,
-    ACCT_MATCH_BAD_METHOD = 2
+    ACCT_MATCH_BAD_METHOD = 2,
+    ACCT_MATCH_OPTIONS = 3      /* OPTIONS, known path: no route, allow set */
 } acct_match_rc;
 
 typedef struct acct_match {
     const acct_route *route;
     const char *params[ACCT_MAX_PATH_PARAMS];
-    const char *allow;       /* "GET, HEAD, POST": set for BAD_METHOD and FOUND */
+    const char *allow;       /* "GET, HEAD, OPTIONS": set unless NO_PATH */
 } acct_match;
 
 /* The service's route table, terminated by a row with a NULL path. */
@@ -50,7 +52,9 @@ extern const acct_route acct_routes[];
  * against `table`.  Each segment is percent-decoded on its own, so "%2F"
  * inside an engine id stays inside that parameter.  A template parameter
  * written "{name...}" takes the rest of the path, slashes included.  A
- * trailing slash is ignored.  `method` is the HTTP method; HEAD matches GET.
+ * trailing slash is ignored.  `method` is the HTTP method; HEAD matches GET
+ * (httpd drops the body), and OPTIONS on a known path is ACCT_MATCH_OPTIONS:
+ * every path of the API answers OPTIONS, so `allow` always lists it.
  */
 acct_match_rc acct_route_match(const acct_route *table, apr_pool_t *pool,
                                const char *method, const char *raw_path,

@@ -136,6 +136,41 @@ void acctapi_write_error(request_rec *r, int status, const char *reason,
     acctapi_write_json(r, status, acct_resp_document(&resp, r->pool));
 }
 
+/*
+ * Response headers a script may read besides the CORS-safelisted ones:
+ * the public API's scope headers, then ours (X-Spec-Version), the rate-limit
+ * headers and Retry-After of a 429.
+ */
+#define CORS_EXPOSE "X-OAuth-Scopes, X-Accepted-OAuth-Scopes, " \
+    "X-Spec-Version, X-RateLimit-Limit, X-RateLimit-Remaining, " \
+    "X-RateLimit-Reset, Retry-After"
+
+/* Every method of the API, whatever the path: a preflight for a method the
+ * path lacks must succeed so that the script sees the real 405 (and an
+ * unknown path its 404) rather than an opaque network error. */
+#define CORS_METHODS "HEAD, GET, OPTIONS, POST, PUT, DELETE"
+
+/* The public API's list plus User-Agent, which the official clients set. */
+#define CORS_HEADERS "Authorization, Origin, X-Requested-With, " \
+    "Content-Type, Accept, User-Agent, X-Filter"
+
+/* Chromium caps a preflight cache entry at two hours; ask for no more, so
+ * that every browser caches it alike. */
+#define CORS_MAX_AGE "7200"
+
+void acctapi_set_cors(apr_table_t *headers)
+{
+    apr_table_setn(headers, "Access-Control-Allow-Origin", "*");
+    apr_table_setn(headers, "Access-Control-Expose-Headers", CORS_EXPOSE);
+}
+
+void acctapi_set_preflight(apr_table_t *headers)
+{
+    apr_table_setn(headers, "Access-Control-Allow-Methods", CORS_METHODS);
+    apr_table_setn(headers, "Access-Control-Allow-Headers", CORS_HEADERS);
+    apr_table_setn(headers, "Access-Control-Max-Age", CORS_MAX_AGE);
+}
+
 apr_status_t acctapi_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
 {
     request_rec *r = f->r;
@@ -167,6 +202,7 @@ apr_status_t acctapi_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
             apr_table_setn(r->headers_out, "X-OAuth-Scopes", "unknown");
             apr_table_setn(r->headers_out, "X-Accepted-OAuth-Scopes", "*");
         }
+        acctapi_set_cors(r->headers_out);
         acct_resp_init(&resp, r->pool);
         acct_resp_error(&resp, r->pool, r->status,
                         acct_reason_for_status(r->status), NULL);

@@ -26,6 +26,17 @@ void acctapi_write_json(request_rec *r, int status, json_t *doc);
 void acctapi_write_error(request_rec *r, int status, const char *reason,
                          const char *field);
 
+/*
+ * CORS, as the public API does it: any origin may read every answer (the
+ * API authenticates with a bearer token, never with cookies, so "*" gives a
+ * foreign page nothing a token does not), and the API's own headers are
+ * readable by scripts.  Set on every answer, errors included.
+ */
+void acctapi_set_cors(apr_table_t *headers);
+
+/* The preflight part: methods, request headers and how long to cache them. */
+void acctapi_set_preflight(apr_table_t *headers);
+
 /* Output filter that turns httpd's own HTML error pages into the JSON envelope. */
 apr_status_t acctapi_error_filter(ap_filter_t *f, apr_bucket_brigade *bb);
 #define ACCTAPI_ERROR_FILTER "ACCTAPI_JSON_ERROR"

@@ -3,10 +3,12 @@
  *
  * Request flow: the access checker matches the route, authenticates the
  * bearer token and checks the route's scope (answering errors itself, as
- * JSON); the handler reads the body, runs the core handler (inside a
- * transaction for writes) and writes the JSON answer.  httpd's own errors in
- * the API's location are rewritten to the same JSON envelope by an error
- * filter.  Everything below the glue is in the core (acct_*, api_*).
+ * JSON, and OPTIONS - the CORS preflight - without authentication); the
+ * handler reads the body, runs the core handler (inside a transaction for
+ * writes) and writes the JSON answer.  httpd's own errors in the API's
+ * location are rewritten to the same JSON envelope by an error filter.  Every
+ * answer carries the API's headers, CORS included.  Everything below the
+ * glue is in the core (acct_*, api_*).
  */
 #include "httpd.h"
 #include "http_config.h"
@@ -25,6 +27,8 @@
 #include "acctapi_config.h"
 #include "acctapi_io.h"
 #include "acct_auth.h"
+#include "acct_publish.h"
+#include "acct_rate.h"
 #include "acct_clock.h"
 #include "acct_json.h"
 #include "acct_log.h"
@@ -53,6 +57,7 @@ typedef struct acctapi_ctx {
     ap_dbd_t *dbd;
     acct_store *store;
     apr_int64_t now;
+    int pool_refused;           /* mod_dbd gave no connection: do not retry */
 } acctapi_ctx;
 
 /* ---- logging ------------------------------------------------------------ */
@@ -133,6 +138,7 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
     if (!ctx->dbd) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "no database connection "
                       "available (check DBDriver, DBDParams and DBDMax)");
+        ctx->pool_refused = 1;
         lease_drop(ctx);
         return ACCT_STORE_UNAVAILABLE;
     }
@@ -200,6 +206,7 @@ static acctapi_ctx *ctx_create(request_rec *r)
     apr_table_setn(r->err_headers_out, "Cache-Control",
                    "private, max-age=0, no-cache, no-store");
     set_scope_headers(r, "unknown", "*");
+    acctapi_set_cors(r->err_headers_out);
     return ctx;
 }
 
@@ -245,39 +252,162 @@ static int answer_store_error(request_rec *r, acct_store_rc rc)
            : answer(r, HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL);
 }
 
-static int authenticate(request_rec *r, acctapi_ctx *ctx)
+/*
+ * A pooled pgsql connection whose server restarted fails its first statement
+ * and only then reconnects: the request's first statement gets one more try
+ * on a fresh lease before the request is answered 503.  `step` runs the
+ * statement on ctx->store.
+ */
+typedef acct_store_rc lease_step(request_rec *r, acctapi_ctx *ctx, void *baton);
+
+static acct_store_rc on_lease(request_rec *r, acctapi_ctx *ctx,
+                              lease_step *step, void *baton)
 {
-    const char *header = apr_table_get(r->headers_in, "Authorization");
-    acct_store_rc src = ACCT_STORE_OK;
-    acct_auth_rc arc = ACCT_AUTH_STORE;
+    acct_store_rc rc = ACCT_STORE_OK;
     int attempt;
 
-    /*
-     * A pooled pgsql connection whose server restarted fails its first
-     * statement and only then reconnects: give the lookup, our first
-     * statement, one more try on a fresh lease before answering 503.
-     */
     for (attempt = 0; attempt < 2; attempt++) {
-        src = lease_open(r, ctx);
-        if (src == ACCT_STORE_OK) {
-            arc = acct_authenticate(ctx->store, r->pool, header, ctx->now,
-                                    &ctx->who, &src);
+        rc = lease_open(r, ctx);
+        if (rc == ACCT_STORE_OK) {
+            rc = step(r, ctx, baton);
         }
-        if (src != ACCT_STORE_UNAVAILABLE) {
+        if (rc != ACCT_STORE_UNAVAILABLE || ctx->pool_refused) {
+            /* A refusal of mod_dbd's pool is no dead connection: it has
+             * just tried to connect, and would only say it again. */
             break;
         }
         lease_drop(ctx);
     }
+    return rc;
+}
+
+/* ---- rate limits ----------------------------------------------------------- */
+
+typedef struct rate_hit {
+    apr_int64_t token_id;    /* 0: count the client address */
+    int is_list;
+    apr_int64_t limit;
+    acct_rate_state state;
+} rate_hit;
+
+static acct_store_rc rate_step(request_rec *r, acctapi_ctx *ctx, void *baton)
+{
+    rate_hit *h = baton;
+
+    return acct_rate_hit(ctx->store, r->pool,
+                         acct_rate_bucket(r->pool, h->token_id,
+                                          r->useragent_ip, h->is_list),
+                         h->limit, ctx->now, &h->state);
+}
+
+/*
+ * Counts the request against its budget (AcctapiRateLimit) and sets the
+ * X-RateLimit-* headers; OK, or DONE after answering 429 (with Retry-After)
+ * or the store's error.  `token_id` 0 counts the client address: public
+ * routes, and requests whose token was refused (guessing tokens costs too).
+ */
+static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t token_id)
+{
+    const acct_route *route = ctx->match.route;
+    rate_hit h;
+    acct_store_rc rc;
+
+    memset(&h, 0, sizeof(h));
+    h.token_id = token_id;
+    h.is_list = (route->flags & ACCT_ROUTE_LIST) && route->method == ACCT_METHOD_GET;
+    h.limit = h.is_list ? ctx->settings.rate_lists : ctx->settings.rate_others;
+    if (h.limit <= 0) {
+        return OK;
+    }
+    rc = on_lease(r, ctx, rate_step, &h);
+    if (rc != ACCT_STORE_OK) {
+        /*
+         * Fail open: without its database the service still answers what
+         * it can (the catalogues from a child's cache); the request that
+         * needs the database reports the outage itself.
+         */
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, "rate limit not applied:"
+                      " the database is unavailable");
+        return OK;
+    }
+    apr_table_setn(r->err_headers_out, "X-RateLimit-Limit",
+                   apr_psprintf(r->pool, "%" APR_INT64_T_FMT, h.state.limit));
+    apr_table_setn(r->err_headers_out, "X-RateLimit-Remaining",
+                   apr_psprintf(r->pool, "%" APR_INT64_T_FMT, h.state.remaining));
+    apr_table_setn(r->err_headers_out, "X-RateLimit-Reset",
+                   apr_psprintf(r->pool, "%" APR_INT64_T_FMT, h.state.reset));
+    if (h.state.exceeded) {
+        apr_table_setn(r->err_headers_out, "Retry-After",
+                       apr_psprintf(r->pool, "%" APR_INT64_T_FMT,
+                                    h.state.retry_after));
+        return answer(r, HTTP_TOO_MANY_REQUESTS, ACCT_R_RATE);
+    }
+    return OK;
+}
+
+/* ---- authentication ---------------------------------------------------------- */
+
+typedef struct auth_lookup {
+    const char *header;
+    acct_auth_rc rc;
+} auth_lookup;
+
+static acct_store_rc auth_step(request_rec *r, acctapi_ctx *ctx, void *baton)
+{
+    auth_lookup *a = baton;
+    acct_store_rc src = ACCT_STORE_OK;
+
+    a->rc = acct_authenticate(ctx->store, r->pool, a->header, ctx->now,
+                              &ctx->who, &src);
+    return src;
+}
+
+/* The bearer token, then its budget.  OK, or DONE once an error is answered. */
+static int authenticate(request_rec *r, acctapi_ctx *ctx)
+{
+    auth_lookup a;
+    acct_store_rc src;
+
+    a.header = apr_table_get(r->headers_in, "Authorization");
+    a.rc = ACCT_AUTH_STORE;
+    src = on_lease(r, ctx, auth_step, &a);
     if (src != ACCT_STORE_OK) {
         return answer_store_error(r, src);
     }
-    if (arc != ACCT_AUTH_OK) {
-        return answer(r, HTTP_UNAUTHORIZED, ACCT_R_INVALID_TOKEN);
+    if (a.rc != ACCT_AUTH_OK) {
+        return rate_limit(r, ctx, 0) == OK
+               ? answer(r, HTTP_UNAUTHORIZED, ACCT_R_INVALID_TOKEN) : DONE;
     }
     ctx->authenticated = 1;
     r->user = apr_pstrdup(r->pool, ctx->who.username);
     apr_table_setn(r->err_headers_out, "X-OAuth-Scopes", ctx->who.scopes_text);
-    return OK;
+    return rate_limit(r, ctx, ctx->who.token_id);
+}
+
+/*
+ * OPTIONS, answered here without authentication: browsers send the CORS
+ * preflight without the Authorization header.  A preflight (it names an
+ * Access-Control-Request-Method) succeeds on every path, so that the actual
+ * request's answer, a 404 or 405 included, reaches the script as JSON instead
+ * of an opaque network error.  A plain OPTIONS describes a path: its Allow,
+ * or 404 when there is no such path.
+ */
+static int answer_options(request_rec *r, const acctapi_ctx *ctx,
+                          acct_match_rc mrc)
+{
+    int preflight = apr_table_get(r->headers_in,
+                                  "Access-Control-Request-Method") != NULL;
+
+    if (mrc == ACCT_MATCH_OPTIONS) {
+        apr_table_setn(r->err_headers_out, "Allow", ctx->match.allow);
+    }
+    else if (!preflight) {
+        return answer(r, HTTP_NOT_FOUND, ACCT_R_NOT_FOUND);
+    }
+    acctapi_set_preflight(r->err_headers_out);
+    /* DECISIONS: success is 200 with a JSON body; nothing to say but {}. */
+    acctapi_write_json(r, HTTP_OK, acct_json_own(r->pool, json_object()));
+    return DONE;
 }
 
 /* Route, authenticate, authorise.  OK, or DONE once an error is answered. */
@@ -292,6 +422,9 @@ static int prepare_request(request_rec *r)
     mrc = path ? acct_route_match(acct_routes, r->pool, r->method, path,
                                   &ctx->match)
                : ACCT_MATCH_NO_PATH;
+    if (r->method_number == M_OPTIONS) {
+        return answer_options(r, ctx, mrc);
+    }
     if (mrc == ACCT_MATCH_NO_PATH) {
         return answer(r, HTTP_NOT_FOUND, ACCT_R_NOT_FOUND);
     }
@@ -306,7 +439,7 @@ static int prepare_request(request_rec *r)
                        "private, max-age=900");
     }
     if (route->flags & ACCT_ROUTE_PUBLIC) {
-        return OK;
+        return rate_limit(r, ctx, 0);
     }
     status = authenticate(r, ctx);
     if (status != OK) {
@@ -474,6 +607,9 @@ static int acctapi_handler(request_rec *r)
             acct_resp_init(&resp, r->pool);
             acct_resp_store_error(&resp, r->pool, rc);
         }
+        else {
+            acct_publish_committed(&req);
+        }
     }
     if (resp.status >= 500) {
         /* The core has logged the cause; this names the request. */
@@ -494,13 +630,55 @@ static int acctapi_handler(request_rec *r)
  * Walk the locations for them, so that errors under the API's location are
  * JSON too.
  */
-static int failed_request_is_ours(request_rec *r)
+/* Does a location walk for path `uri` put the request in our handler? */
+static int walk_is_ours(request_rec *r, const char *uri)
 {
-    if (r->per_dir_config != r->server->lookup_defaults || !r->uri
-        || r->uri[0] != '/') {
+    const char *saved = r->uri;
+
+    if (!uri || uri[0] != '/') {
         return 0;
     }
-    return ap_location_walk(r) == OK && request_is_ours(r);
+    r->uri = (char *)uri;
+    if (ap_location_walk(r) == OK && request_is_ours(r)) {
+        return 1;
+    }
+    r->uri = (char *)saved;
+    r->per_dir_config = r->server->lookup_defaults;
+    return 0;
+}
+
+/*
+ * The path as the client sent it: the unparsed URI without its query, or
+ * for a request line httpd could not parse (a NUL byte in it, say), the
+ * second word of what it kept of the line.
+ */
+static const char *sent_path(request_rec *r)
+{
+    const char *raw = r->unparsed_uri, *end;
+
+    if (!raw && r->the_request && (raw = strchr(r->the_request, ' ')) != NULL) {
+        raw++;
+    }
+    if (!raw) {
+        return NULL;
+    }
+    end = raw + strcspn(raw, "? ");
+    return apr_pstrmemdup(r->pool, raw, end - raw);
+}
+
+/*
+ * Requests httpd refuses before its location walk (an unparsable request
+ * line, a path above the root, an encoded NUL) still have the server's
+ * default configuration.  Walk the locations for them, with the normalised
+ * path and then the path as sent (normalising "/v4/../x" leaves "/x"), so
+ * that errors of requests meant for the API are JSON too.
+ */
+static int failed_request_is_ours(request_rec *r)
+{
+    if (r->per_dir_config != r->server->lookup_defaults) {
+        return 0;
+    }
+    return walk_is_ours(r, r->uri) || walk_is_ours(r, sent_path(r));
 }
 
 static void acctapi_insert_error_filter(request_rec *r)

@@ -37,7 +37,7 @@ def test_wrong_method(anon, method, path):
     assert r.status == 405, r
     assert assert_json(r) == METHOD
     allow = [m.strip() for m in r.headers.get("Allow", "").split(",")]
-    assert "GET" in allow, r
+    assert allow == ["GET", "HEAD", "OPTIONS"], r
     assert method not in allow, r
     assert_headers(r, scopes="unknown")
 
@@ -104,7 +104,15 @@ def test_odd_path_segments(anon, path):
     assert_error(r, r.status)
 
 
-def test_options_error_is_json(anon):
+def test_options(anon):
+    """OPTIONS is answered on every known path (CORS: test_cors.py)."""
     r = anon.request("OPTIONS", "/regions")
-    if r.status >= 400:
-        assert_error(r, r.status)
+    assert r.status == 200, r
+    assert assert_json(r) == {}
+    assert r.headers.get("Allow") == "GET, HEAD, OPTIONS", r
+    assert_headers(r, scopes="unknown", accepted="*")
+
+
+def test_options_unknown_path_is_json(anon):
+    r = anon.request("OPTIONS", "/nope")
+    assert_error(r, 404, "Not found")

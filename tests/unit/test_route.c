@@ -64,53 +64,56 @@ typedef struct {
 } match_case;
 
 static const match_case synth_cases[] = {
-    {"GET", "/things", ACCT_MATCH_FOUND, S_THINGS_GET, "GET, HEAD, PUT", {0}},
-    {"HEAD", "/things", ACCT_MATCH_FOUND, S_THINGS_GET, "GET, HEAD, PUT",
-     {0}},
-    {"PUT", "/things/", ACCT_MATCH_FOUND, S_THINGS_PUT, "GET, HEAD, PUT",
-     {0}},
-    {"POST", "/things", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD, PUT", {0}},
-    {"DELETE", "/things", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD, PUT",
-     {0}},
+    {"GET", "/things", ACCT_MATCH_FOUND, S_THINGS_GET,
+     "GET, HEAD, PUT, OPTIONS", {0}},
+    {"HEAD", "/things", ACCT_MATCH_FOUND, S_THINGS_GET,
+     "GET, HEAD, PUT, OPTIONS", {0}},
+    {"PUT", "/things/", ACCT_MATCH_FOUND, S_THINGS_PUT,
+     "GET, HEAD, PUT, OPTIONS", {0}},
+    {"POST", "/things", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, PUT, OPTIONS", {0}},
+    {"DELETE", "/things", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, PUT, OPTIONS", {0}},
     {"GET", "/things/7", ACCT_MATCH_FOUND, S_THING_GET,
-     "GET, HEAD, POST, DELETE", {"7"}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {"7"}},
     {"HEAD", "/things/7", ACCT_MATCH_FOUND, S_THING_GET,
-     "GET, HEAD, POST, DELETE", {"7"}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {"7"}},
     {"POST", "/things/7", ACCT_MATCH_FOUND, S_THING_POST,
-     "GET, HEAD, POST, DELETE", {"7"}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {"7"}},
     {"DELETE", "/things/7/", ACCT_MATCH_FOUND, S_THING_DELETE,
-     "GET, HEAD, POST, DELETE", {"7"}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {"7"}},
     {"PUT", "/things/7", ACCT_MATCH_BAD_METHOD, NONE,
-     "GET, HEAD, POST, DELETE", {0}},
-    {"OPTIONS", "/things/7", ACCT_MATCH_BAD_METHOD, NONE,
-     "GET, HEAD, POST, DELETE", {0}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {0}},
+    {"OPTIONS", "/things/7", ACCT_MATCH_OPTIONS, NONE,
+     "GET, HEAD, POST, DELETE, OPTIONS", {0}},
     {"PATCH", "/things/7", ACCT_MATCH_BAD_METHOD, NONE,
-     "GET, HEAD, POST, DELETE", {0}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {0}},
     {"TRACE", "/things/7", ACCT_MATCH_BAD_METHOD, NONE,
-     "GET, HEAD, POST, DELETE", {0}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {0}},
     {"get", "/things/7", ACCT_MATCH_BAD_METHOD, NONE,
-     "GET, HEAD, POST, DELETE", {0}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {0}},
     {"", "/things/7", ACCT_MATCH_BAD_METHOD, NONE,
-     "GET, HEAD, POST, DELETE", {0}},
+     "GET, HEAD, POST, DELETE, OPTIONS", {0}},
     /* The literal segment wins over the parameter, for its methods only. */
-    {"GET", "/things/special", ACCT_MATCH_FOUND, S_SPECIAL_GET, "GET, HEAD",
-     {0}},
-    {"POST", "/things/special", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD",
-     {0}},
+    {"GET", "/things/special", ACCT_MATCH_FOUND, S_SPECIAL_GET,
+     "GET, HEAD, OPTIONS", {0}},
+    {"POST", "/things/special", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
     {"GET", "/things/speciaL", ACCT_MATCH_FOUND, S_THING_GET, NULL,
      {"speciaL"}},
     {"GET", "/things/%73pecial", ACCT_MATCH_FOUND, S_SPECIAL_GET, NULL, {0}},
     {"GET", "/things/a%2Fb", ACCT_MATCH_FOUND, S_THING_GET, NULL, {"a/b"}},
     {"GET", "/things/a%20b", ACCT_MATCH_FOUND, S_THING_GET, NULL, {"a b"}},
     {"GET", "/things/a+b", ACCT_MATCH_FOUND, S_THING_GET, NULL, {"a+b"}},
-    {"GET", "/things/7/parts/9", ACCT_MATCH_FOUND, S_PARTS_GET, "GET, HEAD",
-     {"7", "9"}},
+    {"GET", "/things/7/parts/9", ACCT_MATCH_FOUND, S_PARTS_GET,
+     "GET, HEAD, OPTIONS", {"7", "9"}},
     {"GET", "/things/%37/parts/%39%39", ACCT_MATCH_FOUND, S_PARTS_GET, NULL,
      {"7", "99"}},
     {"GET", "/things/7/parts", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things/7/parts/9/x", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     /* {path...} takes the rest, decoded per segment. */
-    {"GET", "/files/a", ACCT_MATCH_FOUND, S_FILES_GET, "GET, HEAD", {"a"}},
+    {"GET", "/files/a", ACCT_MATCH_FOUND, S_FILES_GET,
+     "GET, HEAD, OPTIONS", {"a"}},
     {"GET", "/files/a/b/c", ACCT_MATCH_FOUND, S_FILES_GET, NULL, {"a/b/c"}},
     {"GET", "/files/a%2Fb/c", ACCT_MATCH_FOUND, S_FILES_GET, NULL,
      {"a/b/c"}},
@@ -123,9 +126,10 @@ static const match_case synth_cases[] = {
     {"GET", "/files/a//b", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/files/a/%00", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     /* An earlier literal segment is more specific than a later one. */
-    {"POST", "/a/b/c", ACCT_MATCH_FOUND, S_ABY_POST, "POST", {"c"}},
-    {"GET", "/a/z/c", ACCT_MATCH_FOUND, S_AXC_GET, "GET, HEAD", {"z"}},
-    {"POST", "/a/z/c", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
+    {"POST", "/a/b/c", ACCT_MATCH_FOUND, S_ABY_POST, "POST, OPTIONS", {"c"}},
+    {"GET", "/a/z/c", ACCT_MATCH_FOUND, S_AXC_GET,
+     "GET, HEAD, OPTIONS", {"z"}},
+    {"POST", "/a/z/c", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD, OPTIONS", {0}},
     /* More parameters than a match can hold: never matches. */
     {"GET", "/five/1/2/3/4/5", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     /* Unknown paths. */
@@ -136,6 +140,19 @@ static const match_case synth_cases[] = {
     {"GET", "/Things", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things%2F7", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"OPTIONS", "/nowhere", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    /* OPTIONS: every known path answers it, whatever its methods. */
+    {"OPTIONS", "/things/", ACCT_MATCH_OPTIONS, NONE,
+     "GET, HEAD, PUT, OPTIONS", {0}},
+    {"OPTIONS", "/things/special", ACCT_MATCH_OPTIONS, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"OPTIONS", "/a/b/c", ACCT_MATCH_OPTIONS, NONE, "POST, OPTIONS", {0}},
+    {"OPTIONS", "/files/a/b/c", ACCT_MATCH_OPTIONS, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"OPTIONS", "/things/%00", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"OPTIONS", "/things/7/parts", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    /* Method names are case-sensitive (RFC 9110, 9.1). */
+    {"options", "/things", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, PUT, OPTIONS", {0}},
     /* Empty segments and bad escapes. */
     {"GET", "//things", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things//", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
@@ -150,27 +167,35 @@ static const match_case synth_cases[] = {
 
 /* Paths of the real table that are not expected to gain methods. */
 static const match_case real_cases[] = {
-    {"GET", "/regions", ACCT_MATCH_FOUND, 0, "GET, HEAD", {0}},
-    {"HEAD", "/regions", ACCT_MATCH_FOUND, 0, "GET, HEAD", {0}},
-    {"GET", "/regions/", ACCT_MATCH_FOUND, 0, "GET, HEAD", {0}},
-    {"POST", "/regions", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
-    {"PUT", "/regions", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
-    {"DELETE", "/regions", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
-    {"OPTIONS", "/regions", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
-    {"PATCH", "/regions", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
-    {"TRACE", "/regions", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
-    {"DELETE", "/regions/", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD", {0}},
-    {"GET", "/regions/us-east", ACCT_MATCH_FOUND, 0, "GET, HEAD",
+    {"GET", "/regions", ACCT_MATCH_FOUND, 0, "GET, HEAD, OPTIONS", {0}},
+    {"HEAD", "/regions", ACCT_MATCH_FOUND, 0, "GET, HEAD, OPTIONS", {0}},
+    {"GET", "/regions/", ACCT_MATCH_FOUND, 0, "GET, HEAD, OPTIONS", {0}},
+    {"POST", "/regions", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"PUT", "/regions", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"DELETE", "/regions", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"OPTIONS", "/regions", ACCT_MATCH_OPTIONS, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"PATCH", "/regions", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"TRACE", "/regions", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"DELETE", "/regions/", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"GET", "/regions/us-east", ACCT_MATCH_FOUND, 0, "GET, HEAD, OPTIONS",
      {"us-east"}},
     {"GET", "/regions/us%2Deast", ACCT_MATCH_FOUND, 0, NULL, {"us-east"}},
     {"GET", "/regions/us%2deast/", ACCT_MATCH_FOUND, 0, NULL, {"us-east"}},
     {"GET", "/regions/us%2Feast", ACCT_MATCH_FOUND, 0, NULL, {"us/east"}},
-    {"POST", "/regions/us-east", ACCT_MATCH_BAD_METHOD, NONE, "GET, HEAD",
-     {0}},
-    {"GET", "/regions/availability", ACCT_MATCH_FOUND, 0, "GET, HEAD", {0}},
+    {"POST", "/regions/us-east", ACCT_MATCH_BAD_METHOD, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"GET", "/regions/availability", ACCT_MATCH_FOUND, 0,
+     "GET, HEAD, OPTIONS", {0}},
     {"HEAD", "/regions/availability/", ACCT_MATCH_FOUND, 0, NULL, {0}},
     {"GET", "/regions/us-east/availability", ACCT_MATCH_FOUND, 0,
-     "GET, HEAD", {"us-east"}},
+     "GET, HEAD, OPTIONS", {"us-east"}},
     {"GET", "/regions/availability/availability", ACCT_MATCH_FOUND, 0, NULL,
      {"availability"}},
     {"GET", "/compute/types/g6-nanode-1", ACCT_MATCH_FOUND, 0, NULL,
@@ -178,17 +203,17 @@ static const match_case real_cases[] = {
     {"GET", "/databases/engines", ACCT_MATCH_FOUND, 0, NULL, {0}},
     {"GET", "/databases/engines/", ACCT_MATCH_FOUND, 0, NULL, {0}},
     {"GET", "/databases/engines/mysql%2F8.0.30", ACCT_MATCH_FOUND, 0,
-     "GET, HEAD", {"mysql/8.0.30"}},
+     "GET, HEAD, OPTIONS", {"mysql/8.0.30"}},
     {"GET", "/databases/engines/mysql%2f8.0.30", ACCT_MATCH_FOUND, 0, NULL,
      {"mysql/8.0.30"}},
     {"GET", "/databases/engines/mysql/8.0.30", ACCT_MATCH_FOUND, 0,
-     "GET, HEAD", {"mysql/8.0.30"}},
+     "GET, HEAD, OPTIONS", {"mysql/8.0.30"}},
     {"GET", "/databases/engines/mysql/8.0.30/", ACCT_MATCH_FOUND, 0, NULL,
      {"mysql/8.0.30"}},
     {"HEAD", "/databases/engines/postgresql%2F16", ACCT_MATCH_FOUND, 0, NULL,
      {"postgresql/16"}},
     {"DELETE", "/databases/engines/mysql/8.0.30", ACCT_MATCH_BAD_METHOD,
-     NONE, "GET, HEAD", {0}},
+     NONE, "GET, HEAD, OPTIONS", {0}},
     {"GET", "/profile", ACCT_MATCH_FOUND, 0, NULL, {0}},
     {"GET", "/profile/grants", ACCT_MATCH_FOUND, 0, NULL, {0}},
     /* Unknown paths. */
@@ -201,6 +226,9 @@ static const match_case real_cases[] = {
     {"GET", "/regions/us-east/availability/x", ACCT_MATCH_NO_PATH, NONE,
      NULL, {0}},
     {"OPTIONS", "/nope", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"OPTIONS", "/databases/engines/mysql%2F8.0.30", ACCT_MATCH_OPTIONS, NONE,
+     "GET, HEAD, OPTIONS", {0}},
+    {"OPTIONS", "/profile/", ACCT_MATCH_OPTIONS, NONE, NULL, {0}},
     /* Empty segments, bad escapes, encoded NUL. */
     {"GET", "//regions", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/regions//", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
@@ -315,6 +343,13 @@ static void run_case(const char *label, const acct_route *table,
         UNIT_CHECK(label, m.route == NULL);
         UNIT_CHECK(label, m.allow != NULL);
         break;
+    case ACCT_MATCH_OPTIONS:
+        UNIT_CHECK(label, m.route == NULL);
+        UNIT_CHECK(label, m.allow != NULL);
+        for (k = 0; k < ACCT_MAX_PATH_PARAMS; k++) {
+            UNIT_CHECK(label, m.params[k] == NULL);
+        }
+        break;
     case ACCT_MATCH_NO_PATH:
         UNIT_CHECK(label, m.route == NULL);
         UNIT_CHECK(label, m.allow == NULL);
@@ -403,7 +438,7 @@ static int instantiate(const char *tmpl, const char **path,
 }
 
 static const char *const method_names[] = {"GET", "HEAD", "POST", "PUT",
-                                           "DELETE"};
+                                           "DELETE", "OPTIONS"};
 
 static void test_every_row_matches_itself(void **state)
 {
@@ -457,16 +492,26 @@ static void test_every_row_matches_itself(void **state)
                 UNIT_CHECK(label, strstr(m.allow, "HEAD") != NULL);
             }
         }
-        /* Every method the row's path does not serve answers 405. */
+        /* Every method the row's path does not serve answers 405, and
+         * OPTIONS is answered on every path, last in its Allow. */
         for (k = 0; k < (int)(sizeof(method_names) / sizeof(method_names[0]));
              k++) {
             const char *meth = method_names[k];
             acct_match_rc rc = acct_route_match(acct_routes, pool, meth, path,
                                                 &m);
+            size_t n_allow;
 
             if (rc == ACCT_MATCH_NO_PATH) {
                 print_error("%s: %s %s: NO_PATH\n", label, meth, path);
                 fail();
+            }
+            n_allow = strlen(m.allow);
+            UNIT_CHECK(label, n_allow > 9 && strcmp(m.allow + n_allow - 9,
+                                                    ", OPTIONS") == 0);
+            if (strcmp(meth, "OPTIONS") == 0) {
+                UNIT_CHECK(label, rc == ACCT_MATCH_OPTIONS);
+                UNIT_CHECK(label, m.route == NULL);
+                continue;
             }
             UNIT_CHECK(label, (rc == ACCT_MATCH_FOUND)
                                   == (strstr(m.allow, meth) != NULL));
