@@ -244,9 +244,15 @@ static const char *const profile_read_only[] = {
     "verified_phone_number", NULL
 };
 
+/*
+ * lish_auth_method is the public API's name of shell_auth_method (the
+ * contract writes the shell with a neutral word): the published clients
+ * send it, so it is accepted as the same field.
+ */
 static const char *const profile_writable[] = {
     "authorized_keys", "email", "email_notifications", "ip_whitelist_enabled",
-    "shell_auth_method", "restricted", "timezone", "two_factor_auth", NULL
+    "shell_auth_method", "lish_auth_method", "restricted", "timezone",
+    "two_factor_auth", NULL
 };
 
 static int listed(const char *const *names, const char *name)
@@ -310,10 +316,25 @@ static const char *flag(apr_pool_t *pool, acct_field_rc rc, int value)
     return rc == ACCT_FIELD_SET ? (value ? "1" : "0") : NULL;
 }
 
+/* The shell method asked for under either of its names; NULL if neither. */
+static const char *shell_method(acct_req *req, acct_resp *resp)
+{
+    static const char *const methods[] = {"password_keys", "keys_only",
+                                          "disabled", NULL};
+    const char *shell = NULL, *lish = NULL;
+
+    acct_body_enum(req, resp, "shell_auth_method", methods, &shell);
+    acct_body_enum(req, resp, "lish_auth_method", methods, &lish);
+    if (shell && lish && strcmp(shell, lish) != 0) {
+        acct_resp_invalid(resp, req->pool, "lish_auth_method",
+                          "lish_auth_method and shell_auth_method name the "
+                          "same setting and must agree");
+    }
+    return shell ? shell : lish;
+}
+
 void api_profile_update(acct_req *req, acct_resp *resp)
 {
-    static const char *const shell_methods[] = {"password_keys", "keys_only",
-                                                "disabled", NULL};
     const acct_rows *current;
     const char *email = NULL, *shell = NULL, *tz = NULL, *keys = NULL;
     const char *args[9];
@@ -345,7 +366,7 @@ void api_profile_update(acct_req *req, acct_resp *resp)
                           "ip_whitelist_enabled is deprecated and cannot be "
                           "enabled");
     }
-    acct_body_enum(req, resp, "shell_auth_method", shell_methods, &shell);
+    shell = shell_method(req, resp);
     restricted_rc = acct_body_bool(req, resp, "restricted", &restricted);
     if (restricted_rc == ACCT_FIELD_SET && restricted != NOW_TRUE("restricted")) {
         acct_resp_invalid(resp, req->pool, "restricted",
