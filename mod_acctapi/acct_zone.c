@@ -8,6 +8,8 @@
 #include "acct_zone.h"
 
 #include <apr_strings.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <string.h>
 
 static const acct_sql q_zone_records = ACCT_SQL("zone_records",
@@ -199,7 +201,15 @@ static const char *record_rdata(apr_pool_t *pool, const acct_rows *records,
     const char *target = column_text(records, i, "target");
 
     if (strcmp(type, "A") == 0 || strcmp(type, "AAAA") == 0) {
-        return target; /* canonical address text, stored validated */
+        /*
+         * Stored validated in canonical form; checked again because the text
+         * goes into the file unescaped, and a published file is read by a
+         * nameserver: a bad row is left out rather than injected.
+         */
+        unsigned char addr[16];
+
+        return inet_pton(type[1] ? AF_INET6 : AF_INET, target, addr) == 1
+               ? target : NULL;
     }
     if (strcmp(type, "NS") == 0 || strcmp(type, "CNAME") == 0
         || strcmp(type, "PTR") == 0) {

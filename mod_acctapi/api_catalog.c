@@ -139,17 +139,36 @@ typedef struct snapshot {
 static apr_thread_mutex_t *snapshot_lock;
 static snapshot *current;
 
-int acct_catalog_init(apr_pool_t *pool)
-{
-    return apr_thread_mutex_create(&snapshot_lock, APR_THREAD_MUTEX_DEFAULT,
-                                   pool) == APR_SUCCESS ? 0 : -1;
-}
-
 static void snapshot_release_locked(snapshot *s)
 {
     if (s && --s->refs == 0) {
         apr_pool_destroy(s->pool);
     }
+}
+
+/*
+ * When the process's pool dies (child exit, graceful restart), the cache
+ * lets go of its snapshot; requests are over by then, so this frees it.
+ * Cleanups run in reverse order of registration: this one, registered after
+ * the mutex, runs while the mutex still exists.
+ */
+static apr_status_t cache_drop(void *data)
+{
+    apr_thread_mutex_lock(snapshot_lock);
+    snapshot_release_locked(current);
+    current = NULL;
+    apr_thread_mutex_unlock(snapshot_lock);
+    return APR_SUCCESS;
+}
+
+int acct_catalog_init(apr_pool_t *pool)
+{
+    if (apr_thread_mutex_create(&snapshot_lock, APR_THREAD_MUTEX_DEFAULT,
+                                pool) != APR_SUCCESS) {
+        return -1;
+    }
+    apr_pool_cleanup_register(pool, NULL, cache_drop, apr_pool_cleanup_null);
+    return 0;
 }
 
 static apr_status_t snapshot_release(void *data)

@@ -98,7 +98,7 @@ def is_create(method, path):
     """Routes that make a new entity: they need add_domains / add_databases
     (a clone is a new domain), which no restricted user here holds."""
     return method == "POST" and re.fullmatch(
-        r"/v4/(domains|domains/\{domainId\}/clone|databases/(mysql|postgresql)/instances)",
+        r"/v4/(domains|domains/import|domains/\{domainId\}/clone|databases/(mysql|postgresql)/instances)",
         path) is not None
 
 

@@ -231,3 +231,21 @@ def test_cli_errors(backend, server):
     finally:
         acct.close()
         other.close()
+
+
+def test_concurrent_creates_of_one_label(server, backend):
+    """50 creates of one label over separate connections: exactly one wins,
+    the others get the duplicate refusal, and one tag exists."""
+    acct = harness.Account(backend, server, stem="e2e-tagrace-")
+    try:
+        label = f"race-{secrets.token_hex(4)}"
+        results = harness.race(server, acct.client.token,
+                               [("POST", "/tags", {"label": label})] * 50)
+        ok = [body for status, body in results if status == 200]
+        refused = [body for status, body in results if status == 400]
+        assert len(ok) == 1 and len(refused) == 49, results
+        assert all(b["errors"][0]["reason"] == "Tag already exists" for b in refused), refused
+        labels = [t["label"] for t in acct.client.all_pages("/tags")]
+        assert labels.count(label) == 1, labels
+    finally:
+        acct.close()

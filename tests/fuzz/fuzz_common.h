@@ -17,7 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static apr_pool_t *fuzz_pool(void)
+static inline apr_pool_t *fuzz_pool(void)
 {
     static int ready;
     apr_pool_t *pool = NULL;
@@ -31,7 +31,7 @@ static apr_pool_t *fuzz_pool(void)
 }
 
 /* The input as a request whose body is the decoded JSON (may be NULL). */
-static acct_req *fuzz_req(apr_pool_t *pool, const uint8_t *data, size_t size)
+static inline acct_req *fuzz_req(apr_pool_t *pool, const uint8_t *data, size_t size)
 {
     acct_req *req = apr_pcalloc(pool, sizeof(*req));
 
@@ -42,7 +42,7 @@ static acct_req *fuzz_req(apr_pool_t *pool, const uint8_t *data, size_t size)
 }
 
 /* The input as a NUL-terminated string in pool memory. */
-static const char *fuzz_text(apr_pool_t *pool, const uint8_t *data,
+static inline const char *fuzz_text(apr_pool_t *pool, const uint8_t *data,
                              size_t size)
 {
     char *s = apr_palloc(pool, size + 1);

@@ -853,6 +853,10 @@ static const char *doc_of_length(size_t chars, const char *unit)
     size_t n = chars - strlen("{\"p\":\"\"}"), i;
     char *s = apr_palloc(pool, n * strlen(unit) + 16), *p = s;
 
+    assert_non_null(s);
+    if (!s) {
+        return NULL; /* unreached; tells the compiler sprintf gets memory */
+    }
     p += sprintf(p, "{\"p\":\"");
     for (i = 0; i < n; i++) {
         p += sprintf(p, "%s", unit);

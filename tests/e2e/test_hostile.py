@@ -1,0 +1,321 @@
+"""Hostile input, end to end: what an attacker on the internet can send.
+
+Every refusal is a JSON error with the right status and changes nothing;
+nothing crashes a child (the error-log guard of conftest.py fails a test on a
+segfault); and ten thousand such requests leave the children's memory where
+it was, give or take a small bound, which the test measures and prints."""
+
+import json
+import os
+import re
+import secrets
+import threading
+import time
+
+import pytest
+
+import harness
+import rawhttp
+from checks import assert_error, assert_json
+
+INVALID_TOKEN = "Invalid Token"
+
+
+def raw_request(server, data):
+    """(status, content type, body) of `data` sent as is."""
+    status, headers, body = rawhttp.request(server.port, data)
+    return status, headers.get("content-type"), body
+
+
+def get_bytes(path, headers=b""):
+    return (b"GET " + path + b" HTTP/1.1\r\nHost: localhost\r\n" + headers
+            + b"Connection: close\r\n\r\n")
+
+
+@pytest.fixture
+def acct(backend, server):
+    a = harness.Account(backend, server, stem="e2e-hostile-")
+    yield a
+    a.close()
+
+
+# --------------------------------------------------------------------------
+# Bodies
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opener,closer", [("[", "]"), ('{"a":', "}")])
+def test_ten_thousand_deep_json(api, opener, closer):
+    body = opener * 10000 + "1" + closer * 10000
+    r = api.post("/profile/tokens", data=body, headers={"Content-Type": "application/json"})
+    assert_error(r, 400, "Invalid JSON")
+
+
+def test_nul_in_a_json_string_is_invalid_json(acct):
+    """The body reader refuses \\u0000 in any string (C strings end there)."""
+    for path, body in [("/profile/tokens", {"label": "a\u0000b"}),
+                       ("/tags", {"label": "a\u0000b"}),
+                       ("/domains", {"domain": "a\u0000b.example", "type": "master",
+                                     "soa_email": "a@b.example"})]:
+        assert_error(acct.client.post(path, json=body), 400, "Invalid JSON")
+    assert acct.client.get("/domains").json["results"] == 0
+
+
+@pytest.mark.parametrize("value", ["tab\there", "bell\u0007", "del\u007f",
+                                   "line\nbreak", "esc\u001b[31m"])
+def test_control_characters_in_labels_are_refused(acct, value):
+    c = acct.client
+    before = c.get("/profile/tokens").json["results"]
+    r = c.post("/profile/tokens", json={"label": value})
+    assert_error(r, 400, field="label")
+    assert c.get("/profile/tokens").json["results"] == before
+    r = c.post("/tags", json={"label": value})
+    assert_error(r, 400, field="label")
+
+
+def test_control_characters_in_domain_fields(acct):
+    for body, field in [({"domain": "a\u0001b.example", "type": "master",
+                          "soa_email": "a@b.example"}, "domain"),
+                        ({"domain": f"ok-{secrets.token_hex(3)}.example", "type": "master",
+                          "soa_email": "a\u007f@b.example"}, "soa_email")]:
+        assert_error(acct.client.post("/domains", json=body), 400, field=field)
+    assert acct.client.get("/domains").json["results"] == 0
+
+
+# --------------------------------------------------------------------------
+# Paths and headers, sent raw
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [b"/v4/domains/%00", b"/v4/domains/1%0a", b"/v4/tags/a%00b",
+                                  b"/v4/profile/tokens/%ff%fe", b"/v4/%2e%2e/%2e%2e/etc/passwd",
+                                  b"/v4/../../etc/passwd", b"/v4/do\x00mains", b"/v4/regions\x01",
+                                  b"/v4/domains/" + b"9" * 400, b"/v4/regions/%0d%0aX-Evil:%201"])
+def test_hostile_paths_get_json_errors(server, backend, path, expect_log):
+    # httpd's own refusal of a path above the root, logged by its core.
+    expect_log(r"AH10244: invalid URI path")
+    status, ctype, body = raw_request(
+        server, get_bytes(path, b"Authorization: Bearer " + backend.token.encode() + b"\r\n"))
+    assert 400 <= status < 500, (path, status, body)
+    assert ctype == "application/json", (path, ctype, body)
+    assert json.loads(body)["errors"], body
+
+
+@pytest.mark.parametrize("header", [b"Authorization: Bearer \x01abc",
+                                    b"Authorization: Bearer abc\x00def",
+                                    b"X-Filter: {\"domain\":\"\x7f\"}",
+                                    b"X-Filter: {\"a\x00\":1}",
+                                    b"Content-Type: application/json\x0b"])
+def test_control_bytes_in_headers(server, backend, header):
+    status, ctype, body = raw_request(server, get_bytes(b"/v4/domains", header + b"\r\n"))
+    assert status in (400, 401), (header, status, body)
+    assert ctype == "application/json", (header, ctype, body)
+    assert json.loads(body)["errors"], body
+
+
+@pytest.mark.parametrize("variant", [
+    "Bearer", "Bearer ", "bearer {t}", "Bearer  {t}", "Bearer {t} extra", "Basic {t}",
+    "Token {t}", "{t}", "Bearer {t}\t", "Bearer " + "f" * 4096, "Bearer {t}{t}",
+    "Bearer " + "é" * 64,
+])
+def test_malformed_authorization_all_alike(anon, backend, variant):
+    """Every malformed form gets the same 401 and the same body: nothing tells
+    an attacker which part was wrong."""
+    value = variant.replace("{t}", backend.token)
+    try:
+        value.encode("latin-1")
+    except UnicodeEncodeError:
+        value = value.encode("utf-8").decode("latin-1")
+    if value.strip() in (f"bearer {backend.token}", f"Bearer  {backend.token}") \
+            or value == f"Bearer {backend.token}\t":
+        # A case-insensitive scheme, 1*SP after it and trailing whitespace
+        # are valid HTTP (RFC 9110, 11.4).
+        r = anon.get("/profile", authorization=value)
+        assert r.status in (200, 401), r
+        return
+    r = anon.get("/profile", authorization=value)
+    assert_error(r, 401, INVALID_TOKEN)
+    assert r.body == b'{"errors":[{"reason":"Invalid Token"}]}', r
+
+
+@pytest.mark.parametrize("name", ["access_token", "token", "oauth_token", "Authorization"])
+def test_token_in_the_query_string_is_ignored(anon, backend, name):
+    r = anon.get("/profile", params={name: backend.token})
+    assert_error(r, 401, INVALID_TOKEN)
+    r = anon.get("/profile", params={name: f"Bearer {backend.token}"})
+    assert_error(r, 401, INVALID_TOKEN)
+
+
+# --------------------------------------------------------------------------
+# Mass assignment: read-only fields are refused by name and change nothing
+# --------------------------------------------------------------------------
+
+def _created(client, path, body):
+    r = client.post(path, json=body)
+    assert r.status == 200, r
+    return assert_json(r)
+
+
+MASS = {
+    "token": ("/profile/tokens", lambda t: {"label": f"mass-{t}"},
+              {"id": 1, "token": "0" * 64, "created": "2000-01-01T00:00:00",
+               "scopes": "*", "expiry": "2000-01-01T00:00:00"}),
+    "sshkey": ("/profile/sshkeys", lambda t: {
+        "label": f"mass-{t}",
+        "ssh_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgy0ST2t87qvdIMxGoXzxjwHo9A3ww6JZBrMrD9wdL8"},
+        {"id": 1, "created": "2000-01-01T00:00:00", "ssh_key": "ssh-ed25519 AAAA"}),
+    "domain": ("/domains", lambda t: {"domain": f"mass-{t}.example", "type": "master",
+                                      "soa_email": f"a@mass-{t}.example"},
+               {"id": 1, "created": "2000-01-01T00:00:00", "updated": "2000-01-01T00:00:00",
+                "record_count": 5, "serial": 7, "account_id": 1}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MASS))
+def test_mass_assignment_refused(acct, kind):
+    path, make, read_only = MASS[kind]
+    c = acct.client
+    obj = _created(c, path, make(secrets.token_hex(3)))
+    before = assert_json(c.get(f"{path}/{obj['id']}"))
+    # With a valid change beside it, so only the read-only field is at fault.
+    valid = {"label": f"renamed-{secrets.token_hex(3)}"} if "label" in before else {}
+    for field, value in read_only.items():
+        r = c.put(f"{path}/{obj['id']}", json={**valid, field: value})
+        assert_error(r, 400, field=field)
+        assert assert_json(c.get(f"{path}/{obj['id']}")) == before, field
+    # All at once: every field named in one answer.
+    r = c.put(f"{path}/{obj['id']}", json={**valid, **read_only})
+    assert r.status == 400, r
+    assert {e.get("field") for e in r.json["errors"]} >= set(read_only), r
+    assert assert_json(c.get(f"{path}/{obj['id']}")) == before
+
+
+def test_mass_assignment_on_create(acct):
+    c = acct.client
+    t = secrets.token_hex(3)
+    before = c.get("/domains").json["results"]
+    r = c.post("/domains", json={"domain": f"massc-{t}.example", "type": "master",
+                                 "soa_email": f"a@massc-{t}.example", "id": 424242,
+                                 "account_id": 1, "serial": 99})
+    assert r.status == 400, r
+    assert {e.get("field") for e in r.json["errors"]} == {"id", "account_id", "serial"}, r
+    assert c.get("/domains").json["results"] == before
+
+
+def test_mass_assignment_on_databases(acct):
+    c = acct.client
+    db = _created(c, "/databases/mysql/instances",
+                  {"label": f"mass-{secrets.token_hex(3)}", "region": "us-east",
+                   "type": "g6-nanode-1", "engine": "mysql/8.0.30"})
+    path = f"/databases/mysql/instances/{db['id']}"
+    before = assert_json(c.get(path))
+    for field, value in {"id": 1, "status": "active", "hosts": {"primary": "evil"},
+                         "port": 1, "engine": "postgresql", "version": "1",
+                         "created": "2000-01-01T00:00:00", "encrypted": True,
+                         "total_disk_size_gb": 1}.items():
+        r = c.put(path, json={field: value})
+        assert r.status == 400, (field, r)
+        assert field in {e.get("field") for e in r.json["errors"]}, (field, r)
+    assert assert_json(c.get(path)) == before
+
+
+# --------------------------------------------------------------------------
+# Ten thousand hostile requests: no crash, memory flat
+# --------------------------------------------------------------------------
+
+def children_of(pid):
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(entry))
+    return out
+
+
+def rss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            m = re.search(r"^VmRSS:\s+(\d+) kB", f.read(), re.M)
+    except OSError:
+        return 0
+    return int(m.group(1)) if m else 0
+
+
+def hostile_calls(backend, i):
+    """The i-th request of the flood: (method, path, kwargs)."""
+    t = backend.token
+    deep = "[" * 5000 + "]" * 5000
+    kinds = [
+        ("POST", "/profile/tokens", {"data": deep, "headers": {"Content-Type": "application/json"}}),
+        ("GET", "/domains", {"xfilter": '{"+or":' + "[" * 200 + "]" * 200 + "}"}),
+        ("GET", "/domains", {"xfilter": {"+and": [{"domain": "x" * 4000}] * 50}}),
+        ("GET", "/profile", {"authorization": "Bearer " + "0" * 64}),
+        ("GET", "/profile", {"authorization": "Basic " + "A" * 2000, "token": None}),
+        ("GET", "/domains/" + "9" * 300, {}),
+        ("POST", "/domains", {"json": {"domain": "x" * 5000, "type": "master",
+                                       "soa_email": "\u0000"}}),
+        ("PUT", "/profile", {"json": {"uid": 1, "username": "root", "restricted": False}}),
+        ("POST", "/tags", {"json": {"label": ["not", "a", "string"]}}),
+        ("DELETE", "/regions", {}),
+        ("GET", "/domains", {"params": {"page": "-1", "page_size": "9" * 40}}),
+        ("POST", "/profile/tokens", {"data": b"\xff\xfe{\x00}", "headers": {"Content-Type": "application/json"}}),
+    ]
+    method, path, kw = kinds[i % len(kinds)]
+    kw = dict(kw)
+    if "token" not in kw and "authorization" not in kw:
+        kw["token"] = t
+    return method, path, kw
+
+
+def flood(server, backend, n, threads=8):
+    statuses = {}
+    errors = []
+    lock = threading.Lock()
+
+    def worker(k):
+        c = server.client()
+        try:
+            for i in range(k, n, threads):
+                method, path, kw = hostile_calls(backend, i)
+                r = c.request(method, path, **kw)
+                assert r.ctype == "application/json", r
+                with lock:
+                    statuses[r.status] = statuses.get(r.status, 0) + 1
+        except Exception as e:  # reported by the test, not lost in a thread
+            errors.append(f"{method} {path}: {e}")
+        finally:
+            c.close()
+
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors, errors[0]
+    return statuses
+
+
+def test_ten_thousand_hostile_requests(make_server, backend, capsys):
+    srv = make_server(name="hostile")
+    flood(srv, backend, 1000)                   # warm every child up
+    # Under scripts/test --sanitize httpd serves from its one process (-X).
+    kids = children_of(srv.pid) or ([srv.pid] if harness.SANITIZE else [])
+    assert kids, "no httpd children"
+    before = {p: rss_kb(p) for p in kids}
+    started = time.monotonic()
+    statuses = flood(srv, backend, 10000)
+    took = time.monotonic() - started
+    after = {p: rss_kb(p) for p in (children_of(srv.pid) or kids)}
+    assert sum(statuses.values()) == 10000
+    assert all(400 <= s < 500 for s in statuses), statuses
+    # The same children served it all: none crashed and was replaced.
+    assert set(after) == set(before), (before, after)
+    growth = {p: after[p] - before[p] for p in before}
+    with capsys.disabled():
+        print(f"\n[hostile {backend.kind}] 10000 requests in {took:.1f}s, statuses {statuses}; "
+              f"child RSS before {sorted(before.values())} kB, growth {sorted(growth.values())} kB")
+    assert max(growth.values()) < 8 * 1024, growth
