@@ -108,13 +108,6 @@ int main(void)
         UNIT_DB_TEST(test_new_window_starts_afresh_and_expires_old),
         UNIT_DB_TEST(test_bucket_names),
     };
-    apr_pool_t *root = NULL;
-    int rc;
 
-    apr_initialize();
-    apr_pool_create(&root, NULL);
-    apr_dbd_init(root);
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_DB_RUN(tests);
 }

@@ -842,13 +842,6 @@ int main(void)
         DB_TEST(test_list_filter_pages),
         DB_TEST(test_restricted),
     };
-    apr_pool_t *root = NULL;
-    int rc;
 
-    apr_initialize();
-    apr_pool_create(&root, NULL);
-    apr_dbd_init(root);
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_DB_RUN(tests);
 }

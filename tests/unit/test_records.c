@@ -732,13 +732,6 @@ int main(void)
         UNIT_DB_TEST(test_login_record_refusals),
         UNIT_TEST(test_ip_canonical),
     };
-    apr_pool_t *root = NULL;
-    int rc;
 
-    apr_initialize();
-    apr_pool_create(&root, NULL);
-    apr_dbd_init(root);
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_DB_RUN(tests);
 }

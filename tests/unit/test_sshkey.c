@@ -526,13 +526,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list_and_filter, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_update_and_delete, db_setup, db_teardown),
     };
-    apr_pool_t *root = NULL;
-    int rc;
 
-    apr_initialize();
-    apr_pool_create(&root, NULL);
-    apr_dbd_init(root);
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_DB_RUN(tests);
 }

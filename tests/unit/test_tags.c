@@ -263,14 +263,6 @@ int main(void)
         UNIT_DB_TEST(test_tag_create_refusals),
         UNIT_DB_TEST(test_domain_tags_shared),
     };
-    apr_pool_t *root = NULL;
-    int rc;
 
-    apr_initialize();
-    apr_pool_create(&root, NULL);
-    apr_dbd_init(root);
-    acct_catalog_init(root);
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_DB_RUN(tests);
 }

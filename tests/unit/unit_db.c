@@ -16,6 +16,7 @@
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_migrate.h"
+#include "api_catalog.h"
 
 static const acct_settings unit_settings = {0, 0, "https://r.example/"};
 
@@ -137,4 +138,19 @@ const char *unit_identity(unit_db *db, const char *username, int restricted,
                                            now, who, &src), ACCT_AUTH_OK);
     }
     return token;
+}
+
+int unit_db_main(const char *name, const struct CMUnitTest *tests,
+                 size_t count)
+{
+    apr_pool_t *root = NULL;
+    int rc;
+
+    apr_initialize();
+    apr_pool_create(&root, NULL);
+    apr_dbd_init(root);
+    acct_catalog_init(root);
+    rc = _cmocka_run_group_tests(name, tests, count, NULL, NULL);
+    apr_terminate();
+    return rc;
 }

@@ -8,6 +8,8 @@
 #include "acct_api.h"
 #include "acct_store.h"
 
+struct CMUnitTest;
+
 typedef struct unit_db {
     apr_pool_t *pool;
     acct_store *store;
@@ -23,6 +25,15 @@ int unit_db_setup(void **state);
 int unit_db_teardown(void **state);
 #define UNIT_DB_TEST(f) \
     cmocka_unit_test_setup_teardown(f, unit_db_setup, unit_db_teardown)
+
+/*
+ * main() of a program of database tests: APR, the apr_dbd drivers and the
+ * catalogue cache set up as the module does in a child, then the tests.
+ */
+int unit_db_main(const char *name, const struct CMUnitTest *tests,
+                 size_t count);
+#define UNIT_DB_RUN(tests) \
+    unit_db_main(#tests, tests, sizeof(tests) / sizeof((tests)[0]))
 
 /* A request over `db` with the given principal (may be NULL: public). */
 acct_req *unit_req(unit_db *db, const acct_principal *who);
