@@ -34,7 +34,12 @@ def pytest_configure(config):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """What checking every response against the OpenAPI document cost."""
+    """The figures tests measured (harness.report_figure), and what checking
+    every response against the OpenAPI document cost."""
+    if harness.FIGURES:
+        terminalreporter.section("figures")
+        for line in harness.FIGURES:
+            terminalreporter.write_line(line)
     doc = harness._openapi
     if doc is not None and doc.checked:
         terminalreporter.write_line(

@@ -74,6 +74,15 @@ CRASH = re.compile(r"Segmentation fault|exit signal|AH00052")
 HTTPD_NOISE = re.compile(r"AH03093")
 
 
+# Figures the tests measure (memory growth, losses, failures under load),
+# printed together at the end of the run by conftest.py.
+FIGURES = []
+
+
+def report_figure(line):
+    FIGURES.append(line)
+
+
 class HarnessError(Exception):
     pass
 

@@ -107,8 +107,8 @@ def test_kill9_postgres_loses_no_acknowledged_write(pg, expect_log):  # noqa: F8
     stored = {row[0] for row in backend.query(
         f"SELECT label FROM tags WHERE label LIKE 'k9-{run}-%'")}
     lost = [label for label in acked if label not in stored]
-    print(f"\n[kill -9] {killed_at} writes acknowledged before the kill, "
-          f"{len(acked)} in all, {len(lost)} lost")
+    harness.report_figure(f"kill -9 of PostgreSQL: {killed_at} writes acknowledged before "
+                          f"the kill, {len(acked)} in all, {len(lost)} lost")
     assert not lost, lost[:10]
 
 
@@ -153,7 +153,8 @@ def test_graceful_restart_under_load(make_server, backend):
         for t in threads:
             t.join(timeout=30)
     failed = [r for r in results if r != 200]
-    print(f"\n[graceful x5] {len(results)} requests, {len(failed)} failed")
+    harness.report_figure(f"graceful restart x5 under load ({backend.kind}): "
+                          f"{len(results)} requests, {len(failed)} failed")
     assert len(results) > 50, results
     assert not failed, failed[:10]
 
@@ -206,8 +207,8 @@ def test_children_killed_mid_write_leave_no_partial_object(make_server, backend)
         " LEFT JOIN tags t ON t.id = l.tag_id"
         f" WHERE d.domain LIKE 'kk-{run}-%' GROUP BY d.domain")
     partial = [r for r in rows if int(r[1]) != len(tags)]
-    print(f"\n[kill children] {len(killed)} children killed, {len(rows)} domains stored, "
-          f"{len(partial)} partial")
+    harness.report_figure(f"children killed mid-write ({backend.kind}): {len(killed)} killed, "
+                          f"{len(rows)} domains stored, {len(partial)} partial")
     assert rows, "no domain was stored"
     assert not partial, partial[:10]
     # The server still answers, and the kills are the only crash lines.

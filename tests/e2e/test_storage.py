@@ -14,6 +14,7 @@ import time
 import pytest
 import requests
 
+import harness
 from harness import Backend, Httpd, make_tmpdir
 
 DB_LINES = r"acctapi|dbd|DBD|AH00629|AH00632|AH00633"
@@ -127,7 +128,8 @@ def test_postgres_restart_under_load(pg, expect_log):
         for _, s in results:
             statuses[s] = statuses.get(s, 0) + 1
     summary = f"statuses {statuses}; problems {problems[:10]}"
-    print(f"restart under load: {summary}")
+    harness.report_figure(f"PostgreSQL restart under load: {summary}; recovered "
+                          f"{(recovered or restarted) - restarted:.1f}s after")
     assert not problems, summary
     assert recovered is not None, "not 200 again within 15 s of the restart: " + summary
     assert recovered - restarted <= 10, \
