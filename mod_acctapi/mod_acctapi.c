@@ -26,6 +26,7 @@
 
 #include "acctapi_config.h"
 #include "acctapi_io.h"
+#include "acctapi_status.h"
 #include "acct_auth.h"
 #include "acct_publish.h"
 #include "acct_rate.h"
@@ -83,6 +84,7 @@ static apr_status_t lease_release(void *data)
     lease_rec *l = data;
 
     dbd_close(l->s, l->dbd);
+    acctapi_status_lease(-1);
     return APR_SUCCESS;
 }
 
@@ -113,6 +115,7 @@ static acct_store_rc check_schema(request_rec *r, acct_store *st)
     if (rc != ACCT_STORE_OK) {
         return rc;
     }
+    acctapi_status_schema(version);
     if (version != acct_schema_latest()) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       "database schema is at version %d, this module needs %d:"
@@ -139,12 +142,14 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "no database connection "
                       "available (check DBDriver, DBDParams and DBDMax)");
         ctx->pool_refused = 1;
+        acctapi_status_lease_failed();
         lease_drop(ctx);
         return ACCT_STORE_UNAVAILABLE;
     }
     l = apr_palloc(ctx->lease, sizeof(*l));
     l->s = r->server;
     l->dbd = ctx->dbd;
+    acctapi_status_lease(1);
     apr_pool_cleanup_register(ctx->lease, l, lease_release,
                               apr_pool_cleanup_null);
     ctx->store = acct_store_wrap(ctx->lease, ctx->dbd->pool, ctx->dbd->driver,
@@ -622,6 +627,16 @@ static int acctapi_handler(request_rec *r)
     return OK;
 }
 
+/* For the status counters: a request the API answered, and its route. */
+int acctapi_request_route(request_rec *r, const acct_route **route)
+{
+    acctapi_ctx *ctx = ap_get_module_config(r->request_config,
+                                            &acctapi_module);
+
+    *route = ctx ? ctx->match.route : NULL;
+    return ctx || (r->handler && strcmp(r->handler, ACCTAPI_HANDLER) == 0);
+}
+
 /* ---- httpd's own errors in our location ---------------------------------- */
 
 /*
@@ -734,6 +749,8 @@ static void acctapi_register_hooks(apr_pool_t *pool)
                                 APR_HOOK_MIDDLE);
     ap_register_output_filter(ACCTAPI_ERROR_FILTER, acctapi_error_filter, NULL,
                               AP_FTYPE_RESOURCE);
+    /* Shared counters: SetHandler acctapi-status and server-status. */
+    acctapi_status_register_hooks(pool);
 }
 
 AP_DECLARE_MODULE(acctapi) = {

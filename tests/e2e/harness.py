@@ -463,7 +463,7 @@ E2E_RATE_LIMIT = "1000000 1000000"
 class Httpd:
     def __init__(self, backend, base, *, tls=None, max_body=None, extra=None,
                  test_clock="On", dbd_max=None, name="httpd",
-                 rate_limit=E2E_RATE_LIMIT):
+                 rate_limit=E2E_RATE_LIMIT, status=None):
         self.backend = backend
         self.root = make_tmpdir(f"{Path(base)}/{name}-") if base else make_tmpdir(f"acctapi-{name}-")
         self.port = free_port()
@@ -473,6 +473,7 @@ class Httpd:
         self.test_clock = test_clock
         self.dbd_max = dbd_max
         self.rate_limit = rate_limit     # AcctapiRateLimit, or None: the module's
+        self.status = status             # path of the module's counters, or None
         self.conf = self.root / "httpd.conf"
         self.error_log = self.root / "error.log"
         self.pid_file = self.root / "httpd.pid"
@@ -495,6 +496,8 @@ class Httpd:
             args += ["--max-body", self.max_body]
         if self.dbd_max is not None:
             args += ["--dbd-max", self.dbd_max]
+        if self.status is not None:
+            args += ["--status", self.status]
         # Every server seals secrets with its own key and sends its text
         # messages to sms.log in its root (tests read codes from there).
         key = self.root / "secret.key"
@@ -581,7 +584,8 @@ class Httpd:
         else:
             run([HTTPD, "-f", self.conf, "-k", "stop"], check=False, timeout=timeout)
         deadline = time.monotonic() + timeout
-        while (proc.poll() is None if proc else pid_alive(self.pid)) or self.pid_file.exists():
+        # httpd -X exits without removing its pid file (only a parent does).
+        while (proc.poll() is None if proc else pid_alive(self.pid) or self.pid_file.exists()):
             if time.monotonic() >= deadline:
                 if pid_alive(self.pid):
                     os.kill(self.pid, signal.SIGKILL)
@@ -590,6 +594,7 @@ class Httpd:
         if proc:
             self.proc = None
             self.console.close()
+            self.pid_file.unlink(missing_ok=True)
         self.pid = None
 
     def stop_and_check(self, allowed=()):
