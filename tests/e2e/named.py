@@ -21,7 +21,6 @@ import secrets
 import shutil
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 from harness import HarnessError, free_port, make_tmpdir, run, wait_for, IS_ROOT
