@@ -110,7 +110,7 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
         return ACCT_AUTH_INVALID;
     }
     if (acct_scopes_parse(pool, scopes, &who->scopes, NULL) != 0) {
-        acct_log(ACCT_LOG_WARN, "token %" APR_INT64_T_FMT " has unparsable "
+        acct_log(ACCT_LOG_WARN, ACCTLOGNO(00001) "token %" APR_INT64_T_FMT " has unparsable "
                  "scopes; refusing it", who->token_id);
         return ACCT_AUTH_INVALID;
     }

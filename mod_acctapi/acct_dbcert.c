@@ -140,7 +140,7 @@ const char *acct_dbcert_create(apr_pool_t *pool, apr_int64_t id,
     }
     if (!pem) {
         ERR_error_string_n(ERR_peek_last_error(), why, sizeof(why));
-        acct_log(ACCT_LOG_ERR, "cannot create the CA certificate of database %"
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00002) "cannot create the CA certificate of database %"
                  APR_INT64_T_FMT ": %s", id, why[0] ? why : "no OpenSSL reason");
     }
     ERR_clear_error();

@@ -28,4 +28,13 @@ void acct_log_write(acct_log_level level, const char *file, int line,
 #define acct_log(level, ...) \
     acct_log_write((level), __FILE__, __LINE__, __VA_ARGS__)
 
+/*
+ * Every log line of the module starts with its own number, as httpd's own
+ * lines start with AHnnnnn: an operator can search for it, and a message
+ * keeps its number when its words change.  Numbers are never reused;
+ * tests/check-log-numbers fails the build's checks on a call without one or
+ * on a number used twice.  Next free number: see that script's output.
+ */
+#define ACCTLOGNO(n) "ACCT" #n ": "
+
 #endif

@@ -75,7 +75,7 @@ static acct_store_rc apply_one(acct_store *st, apr_pool_t *pool,
         rc = acct_store_exec(st, pool, &q_record_version, NULL, 1, args);
     }
     if (rc != ACCT_STORE_OK) {
-        acct_log(ACCT_LOG_ERR, "migration %s failed; rolled back", m->name);
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00003) "migration %s failed; rolled back", m->name);
         acct_store_rollback(st, pool);
         return rc;
     }
@@ -96,7 +96,7 @@ acct_store_rc acct_migrate(acct_store *st, apr_pool_t *pool, int *from,
         *from = current;
     }
     if (current > acct_schema_latest()) {
-        acct_log(ACCT_LOG_ERR, "database schema version %d is newer than "
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00004) "database schema version %d is newer than "
                  "this build (%d)", current, acct_schema_latest());
         return ACCT_STORE_FAILED;
     }
@@ -109,7 +109,7 @@ acct_store_rc acct_migrate(acct_store *st, apr_pool_t *pool, int *from,
             return rc;
         }
         current = acct_migrations[i].version;
-        acct_log(ACCT_LOG_INFO, "applied migration %s", acct_migrations[i].name);
+        acct_log(ACCT_LOG_INFO, ACCTLOGNO(00005) "applied migration %s", acct_migrations[i].name);
     }
     if (to) {
         *to = current;

@@ -376,7 +376,7 @@ int acct_publish_write(apr_pool_t *pool, const char *dir, const char *name,
         }
         step = "rename";
     }
-    acct_log(ACCT_LOG_ERR, "zone publishing: cannot %s %s (for %s): %s", step,
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00006) "zone publishing: cannot %s %s (for %s): %s", step,
              tmp, path, os_error(pool, errno));
     if (fd >= 0) {
         unlink(tmp);
@@ -394,7 +394,7 @@ int acct_publish_remove(apr_pool_t *pool, const char *dir, const char *name)
     if (errno == ENOENT) {
         return 0;
     }
-    acct_log(ACCT_LOG_ERR, "zone publishing: cannot remove %s: %s", path,
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00007) "zone publishing: cannot remove %s: %s", path,
              os_error(pool, errno));
     return -1;
 }
@@ -415,13 +415,13 @@ static int lock_dir(apr_pool_t *pool, const char *dir, const char *lock)
     int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, FILE_MODE);
 
     if (fd < 0) {
-        acct_log(ACCT_LOG_ERR, "zone publishing: cannot open %s: %s", path,
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00008) "zone publishing: cannot open %s: %s", path,
                  os_error(pool, errno));
         return -1;
     }
     while (flock(fd, LOCK_EX) != 0) {
         if (errno != EINTR) {
-            acct_log(ACCT_LOG_ERR, "zone publishing: cannot lock %s: %s",
+            acct_log(ACCT_LOG_ERR, ACCTLOGNO(00009) "zone publishing: cannot lock %s: %s",
                      path, os_error(pool, errno));
             close(fd);
             return -1;
@@ -456,7 +456,7 @@ static const char *zone_text(apr_pool_t *pool, const acct_rows *domain,
 
 static void store_failed(const char *what, const char *zone)
 {
-    acct_log(ACCT_LOG_ERR, "zone publishing: cannot read %s%s from the "
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00010) "zone publishing: cannot read %s%s from the "
              "database", what, zone ? zone : "");
 }
 
@@ -695,7 +695,7 @@ static void remove_stale(publisher *p)
     int stale;
 
     if (apr_dir_open(&dir, p->dir, p->pool) != APR_SUCCESS) {
-        acct_log(ACCT_LOG_ERR, "zone publishing: cannot list %s", p->dir);
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00011) "zone publishing: cannot list %s", p->dir);
         p->summary->failed++;
         return;
     }
@@ -858,7 +858,7 @@ static int run_reload(apr_pool_t *pool, const char *const *argv,
     pid_t pid = 0;
 
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        acct_log(ACCT_LOG_ERR, "zone reload (%s): cannot make a pipe: %s",
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00012) "zone reload (%s): cannot make a pipe: %s",
                  what, os_error(pool, errno));
         return -1;
     }
@@ -866,7 +866,7 @@ static int run_reload(apr_pool_t *pool, const char *const *argv,
     close(fds[1]);
     if (rc != 0) {
         close(fds[0]);
-        acct_log(ACCT_LOG_ERR, "zone reload (%s): cannot run %s: %s", what,
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00013) "zone reload (%s): cannot run %s: %s", what,
                  argv[0], os_error(pool, rc));
         return -1;
     }
@@ -874,17 +874,17 @@ static int run_reload(apr_pool_t *pool, const char *const *argv,
     close(fds[0]);
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
-            acct_log(ACCT_LOG_ERR, "zone reload (%s): waiting for %s: %s",
+            acct_log(ACCT_LOG_ERR, ACCTLOGNO(00014) "zone reload (%s): waiting for %s: %s",
                      what, argv[0], os_error(pool, errno));
             return -1;
         }
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        acct_log(ACCT_LOG_DEBUG, "zone reload (%s): %s succeeded", what,
+        acct_log(ACCT_LOG_DEBUG, ACCTLOGNO(00015) "zone reload (%s): %s succeeded", what,
                  argv[0]);
         return 0;
     }
-    acct_log(ACCT_LOG_ERR, "zone reload (%s): %s %s %d%s%s", what, argv[0],
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00016) "zone reload (%s): %s %s %d%s%s", what, argv[0],
              WIFEXITED(status) ? "exited with status" : "was killed by signal",
              WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
              kept ? ": " : "", err);
@@ -899,7 +899,7 @@ int acct_publish_reload(apr_pool_t *pool, const char *dir,
     int lock = -1, rc;
 
     if (!argv) {
-        acct_log(ACCT_LOG_ERR, "zone reload (%s): the command is empty", what);
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00017) "zone reload (%s): the command is empty", what);
         return -1;
     }
     /* Without the lock the command still runs: a reload is better late
@@ -952,7 +952,7 @@ void acct_publish_reload_background(const char *dir, const char *command,
     int i, rc;
 
     if (apr_pool_create_unmanaged_ex(&pool, NULL, NULL) != APR_SUCCESS) {
-        acct_log(ACCT_LOG_ERR, "zone reload: out of memory");
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00018) "zone reload: out of memory");
         return;
     }
     job = apr_palloc(pool, sizeof(*job));
@@ -975,7 +975,7 @@ void acct_publish_reload_background(const char *dir, const char *command,
         pthread_attr_destroy(&attr);
     }
     if (rc != 0) {
-        acct_log(ACCT_LOG_ERR, "zone reload: cannot start a thread: %s",
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00019) "zone reload: cannot start a thread: %s",
                  os_error(pool, rc));
         apr_pool_destroy(pool);
     }

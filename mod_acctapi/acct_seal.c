@@ -129,7 +129,7 @@ const unsigned char *acct_seal_key(acct_req *req, acct_resp *resp)
     if (req->settings && req->settings->seal_key) {
         return req->settings->seal_key;
     }
-    acct_log(ACCT_LOG_ERR, "AcctapiSecretKeyFile is not configured: %s needs "
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00020) "AcctapiSecretKeyFile is not configured: %s needs "
              "it to seal secrets, answering 503",
              req->route ? apr_pstrcat(req->pool,
                                       acct_method_name(req->route->method), " ",

@@ -146,7 +146,7 @@ static acct_sms_rc sms_run(apr_pool_t *pool, const char *const *argv,
         st = apr_proc_create(&proc, argv[0], argv, NULL, attr, pool);
     }
     if (st != APR_SUCCESS) {
-        acct_log(ACCT_LOG_ERR, "text message to %s: cannot run %s: %s",
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00021) "text message to %s: cannot run %s: %s",
                  number, argv[0], apr_strerror(st, msg, sizeof(msg)));
         return ACCT_SMS_FAILED;
     }
@@ -157,18 +157,18 @@ static acct_sms_rc sms_run(apr_pool_t *pool, const char *const *argv,
     if (st == APR_TIMEUP) {
         apr_proc_kill(&proc, SIGKILL);
         apr_proc_wait(&proc, &code, &why, APR_WAIT);
-        acct_log(ACCT_LOG_ERR, "text message to %s: %s did not finish within "
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00022) "text message to %s: %s did not finish within "
                  "%" APR_TIME_T_FMT " ms and was killed", number, argv[0],
                  (apr_time_t)apr_time_as_msec(timeout));
         return ACCT_SMS_TIMED_OUT;
     }
     if (st != APR_CHILD_DONE) {
-        acct_log(ACCT_LOG_ERR, "text message to %s: waiting for %s: %s",
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00023) "text message to %s: waiting for %s: %s",
                  number, argv[0], apr_strerror(st, msg, sizeof(msg)));
         return ACCT_SMS_FAILED;
     }
     if (!APR_PROC_CHECK_EXIT(why) || code != 0) {
-        acct_log(ACCT_LOG_ERR, "text message to %s: %s %s %d%s%s", number,
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00024) "text message to %s: %s %s %d%s%s", number,
                  argv[0], APR_PROC_CHECK_EXIT(why) ? "exited with status"
                                                    : "was killed by signal",
                  code, err.len ? ": " : "", err.text);
@@ -186,12 +186,12 @@ acct_sms_rc acct_sms_send(apr_pool_t *pool, const char *command,
     acct_sms_rc rc;
 
     if (apr_pool_create(&sub, pool) != APR_SUCCESS) {
-        acct_log(ACCT_LOG_ERR, "text message to %s: out of memory", number);
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00025) "text message to %s: out of memory", number);
         return ACCT_SMS_FAILED;
     }
     argv = command ? sms_argv(sub, command, number, text) : NULL;
     if (!argv) {
-        acct_log(ACCT_LOG_ERR, "cannot send a text message to %s: "
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00026) "cannot send a text message to %s: "
                  "AcctapiSmsCommand is not set", number);
         rc = ACCT_SMS_UNCONFIGURED;
     }

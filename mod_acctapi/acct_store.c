@@ -99,7 +99,7 @@ acct_store *acct_store_wrap(apr_pool_t *pool, apr_pool_t *conn_pool,
         st->dialect = ACCT_DIALECT_SQLITE;
     }
     else {
-        acct_log(ACCT_LOG_ERR, "unsupported apr_dbd driver '%s'", name);
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00027) "unsupported apr_dbd driver '%s'", name);
         return NULL;
     }
     apr_pool_userdata_get(&seen, CONN_STATE_KEY, conn_pool);
@@ -181,7 +181,7 @@ static acct_store_rc classify(acct_store *st, int rc, const char *what)
         out = ACCT_STORE_UNAVAILABLE;
     }
     acct_log(out == ACCT_STORE_UNAVAILABLE ? ACCT_LOG_WARN : ACCT_LOG_ERR,
-             "database %s: %s failed (%d): %s",
+             ACCTLOGNO(00028) "database %s: %s failed (%d): %s",
              out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what, rc,
              text ? text : "no detail");
     return out;
@@ -305,7 +305,7 @@ static acct_store_rc sqlite_error(acct_store *st, int rc, const char *what)
                         ? ACCT_STORE_UNAVAILABLE : ACCT_STORE_FAILED;
 
     acct_log(out == ACCT_STORE_UNAVAILABLE ? ACCT_LOG_WARN : ACCT_LOG_ERR,
-             "database %s: %s failed (%d): %s",
+             ACCTLOGNO(00029) "database %s: %s failed (%d): %s",
              out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what, rc,
              sqlite3_errmsg(sqlite_db(st)));
     return out;
@@ -605,7 +605,7 @@ static apr_status_t tx_guard_cleanup(void *data)
     acct_store *st = data;
 
     if (st->in_tx) {
-        acct_log(ACCT_LOG_WARN, "rolling back a transaction left open");
+        acct_log(ACCT_LOG_WARN, ACCTLOGNO(00030) "rolling back a transaction left open");
         acct_store_rollback(st, NULL);
     }
     return APR_SUCCESS;

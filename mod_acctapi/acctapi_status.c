@@ -32,6 +32,7 @@
 
 #include "acctapi_config.h"
 #include "acctapi_status.h"
+#include "acct_log.h"
 #include "acct_migrate.h"
 
 APLOG_USE_MODULE(acctapi);
@@ -207,7 +208,7 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     rv = apr_shm_create(&shm, sizeof(status_counters), NULL, pconf);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                     "cannot create the shared memory of the status counters");
+                     ACCTLOGNO(00031) "cannot create the shared memory of the status counters");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     counters = apr_shm_baseaddr_get(shm);

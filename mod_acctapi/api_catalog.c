@@ -242,7 +242,7 @@ static const snapshot *snapshot_get(acct_req *req, acct_resp *resp)
             s = fresh;
         }
         else if (current) {
-            acct_log(ACCT_LOG_WARN, "serving the cached catalogue: reloading "
+            acct_log(ACCT_LOG_WARN, ACCTLOGNO(00032) "serving the cached catalogue: reloading "
                      "it failed");
             s = current;
             s->refs++;

@@ -201,7 +201,7 @@ static int check_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
 
 static void internal_error(acct_req *req, acct_resp *resp, const char *why)
 {
-    acct_log(ACCT_LOG_ERR, "%s", why);
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00033) "%s", why);
     acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
 }
 

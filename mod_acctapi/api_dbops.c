@@ -506,7 +506,7 @@ void api_db_credentials_get(acct_req *req, acct_resp *resp)
                                                     acct_rows_get(db, 0, "id")),
                            acct_rows_get(db, 0, "root_password_sealed"));
     if (!password) {
-        acct_log(ACCT_LOG_ERR, "cannot unseal the root password of database %s:"
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00034) "cannot unseal the root password of database %s:"
                  " was AcctapiSecretKeyFile changed?",
                  acct_rows_get(db, 0, "id"));
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
@@ -542,7 +542,7 @@ void api_db_credentials_reset(acct_req *req, acct_resp *resp)
                            password);
     }
     if (!sealed) {
-        acct_log(ACCT_LOG_ERR, "cannot make a root password for database %s",
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00035) "cannot make a root password for database %s",
                  acct_rows_get(db, 0, "id"));
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
         return;

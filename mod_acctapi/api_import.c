@@ -179,12 +179,12 @@ static void refuse_transfer(acct_req *req, acct_resp *resp, const char *zone,
                               "transfer of %s: %s", server, zone, x->detail);
         break;
     default:
-        acct_log(ACCT_LOG_ERR, "import of %s from %s: %s", zone, server,
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00036) "import of %s from %s: %s", zone, server,
                  x->detail ? x->detail : "failed");
         acct_resp_error(resp, p, 500, ACCT_R_INTERNAL, NULL);
         return;
     }
-    acct_log(ACCT_LOG_INFO, "import of %s from %s (%s) failed: %s", zone,
+    acct_log(ACCT_LOG_INFO, ACCTLOGNO(00037) "import of %s from %s (%s) failed: %s", zone,
              server, x->peer ? x->peer : "no address", reason);
     acct_resp_error(resp, p, 400, reason, field);
 }
@@ -263,7 +263,7 @@ static void skip_invalid(import_set *s, const char *type, const char *name,
                          const char *why)
 {
     if (++s->invalid <= LOG_INVALID_MAX) {
-        acct_log(ACCT_LOG_INFO, "import of %s: skipped the %s record of %s: %s",
+        acct_log(ACCT_LOG_INFO, ACCTLOGNO(00038) "import of %s: skipped the %s record of %s: %s",
                  s->zone, type, name, why);
     }
 }
@@ -406,7 +406,7 @@ static void log_summary(const import_set *s, apr_int64_t id,
             apr_psprintf(s->pool, " %s %d", t->type, t->n);
         skipped += t->n;
     }
-    acct_log(ACCT_LOG_INFO, "import of %s (domain %" APR_INT64_T_FMT ") from "
+    acct_log(ACCT_LOG_INFO, ACCTLOGNO(00039) "import of %s (domain %" APR_INT64_T_FMT ") from "
              "%s: %d records imported, %d skipped: %d apex NS (replaced by "
              "this service's nameservers), %d invalid, unsupported types:%s",
              s->zone, id, server, s->records->nelts, skipped, s->apex_ns,
@@ -425,7 +425,7 @@ static void domain_of_zone(acct_req *req, const acct_axfr_result *x,
     acct_axfr_soa_domain(req->pool, x->soa, d);
     if (!d->soa_email) {
         d->soa_email = apr_pstrcat(req->pool, "hostmaster@", d->domain, NULL);
-        acct_log(ACCT_LOG_INFO, "import of %s: the SOA's mailbox is no e-mail "
+        acct_log(ACCT_LOG_INFO, ACCTLOGNO(00040) "import of %s: the SOA's mailbox is no e-mail "
                  "address; soa_email is %s", d->domain, d->soa_email);
     }
 }

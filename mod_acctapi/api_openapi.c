@@ -28,7 +28,7 @@ static json_t *openapi_parse(void)
                              JSON_REJECT_DUPLICATES, &err);
 
     if (!doc) {
-        acct_log(ACCT_LOG_ERR, "the embedded OpenAPI document does not parse: "
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00041) "the embedded OpenAPI document does not parse: "
                  "line %d: %s", err.line, err.text);
     }
     return doc;

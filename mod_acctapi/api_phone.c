@@ -145,7 +145,7 @@ static const unsigned char *phone_key(acct_req *req, acct_resp *resp)
     const unsigned char *key = req->settings ? req->settings->seal_key : NULL;
 
     if (!key) {
-        acct_log(ACCT_LOG_ERR, "phone verification needs a secret key: "
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00042) "phone verification needs a secret key: "
                  "AcctapiSecretKeyFile is not set");
         acct_resp_error(resp, req->pool, 503, ACCT_R_UNAVAILABLE, NULL);
     }
@@ -155,7 +155,7 @@ static const unsigned char *phone_key(acct_req *req, acct_resp *resp)
 /* An HMAC failed (OpenSSL out of memory): nothing the client can fix. */
 static void phone_crypto_failed(acct_req *req, acct_resp *resp)
 {
-    acct_log(ACCT_LOG_ERR, "phone verification: HMAC-SHA-256 failed");
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00043) "phone verification: HMAC-SHA-256 failed");
     acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
 }
 
@@ -271,7 +271,7 @@ static const char *issue_code(acct_req *req, acct_resp *resp,
     }
     if (rows->nrows != 1
         || acct_parse_i64(acct_rows_get(rows, 0, "issued"), &issued) != 0) {
-        acct_log(ACCT_LOG_ERR, "phone verification of user %" APR_INT64_T_FMT
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00044) "phone verification of user %" APR_INT64_T_FMT
                  ": the pending row is missing after its upsert", uid);
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
         return NULL;
@@ -358,7 +358,7 @@ static int pending_load(acct_req *req, acct_resp *resp, pending *p)
         || acct_parse_i64(acct_rows_get(rows, 0, "expires"), &p->expires) != 0
         || acct_parse_i64(acct_rows_get(rows, 0, "failed_attempts"),
                           &p->attempts) != 0) {
-        acct_log(ACCT_LOG_ERR, "phone verification of user %" APR_INT64_T_FMT
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00045) "phone verification of user %" APR_INT64_T_FMT
                  ": malformed pending row", req->who->user_id);
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
         return -1;

@@ -46,7 +46,7 @@ void api_preferences_get(acct_req *req, acct_resp *resp)
     doc = acct_json_parse_column(acct_rows_get(rows, 0, "doc"));
     if (!json_is_object(doc)) {
         json_decref(doc);
-        acct_log(ACCT_LOG_ERR, "preferences of user %" APR_INT64_T_FMT
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00046) "preferences of user %" APR_INT64_T_FMT
                  " for %s: the stored document is not a JSON object",
                  req->who->user_id, req->who->client);
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
@@ -68,7 +68,7 @@ void api_preferences_put(acct_req *req, acct_resp *resp)
     }
     text = acct_json_dump(req->pool, req->body, NULL);
     if (!text) {
-        acct_log(ACCT_LOG_ERR, "preferences: cannot serialise the document");
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00047) "preferences: cannot serialise the document");
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
         return;
     }

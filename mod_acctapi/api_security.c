@@ -89,7 +89,7 @@ void api_security_questions_get(acct_req *req, acct_resp *resp)
                                                   req->who->user_id, id),
                                    sealed);
             if (!response) {
-                acct_log(ACCT_LOG_ERR, "security answer of user %"
+                acct_log(ACCT_LOG_ERR, ACCTLOGNO(00048) "security answer of user %"
                          APR_INT64_T_FMT " to question %s does not open "
                          "with the configured AcctapiSecretKeyFile",
                          req->who->user_id, id);
@@ -283,7 +283,7 @@ static void store_answers(acct_req *req, acct_resp *resp,
                                            args[1]),
                             answers[i].response);
         if (!args[2]) {
-            acct_log(ACCT_LOG_ERR, "cannot seal a security answer");
+            acct_log(ACCT_LOG_ERR, ACCTLOGNO(00049) "cannot seal a security answer");
             acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
             return;
         }

@@ -151,7 +151,7 @@ static const char *random_base32(acct_req *req, acct_resp *resp, size_t n)
     const char *text;
 
     if (n > sizeof(raw) || acct_random_bytes(raw, n) != 0) {
-        acct_log(ACCT_LOG_ERR, "the random generator failed");
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00050) "the random generator failed");
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
         return NULL;
     }
@@ -185,7 +185,7 @@ void api_tfa_enable(acct_req *req, acct_resp *resp)
     }
     sealed = acct_seal(req->pool, key, secret_context(req), secret);
     if (!sealed) {
-        acct_log(ACCT_LOG_ERR, "cannot seal a two-factor secret");
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00051) "cannot seal a two-factor secret");
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
         return;
     }
@@ -310,7 +310,7 @@ static int open_secret(acct_req *req, acct_resp *resp, const unsigned char *key,
                                    acct_rows_get(row, 0, "secret_sealed"));
 
     if (!text || acct_base32_decode(req->pool, text, secret, len) != 0) {
-        acct_log(ACCT_LOG_ERR, "the two-factor secret of user %" APR_INT64_T_FMT
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00052) "the two-factor secret of user %" APR_INT64_T_FMT
                  " does not open with the configured AcctapiSecretKeyFile",
                  req->who->user_id);
         acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);

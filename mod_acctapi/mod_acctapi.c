@@ -59,6 +59,7 @@ typedef struct acctapi_ctx {
     acct_store *store;
     apr_int64_t now;
     int pool_refused;           /* mod_dbd gave no connection: do not retry */
+    int lease_count;            /* connections taken (a retry takes two) */
 } acctapi_ctx;
 
 /* ---- logging ------------------------------------------------------------ */
@@ -118,7 +119,7 @@ static acct_store_rc check_schema(request_rec *r, acct_store *st)
     acctapi_status_schema(version);
     if (version != acct_schema_latest()) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "database schema is at version %d, this module needs %d:"
+                      ACCTLOGNO(00053) "database schema is at version %d, this module needs %d:"
                       " run 'acctapi-admin migrate'", version,
                       acct_schema_latest());
         return ACCT_STORE_UNAVAILABLE;
@@ -139,7 +140,7 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
     apr_pool_create(&ctx->lease, r->pool);
     ctx->dbd = dbd_open(ctx->lease, r->server);
     if (!ctx->dbd) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "no database connection "
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, ACCTLOGNO(00054) "no database connection "
                       "available (check DBDriver, DBDParams and DBDMax)");
         ctx->pool_refused = 1;
         acctapi_status_lease_failed();
@@ -150,6 +151,7 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
     l->s = r->server;
     l->dbd = ctx->dbd;
     acctapi_status_lease(1);
+    ctx->lease_count++;
     apr_pool_cleanup_register(ctx->lease, l, lease_release,
                               apr_pool_cleanup_null);
     ctx->store = acct_store_wrap(ctx->lease, ctx->dbd->pool, ctx->dbd->driver,
@@ -331,7 +333,7 @@ static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t token_id)
          * it can (the catalogues from a child's cache); the request that
          * needs the database reports the outage itself.
          */
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, "rate limit not applied:"
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, ACCTLOGNO(00055) "rate limit not applied:"
                       " the database is unavailable");
         return OK;
     }
@@ -620,7 +622,7 @@ static int acctapi_handler(request_rec *r)
         /* The core has logged the cause; this names the request. */
         ap_log_rerror(APLOG_MARK, resp.status == HTTP_SERVICE_UNAVAILABLE
                       ? APLOG_WARNING : APLOG_ERR, 0, r,
-                      "answering %d to %s %s", resp.status, r->method, r->uri);
+                      ACCTLOGNO(00056) "answering %d to %s %s", resp.status, r->method, r->uri);
     }
     apr_table_overlap(r->err_headers_out, resp.headers, APR_OVERLAP_TABLES_SET);
     acctapi_write_json(r, resp.status, acct_resp_document(&resp, r->pool));
@@ -635,6 +637,35 @@ int acctapi_request_route(request_rec *r, const acct_route **route)
 
     *route = ctx ? ctx->match.route : NULL;
     return ctx || (r->handler && strcmp(r->handler, ACCTAPI_HANDLER) == 0);
+}
+
+/*
+ * LogLevel acctapi:debug: one line per API request once it is answered,
+ * errors of the access phase included: the route, who acted, the status and
+ * how long it took.  Never a token or a body.
+ */
+static int acctapi_log_trace(request_rec *r)
+{
+    acctapi_ctx *ctx;
+
+    if (!APLOGrdebug(r)) {
+        return DECLINED;
+    }
+    ctx = ap_get_module_config(r->request_config, &acctapi_module);
+    if (!ctx) {
+        return DECLINED;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, ACCTLOGNO(00059)
+                  "%s %s: route %s, principal %s (user %" APR_INT64_T_FMT
+                  ", token %" APR_INT64_T_FMT "), status %d, %" APR_TIME_T_FMT
+                  " us, %d database connection(s)", r->method, r->uri,
+                  ctx->match.route ? ctx->match.route->path : "(none)",
+                  ctx->authenticated ? ctx->who.username : "-",
+                  ctx->authenticated ? ctx->who.user_id : 0,
+                  ctx->authenticated ? ctx->who.token_id : 0, r->status,
+                  apr_time_now() - r->request_time,
+                  ctx->lease_count);
+    return DECLINED;
 }
 
 /* ---- httpd's own errors in our location ---------------------------------- */
@@ -713,7 +744,7 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     dbd_open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     dbd_close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!dbd_open || !dbd_close) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, "mod_acctapi needs mod_dbd:"
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, ACCTLOGNO(00057) "mod_acctapi needs mod_dbd:"
                      " add 'LoadModule dbd_module modules/mod_dbd.so' before "
                      "mod_acctapi and configure DBDriver and DBDParams");
         return HTTP_INTERNAL_SERVER_ERROR;
@@ -730,7 +761,7 @@ static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
     log_server = s;
     if (acct_catalog_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
-                     "cannot create the catalogue cache lock");
+                     ACCTLOGNO(00058) "cannot create the catalogue cache lock");
     }
 }
 
@@ -749,6 +780,8 @@ static void acctapi_register_hooks(apr_pool_t *pool)
                                 APR_HOOK_MIDDLE);
     ap_register_output_filter(ACCTAPI_ERROR_FILTER, acctapi_error_filter, NULL,
                               AP_FTYPE_RESOURCE);
+    /* LogLevel acctapi:debug traces every request. */
+    ap_hook_log_transaction(acctapi_log_trace, NULL, NULL, APR_HOOK_MIDDLE);
     /* Shared counters: SetHandler acctapi-status and server-status. */
     acctapi_status_register_hooks(pool);
 }
