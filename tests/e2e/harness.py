@@ -36,7 +36,7 @@ OPENAPI_DOC = REPO / "mod_acctapi" / "openapi.json"
 HTTPD = os.environ.get("ACCTAPI_HTTPD", "/usr/sbin/apache2")
 # scripts/test --sanitize: the module is built with -fsanitize=address,
 # undefined; httpd runs in single-process mode (-X) with AddressSanitizer
-# preloaded and APR built with pool debugging (ACCTAPI_APR_DEBUG_LIB), and
+# preloaded (and, if ACCTAPI_APR_DEBUG_LIB names one, another libapr), and
 # every report it writes (to sanitizer.* in the server root) fails the test.
 SANITIZE = bool(os.environ.get("ACCTAPI_SANITIZE"))
 
