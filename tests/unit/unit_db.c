@@ -8,6 +8,7 @@
 #include <apr_strings.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "unit_db.h"
@@ -61,13 +62,15 @@ unit_db *unit_db_open(void)
 
 void unit_db_close(unit_db *db)
 {
-    char wal[80];
+    char path[sizeof(db->path)], wal[sizeof(db->path) + 8];
 
+    /* db lives in its own pool: copy the path out before the pool goes. */
+    memcpy(path, db->path, sizeof(path));
     apr_pool_destroy(db->pool);
-    unlink(db->path);
-    snprintf(wal, sizeof(wal), "%s-wal", db->path);
+    unlink(path);
+    snprintf(wal, sizeof(wal), "%s-wal", path);
     unlink(wal);
-    snprintf(wal, sizeof(wal), "%s-shm", db->path);
+    snprintf(wal, sizeof(wal), "%s-shm", path);
     unlink(wal);
 }
 
