@@ -319,4 +319,7 @@ def test_ten_thousand_hostile_requests(make_server, backend):
         f"hostile input ({backend.kind}): 10000 requests in {took:.1f}s, statuses "
         f"{dict(sorted(statuses.items()))}; child RSS before {sorted(before.values())} kB, "
         f"growth {sorted(growth.values())} kB (bound 8192)")
-    assert max(growth.values()) < 8 * 1024, growth
+    if not harness.SANITIZE:
+        # Under AddressSanitizer freed memory waits in its quarantine (up to
+        # 256 MB), so growth says nothing there; its reports do.
+        assert max(growth.values()) < 8 * 1024, growth
