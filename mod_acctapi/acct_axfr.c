@@ -236,8 +236,13 @@ static acct_axfr_rc conn_io_fail(xfr_conn *c, apr_status_t st)
                                   status_text(c->pool, st)));
 }
 
-static acct_axfr_rc conn_write(xfr_conn *c, const unsigned char *data,
-                               apr_size_t len)
+/*
+ * All of `len` bytes sent (`sending`) or received, each step within the
+ * transfer's deadline: apr_socket_send and apr_socket_recv share one shape,
+ * so one loop serves both directions.
+ */
+static acct_axfr_rc conn_io(xfr_conn *c, unsigned char *data, apr_size_t len,
+                            int sending)
 {
     apr_size_t done = 0, n;
     apr_status_t st;
@@ -248,27 +253,8 @@ static acct_axfr_rc conn_write(xfr_conn *c, const unsigned char *data,
             return rc;
         }
         n = len - done;
-        st = apr_socket_send(c->sock, (const char *)data + done, &n);
-        done += n;
-        if (st != APR_SUCCESS && done < len) {
-            return conn_io_fail(c, st);
-        }
-    }
-    return ACCT_AXFR_OK;
-}
-
-static acct_axfr_rc conn_read(xfr_conn *c, unsigned char *data, apr_size_t len)
-{
-    apr_size_t done = 0, n;
-    apr_status_t st;
-    acct_axfr_rc rc;
-
-    while (done < len) {
-        if ((rc = conn_arm(c)) != ACCT_AXFR_OK) {
-            return rc;
-        }
-        n = len - done;
-        st = apr_socket_recv(c->sock, (char *)data + done, &n);
+        st = sending ? apr_socket_send(c->sock, (const char *)data + done, &n)
+                     : apr_socket_recv(c->sock, (char *)data + done, &n);
         done += n;
         if (st != APR_SUCCESS && done < len) {
             return conn_io_fail(c, st);
@@ -312,7 +298,7 @@ static acct_axfr_rc conn_query(xfr_conn *c, const char *zone,
     frame[1] = (unsigned char)(size & 0xff);
     memcpy(frame + 2, wire, size);
     free(wire);
-    return conn_write(c, frame, size + 2);
+    return conn_io(c, frame, size + 2, 1);
 }
 
 /* The next message of the stream, decoded by ldns (the caller frees it). */
@@ -324,11 +310,11 @@ static acct_axfr_rc conn_message(xfr_conn *c, ldns_pkt **pkt)
     acct_axfr_rc rc;
 
     *pkt = NULL;
-    if ((rc = conn_read(c, head, 2)) != ACCT_AXFR_OK) {
+    if ((rc = conn_io(c, head, 2, 0)) != ACCT_AXFR_OK) {
         return rc;
     }
     len = (apr_size_t)head[0] << 8 | head[1];
-    if ((rc = conn_read(c, c->buf, len)) != ACCT_AXFR_OK) {
+    if ((rc = conn_io(c, c->buf, len, 0)) != ACCT_AXFR_OK) {
         return rc;
     }
     st = ldns_wire2pkt(pkt, c->buf, len);
