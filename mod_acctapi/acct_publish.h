@@ -136,10 +136,18 @@ int acct_publish_reload(apr_pool_t *pool, const char *dir,
                         const char *command, const char *zone);
 
 /*
- * The same in a detached thread, once per entry of `zones` (const char *;
- * a NULL entry appends nothing), one after the other: returns at once.
+ * The same in this process's background worker, once per entry of `zones`
+ * (const char *; a NULL entry appends nothing): returns at once.  Requests
+ * still waiting are merged (a run without a zone replaces the runs of
+ * single zones of its directory and command; a zone whose file is gone
+ * from `dir` is skipped), and everything run is run once more when no
+ * request has come for the confirmation delay (2 s), because a nameserver
+ * may drop a reload that finds the zone still loading.
  */
 void acct_publish_reload_background(const char *dir, const char *command,
                                     const apr_array_header_t *zones);
+
+/* Sets the confirmation delay (tests make it short, or very long). */
+void acct_publish_set_confirm_delay(apr_interval_time_t delay);
 
 #endif
