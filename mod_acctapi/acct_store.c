@@ -12,11 +12,17 @@
 
 /*
  * Per-connection state, kept as userdata of the connection's pool: the
- * catalogue statements prepared on it (apr_dbd_prepared_t on pgsql,
- * sqlite3_stmt on sqlite3, which are finalized before the connection closes).
+ * statements prepared on it.  sqlite3: catalogue statements, sqlite3_stmt,
+ * finalized before the connection closes.  pgsql: the names of the
+ * server-side statements of the connection's current backend session, in
+ * pg_pool, which is emptied when libpq has reconnected (PITFALLS 7).
  */
 typedef struct conn_state {
-    apr_hash_t *prepared; /* const acct_sql * -> statement */
+    apr_hash_t *prepared; /* const acct_sql * -> statement (sqlite3) or name */
+    apr_hash_t *dynamic;  /* pgsql: SQL text -> statement name */
+    apr_pool_t *pg_pool;  /* pgsql: the two hashes and names */
+    int pg_backend;       /* pgsql: PQbackendPID they were prepared on */
+    unsigned pg_named;    /* pgsql: statements named on this connection */
 } conn_state;
 
 struct acct_store {
@@ -71,7 +77,16 @@ static conn_state *conn_state_get(acct_store *st)
         return data;
     }
     cs = apr_pcalloc(st->conn_pool, sizeof(*cs));
-    cs->prepared = apr_hash_make(st->conn_pool);
+    if (st->dialect == ACCT_DIALECT_PGSQL) {
+        if (apr_pool_create(&cs->pg_pool, st->conn_pool) != APR_SUCCESS) {
+            return NULL;
+        }
+        cs->prepared = apr_hash_make(cs->pg_pool);
+        cs->dynamic = apr_hash_make(cs->pg_pool);
+    }
+    else {
+        cs->prepared = apr_hash_make(st->conn_pool);
+    }
     apr_pool_userdata_setn(cs, CONN_STATE_KEY, NULL, st->conn_pool);
     if (st->dialect == ACCT_DIALECT_SQLITE) {
         /* Registered after the driver's own close: runs before it. */
@@ -104,6 +119,9 @@ acct_store *acct_store_wrap(apr_pool_t *pool, apr_pool_t *conn_pool,
     }
     apr_pool_userdata_get(&seen, CONN_STATE_KEY, conn_pool);
     st->conn = conn_state_get(st);
+    if (!st->conn) {
+        return NULL;
+    }
     if (!seen && st->dialect == ACCT_DIALECT_SQLITE
         && sqlite_native_script(st, sqlite_connection_setup) != ACCT_STORE_OK) {
         return NULL;
@@ -166,122 +184,284 @@ acct_dialect acct_store_dialect(const acct_store *st)
     return st->dialect;
 }
 
-/*
- * Turns a pgsql driver error into our outcome.  A lost connection means "try
- * again later" (503); anything else is a failure of ours (500).  Driver text
- * names tables and constraints: it goes to the log only.
- */
-static acct_store_rc classify(acct_store *st, int rc, const char *what)
-{
-    const char *text = apr_dbd_error(st->driver, st->handle, rc);
-    PGconn *conn = apr_dbd_native_handle(st->driver, st->handle);
-    acct_store_rc out = ACCT_STORE_FAILED;
-
-    if (!conn || PQstatus(conn) != CONNECTION_OK) {
-        out = ACCT_STORE_UNAVAILABLE;
-    }
-    acct_log(out == ACCT_STORE_UNAVAILABLE ? ACCT_LOG_WARN : ACCT_LOG_ERR,
-             ACCTLOGNO(00028) "database %s: %s failed (%d): %s",
-             out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what, rc,
-             text ? text : "no detail");
-    return out;
-}
-
 static const char *sql_text(const acct_store *st, const acct_sql *sql)
 {
     return st->dialect == ACCT_DIALECT_PGSQL ? sql->pgsql : sql->sqlite;
 }
 
-/* ---- pgsql: through apr_dbd --------------------------------------------- */
-
+/* ---- pgsql: apr_dbd opens the connection, libpq runs the SQL ------------ */
 /*
- * A catalogue statement, prepared once per connection with a NULL label: the
- * driver then keeps only the translated text and runs it with PQexecParams,
- * so nothing is lost when libpq silently reconnects (PITFALLS 7).
+ * Statements are prepared on the server once per connection, named, and run
+ * with PQexecPrepared: parsing and planning them on every request (what the
+ * apr_dbd driver's unlabelled statements do, through PQexecParams) cost
+ * PostgreSQL several times the work of the statement itself.  A libpq
+ * reconnect (the driver's PQreset) starts a new backend session without
+ * them: the backend's process id tells, and they are prepared again.
  */
-static acct_store_rc pg_prepared(acct_store *st, const acct_sql *sql,
-                                 apr_dbd_prepared_t **out)
-{
-    apr_dbd_prepared_t *stmt;
-    int rc;
 
-    stmt = apr_hash_get(st->conn->prepared, &sql, sizeof(sql));
-    if (!stmt) {
-        rc = apr_dbd_prepare(st->driver, st->conn_pool, st->handle,
-                             sql_text(st, sql), NULL, &stmt);
-        if (rc != 0 || !stmt) {
-            return classify(st, rc, sql->name);
-        }
-        apr_hash_set(st->conn->prepared,
-                     apr_pmemdup(st->conn_pool, &sql, sizeof(sql)),
-                     sizeof(sql), stmt);
-    }
-    *out = stmt;
-    return ACCT_STORE_OK;
+/* Beyond this many distinct dynamic texts a connection stops naming them. */
+#define PG_DYNAMIC_NAMED_MAX 200
+
+static PGconn *pg_conn(const acct_store *st)
+{
+    return apr_dbd_native_handle(st->driver, st->handle);
 }
 
-static acct_rows *rows_from_dbd(acct_store *st, apr_pool_t *pool,
-                                apr_dbd_results_t *res)
+/*
+ * An error of `res` (or of the connection when res is NULL) as our outcome:
+ * a lost connection means "try again later" (503), anything else is a
+ * failure of ours (500).  The server's text names tables and constraints:
+ * it goes to the log only.
+ */
+static acct_store_rc pg_error(const acct_store *st, const PGresult *res,
+                              const char *what)
+{
+    PGconn *conn = pg_conn(st);
+    const char *text = res ? PQresultErrorMessage(res)
+                           : conn ? PQerrorMessage(conn) : NULL;
+    acct_store_rc out = ACCT_STORE_FAILED;
+    char line[512];
+    size_t n;
+
+    if (!conn || PQstatus(conn) != CONNECTION_OK) {
+        out = ACCT_STORE_UNAVAILABLE;
+    }
+    /* libpq's messages end with a newline, some span several lines. */
+    apr_cpystrn(line, text && *text ? text : "no detail", sizeof(line));
+    for (n = 0; line[n]; n++) {
+        if (line[n] == '\n' || line[n] == '\r') {
+            line[n] = ' ';
+        }
+    }
+    while (n > 0 && line[n - 1] == ' ') {
+        line[--n] = '\0';
+    }
+    acct_log(out == ACCT_STORE_UNAVAILABLE ? ACCT_LOG_WARN : ACCT_LOG_ERR,
+             ACCTLOGNO(00028) "database %s: %s failed: %s",
+             out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what,
+             line);
+    return out;
+}
+
+/* apr_dbd placeholders (%s, %d ... and %% for %) to PostgreSQL's $1, $2 ... */
+static char *pg_placeholders(apr_pool_t *pool, const char *sql)
+{
+    apr_size_t len = strlen(sql);
+    /* "%s" (2 bytes) becomes at most "$" and 10 digits. */
+    char *out = apr_palloc(pool, len * 6 + 1), *o = out;
+    const char *p;
+    int n = 0;
+
+    for (p = sql; *p; p++) {
+        if (p[0] == '%' && isalpha((unsigned char)p[1])) {
+            o += sprintf(o, "$%d", ++n);
+            p++;
+        }
+        else if (p[0] == '%' && p[1] == '%') {
+            *o++ = '%';
+            p++;
+        }
+        else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/*
+ * Forgets the statements of an earlier backend session: the server dropped
+ * them when libpq reconnected.  NULL when the connection is unusable.
+ */
+static PGconn *pg_session(acct_store *st)
+{
+    conn_state *cs = st->conn;
+    PGconn *conn = pg_conn(st);
+    int backend;
+
+    if (!conn || PQstatus(conn) != CONNECTION_OK) {
+        return NULL;
+    }
+    backend = PQbackendPID(conn);
+    if (backend != cs->pg_backend) {
+        apr_pool_clear(cs->pg_pool);
+        cs->prepared = apr_hash_make(cs->pg_pool);
+        cs->dynamic = apr_hash_make(cs->pg_pool);
+        cs->pg_backend = backend;
+    }
+    return conn;
+}
+
+/* Prepares `text` under a new name: the name, or NULL (*rc set, logged). */
+static const char *pg_prepare(acct_store *st, const char *text,
+                              const char *what, acct_store_rc *rc)
+{
+    conn_state *cs = st->conn;
+    const char *name = apr_psprintf(cs->pg_pool, "acct_%u", ++cs->pg_named);
+    PGresult *res = PQprepare(pg_conn(st), name,
+                              pg_placeholders(cs->pg_pool, text), 0, NULL);
+
+    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
+        *rc = pg_error(st, res, apr_pstrcat(cs->pg_pool, what, " (prepare)",
+                                            NULL));
+        PQclear(res);
+        return NULL;
+    }
+    PQclear(res);
+    return name;
+}
+
+/* The rows of a PGresult, copied into `pool`; NULL for SQL NULL. */
+static acct_rows *rows_from_pg(apr_pool_t *pool, const PGresult *res)
 {
     acct_rows *rows = apr_pcalloc(pool, sizeof(*rows));
-    apr_array_header_t *all;
-    apr_dbd_row_t *row = NULL;
-    int c;
+    int r, c;
 
-    rows->ncols = apr_dbd_num_cols(st->driver, res);
+    rows->ncols = PQnfields(res);
+    rows->nrows = PQntuples(res);
     rows->names = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
     for (c = 0; c < rows->ncols; c++) {
-        /* Copies: the pgsql driver frees its result when iteration ends. */
-        rows->names[c] = apr_pstrdup(pool, apr_dbd_get_name(st->driver, res, c));
+        rows->names[c] = apr_pstrdup(pool, PQfname(res, c));
     }
-    all = apr_array_make(pool, 16, sizeof(const char **));
-    while (apr_dbd_get_row(st->driver, pool, res, &row, -1) == 0) {
-        const char **vals = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
+    rows->values = apr_palloc(pool, sizeof(const char **)
+                                    * (apr_size_t)(rows->nrows + 1));
+    for (r = 0; r < rows->nrows; r++) {
+        const char **vals = apr_pcalloc(pool, sizeof(char *)
+                                              * (rows->ncols + 1));
 
         for (c = 0; c < rows->ncols; c++) {
-            char *v = NULL;
-
-            /* One rule for SQL NULL: pgsql's get_entry would say "". */
-            if (apr_dbd_datum_get(st->driver, row, c, APR_DBD_TYPE_STRING, &v)
-                == APR_SUCCESS) {
-                vals[c] = apr_pstrdup(pool, v);
+            if (!PQgetisnull(res, r, c)) {
+                vals[c] = apr_pstrmemdup(pool, PQgetvalue(res, r, c),
+                                         (apr_size_t)PQgetlength(res, r, c));
             }
         }
-        APR_ARRAY_PUSH(all, const char **) = vals;
+        rows->values[r] = vals;
     }
-    rows->nrows = all->nelts;
-    rows->values = (const char ***)all->elts;
     return rows;
 }
 
-/* Runs `stmt`; rows wanted when `out` is set, else only the count. */
-static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
-                            apr_dbd_prepared_t *stmt, const char *what,
-                            int nargs, const char *const *args,
-                            acct_rows **out, int *affected)
+/*
+ * Would preparing again help?  The statement is gone from the session
+ * (26000), or the tables under it changed shape since it was prepared
+ * ("cached plan must not change result type", 0A000: another node ran a
+ * migration).  Not inside a transaction, which the error has aborted.
+ */
+static int pg_stale_statement(const acct_store *st, const PGresult *res)
 {
-    apr_dbd_results_t *res = NULL;
-    int rc, n = 0;
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
-    if (out) {
-        /* random = 1: the async mode sleeps on empty results and hides errors. */
-        rc = apr_dbd_pselect(st->driver, pool, st->handle, &res, stmt, 1,
-                             nargs, (const char **)args);
-        if (rc != 0 || !res) {
-            return classify(st, rc, what);
-        }
-        *out = rows_from_dbd(st, pool, res);
-        return ACCT_STORE_OK;
+    return !st->in_tx && state
+           && (strcmp(state, "26000") == 0 || strcmp(state, "0A000") == 0);
+}
+
+/*
+ * The name of `text` in this session, prepared now if need be: catalogue
+ * statements are known by their acct_sql (static), dynamic ones by their
+ * text.  NULL with *rc set when preparing failed.
+ */
+static const char *pg_named(acct_store *st, const acct_sql *sql,
+                            const char *text, const char *what,
+                            acct_store_rc *rc)
+{
+    conn_state *cs = st->conn;
+    apr_hash_t *cache = sql ? cs->prepared : cs->dynamic;
+    const void *key = sql ? (const void *)sql : (const void *)text;
+    apr_ssize_t klen = sql ? (apr_ssize_t)sizeof(*sql) : APR_HASH_KEY_STRING;
+    const char *name = apr_hash_get(cache, key, klen);
+
+    if (!name && (name = pg_prepare(st, text, what, rc)) != NULL) {
+        apr_hash_set(cache, sql ? key : apr_pstrdup(cs->pg_pool, text), klen,
+                     name);
     }
-    rc = apr_dbd_pquery(st->driver, pool, st->handle, &n, stmt, nargs,
-                        (const char **)args);
-    if (rc != 0) {
-        return classify(st, rc, what);
+    return name;
+}
+
+/* Forgets the name of `text` (see pg_named). */
+static void pg_forget(acct_store *st, const acct_sql *sql, const char *text)
+{
+    if (sql) {
+        apr_hash_set(st->conn->prepared, sql, sizeof(*sql), NULL);
+    }
+    else {
+        apr_hash_set(st->conn->dynamic, text, APR_HASH_KEY_STRING, NULL);
+    }
+}
+
+/*
+ * Runs `text` (the SQL of `sql`, or a dynamic statement when sql is NULL):
+ * as a named statement unless `unnamed` (parsed and planned for this run
+ * only); rows wanted when `out` is set, else only the count.
+ */
+static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
+                            const acct_sql *sql, const char *text,
+                            int unnamed, const char *what, int nargs,
+                            const char *const *args, acct_rows **out,
+                            int *affected)
+{
+    acct_store_rc rc = ACCT_STORE_OK;
+    const char *name = NULL;
+    PGresult *res = NULL;
+    PGconn *conn;
+    int attempt;
+
+    for (attempt = 0; attempt < 2; attempt++) {
+        if (!(conn = pg_session(st))) {
+            return pg_error(st, NULL, what);
+        }
+        if (!unnamed && !(name = pg_named(st, sql, text, what, &rc))) {
+            return rc;
+        }
+        res = name ? PQexecPrepared(conn, name, nargs, args, NULL, NULL, 0)
+                   : PQexecParams(conn, pg_placeholders(pool, text), nargs,
+                                  NULL, args, NULL, NULL, 0);
+        if (res && (PQresultStatus(res) == PGRES_TUPLES_OK
+                    || PQresultStatus(res) == PGRES_COMMAND_OK)) {
+            break;
+        }
+        if (attempt == 0 && name && pg_stale_statement(st, res)) {
+            PQclear(res);
+            res = NULL;
+            pg_forget(st, sql, text);
+            continue;
+        }
+        rc = pg_error(st, res, what);
+        PQclear(res);
+        return rc;
+    }
+    if (out) {
+        *out = rows_from_pg(pool, res);
     }
     if (affected) {
-        *affected = n;
+        *affected = atoi(PQcmdTuples(res));
     }
+    PQclear(res);
     return ACCT_STORE_OK;
+}
+
+/* A catalogue statement: named once per session. */
+static acct_store_rc pg_catalogued(acct_store *st, apr_pool_t *pool,
+                                   const acct_sql *sql, int nargs,
+                                   const char *const *args, acct_rows **out,
+                                   int *affected)
+{
+    return pg_run(st, pool, sql, sql_text(st, sql), 0, sql->name, nargs, args,
+                  out, affected);
+}
+
+/*
+ * A statement built per request (lists with filters): named once per
+ * session too, until the connection has met too many distinct texts
+ * (filters combine into many).
+ */
+static acct_store_rc pg_dynamic(acct_store *st, apr_pool_t *pool,
+                                const char *sql, const char *what, int nargs,
+                                const char *const *args, acct_rows **out)
+{
+    int unnamed = pg_session(st)
+                  && !apr_hash_get(st->conn->dynamic, sql, APR_HASH_KEY_STRING)
+                  && apr_hash_count(st->conn->dynamic) >= PG_DYNAMIC_NAMED_MAX;
+
+    return pg_run(st, pool, NULL, sql, unnamed, what, nargs, args, out, NULL);
 }
 
 /* ---- sqlite3: apr_dbd opens the connection, sqlite3 runs the SQL --------- */
@@ -479,13 +659,7 @@ static acct_store_rc run_catalogued(acct_store *st, apr_pool_t *pool,
         return rc != ACCT_STORE_OK ? rc : sqlite_run(st, pool, stmt, sql->name,
                                                      nargs, args, out, affected);
     }
-    else {
-        apr_dbd_prepared_t *stmt = NULL;
-
-        rc = pg_prepared(st, sql, &stmt);
-        return rc != ACCT_STORE_OK ? rc : pg_run(st, pool, stmt, sql->name,
-                                                 nargs, args, out, affected);
-    }
+    return pg_catalogued(st, pool, sql, nargs, args, out, affected);
 }
 
 acct_store_rc acct_store_select(acct_store *st, apr_pool_t *pool,
@@ -519,33 +693,39 @@ acct_store_rc acct_store_select_dynamic(acct_store *st, apr_pool_t *pool,
         }
         return rc;
     }
-    else {
-        apr_dbd_prepared_t *stmt = NULL;
-        int err;
-
-        /* A NULL label allocates only in `pool`: nothing accumulates. */
-        err = apr_dbd_prepare(st->driver, pool, st->handle, sql, NULL, &stmt);
-        if (err != 0 || !stmt) {
-            return classify(st, err, "dynamic select (prepare)");
-        }
-        return pg_run(st, pool, stmt, "dynamic select", nargs, args, rows,
-                      NULL);
-    }
+    return pg_dynamic(st, pool, sql, "dynamic select", nargs, args, rows);
 }
 
 acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
                                      const char *sql)
 {
-    int rc, n = 0;
+    acct_store_rc rc = ACCT_STORE_OK;
+    PGresult *res;
+    PGconn *conn;
 
+    (void)pool;
     if (st->dialect == ACCT_DIALECT_SQLITE) {
         return sqlite_native_script(st, sql);
     }
-    rc = apr_dbd_query(st->driver, st->handle, &n, sql);
-    if (rc != 0) {
-        return classify(st, rc, "script");
+    if (!(conn = pg_session(st))) {
+        return pg_error(st, NULL, "script");
     }
-    return ACCT_STORE_OK;
+    /* Several statements in one text: PQexec runs them all, stops at the
+     * first error and reports it. */
+    res = PQexec(conn, sql);
+    if (!res || (PQresultStatus(res) != PGRES_COMMAND_OK
+                 && PQresultStatus(res) != PGRES_TUPLES_OK)) {
+        rc = pg_error(st, res, "script");
+    }
+    else if (strcmp(sql, "COMMIT") == 0
+             && strcmp(PQcmdStatus(res), "ROLLBACK") == 0) {
+        /* A transaction an error aborted "commits" by rolling back. */
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00062) "database error: COMMIT rolled "
+                 "back an aborted transaction");
+        rc = ACCT_STORE_FAILED;
+    }
+    PQclear(res);
+    return rc;
 }
 
 /*

@@ -6,10 +6,13 @@
  *  - statements are written once with %s placeholders (%% for a literal %);
  *    each catalogue statement (acct_sql) is prepared once per connection and
  *    cached in the connection's own pool;
- *  - pgsql runs through apr_dbd: statements get a NULL label, so they run via
- *    PQexecParams and survive libpq's silent reconnect; selects are always
- *    synchronous (random access); results are copied out before the driver
- *    frees them; SQL NULL is a NULL pointer, never "";
+ *  - pgsql runs through libpq on the driver's native handle: every statement
+ *    is prepared on the server once per backend session under a name of its
+ *    own and run with PQexecPrepared (no parse or plan per request); the
+ *    backend's process id changes when libpq silently reconnects, and the
+ *    statements are prepared again; one that the server lost or whose tables
+ *    changed shape (another node's migration) is prepared again once, outside
+ *    transactions; results are copied out; SQL NULL is a NULL pointer, never "";
  *  - sqlite3 runs through sqlite3_prepare_v2 on the driver's native handle:
  *    the apr_dbd driver's legacy prepare breaks cached statements for good on
  *    any schema change, keeps every statement until the connection closes,
