@@ -63,6 +63,7 @@ typedef struct family_counters {
     apr_uint64_t classes[CLASSES];
     apr_uint64_t latency[BUCKETS];
     apr_uint64_t max_usec;
+    apr_uint64_t total_usec;        /* Prometheus' histogram _sum */
 } family_counters;
 
 typedef struct status_counters {
@@ -162,6 +163,7 @@ static void count_request(apr_size_t family, int status, apr_time_t elapsed)
         b++;
     }
     apr_atomic_inc64(&f->latency[b]);
+    apr_atomic_add64(&f->total_usec, usec);
     raise_max(&f->max_usec, usec);
     if (status == HTTP_TOO_MANY_REQUESTS) {
         apr_atomic_inc64(&counters->rate_limited);
@@ -226,6 +228,7 @@ typedef struct family_view {
     apr_uint64_t requests;
     apr_uint64_t classes[CLASSES];
     apr_uint64_t p50, p90, p99, max;   /* milliseconds */
+    apr_uint64_t hist[BUCKETS], hist_total, total_usec;
 } family_view;
 
 typedef struct status_view {
@@ -255,7 +258,7 @@ static apr_uint64_t percentile(const apr_uint64_t *hist, apr_uint64_t n,
 
 static void read_family(family_counters *f, family_view *v)
 {
-    apr_uint64_t hist[BUCKETS], n = 0;
+    apr_uint64_t *hist = v->hist, n = 0;
     apr_size_t i;
 
     for (i = 0; i < CLASSES; i++) {
@@ -267,6 +270,8 @@ static void read_family(family_counters *f, family_view *v)
         hist[i] = apr_atomic_read64(&f->latency[i]);
         n += hist[i];
     }
+    v->hist_total = n;
+    v->total_usec = apr_atomic_read64(&f->total_usec);
     v->requests = apr_atomic_read64(&f->requests);
     /* Rounded up: a request of 0.2 ms took "at most 1 ms". */
     v->max = (apr_atomic_read64(&f->max_usec) + 999) / 1000;
@@ -401,6 +406,81 @@ static void write_auto(request_rec *r, const status_view *v)
                v->schema_found == acct_schema_latest());
 }
 
+/*
+ * Prometheus' text format (version 0.0.4): counters, gauges and a latency
+ * histogram per family, for a scrape without an exporter in between.
+ */
+static void write_prometheus(request_rec *r, const status_view *v)
+{
+    static const char *const class_names[CLASSES] = {"2xx", "3xx", "4xx",
+                                                     "5xx"};
+    apr_size_t i, c, b;
+
+    ap_set_content_type(r, "text/plain; version=0.0.4; charset=utf-8");
+    ap_rputs("# HELP acctapi_requests_total Requests answered, per route family.\n"
+             "# TYPE acctapi_requests_total counter\n", r);
+    for (i = 0; i < FAMILIES; i++) {
+        ap_rprintf(r, "acctapi_requests_total{family=\"%s\"} " U64 "\n",
+                   family_names[i], v->family[i].requests);
+    }
+    ap_rputs("# HELP acctapi_responses_total Responses per route family and "
+             "status class.\n# TYPE acctapi_responses_total counter\n", r);
+    for (i = 0; i < FAMILIES; i++) {
+        for (c = 0; c < CLASSES; c++) {
+            ap_rprintf(r, "acctapi_responses_total{family=\"%s\",class=\"%s\"} "
+                       U64 "\n", family_names[i], class_names[c],
+                       v->family[i].classes[c]);
+        }
+    }
+    ap_rputs("# HELP acctapi_request_duration_seconds Time to answer, per "
+             "route family.\n# TYPE acctapi_request_duration_seconds "
+             "histogram\n", r);
+    for (i = 0; i < FAMILIES; i++) {
+        const family_view *f = &v->family[i];
+        apr_uint64_t seen = 0;
+
+        for (b = 0; b < BUCKETS - 1; b++) {
+            seen += f->hist[b];
+            ap_rprintf(r, "acctapi_request_duration_seconds_bucket{family=\"%s\","
+                       "le=\"%g\"} " U64 "\n", family_names[i],
+                       (double)bucket_ms[b] / 1000.0, seen);
+        }
+        ap_rprintf(r, "acctapi_request_duration_seconds_bucket{family=\"%s\","
+                   "le=\"+Inf\"} " U64 "\n"
+                   "acctapi_request_duration_seconds_sum{family=\"%s\"} %.6f\n"
+                   "acctapi_request_duration_seconds_count{family=\"%s\"} "
+                   U64 "\n", family_names[i], f->hist_total, family_names[i],
+                   (double)f->total_usec / 1e6, family_names[i], f->hist_total);
+    }
+    ap_rprintf(r, "# HELP acctapi_rate_limited_total Requests refused with 429.\n"
+               "# TYPE acctapi_rate_limited_total counter\n"
+               "acctapi_rate_limited_total " U64 "\n"
+               "# HELP acctapi_db_unavailable_total Requests answered 503.\n"
+               "# TYPE acctapi_db_unavailable_total counter\n"
+               "acctapi_db_unavailable_total " U64 "\n"
+               "# HELP acctapi_db_lease_failures_total Times mod_dbd gave no "
+               "connection.\n"
+               "# TYPE acctapi_db_lease_failures_total counter\n"
+               "acctapi_db_lease_failures_total " U64 "\n"
+               "# HELP acctapi_db_leases_in_use Database connections held by "
+               "requests now.\n"
+               "# TYPE acctapi_db_leases_in_use gauge\n"
+               "acctapi_db_leases_in_use %u\n"
+               "# HELP acctapi_schema_version Schema version this module "
+               "expects.\n# TYPE acctapi_schema_version gauge\n"
+               "acctapi_schema_version %d\n"
+               "# HELP acctapi_database_schema_version Schema version found in "
+               "the database (0: not read yet).\n"
+               "# TYPE acctapi_database_schema_version gauge\n"
+               "acctapi_database_schema_version %d\n"
+               "# HELP acctapi_uptime_seconds Seconds since the counters "
+               "started.\n# TYPE acctapi_uptime_seconds gauge\n"
+               "acctapi_uptime_seconds %" APR_INT64_T_FMT "\n",
+               v->rate_limited, v->unavailable, v->lease_failures,
+               v->leases_in_use, acct_schema_latest(), v->schema_found,
+               v->uptime);
+}
+
 /* ---- the handler and mod_status's section -------------------------------------- */
 
 /* Does the query string hold the parameter `name`? */
@@ -445,6 +525,9 @@ static int status_handler(request_rec *r)
     read_counters(&v);
     if (has_param(r, "html")) {
         write_html(r, &v);
+    }
+    else if (has_param(r, "prometheus")) {
+        write_prometheus(r, &v);
     }
     else {
         write_json(r, &v);

@@ -8,11 +8,14 @@ connection."""
 
 import collections
 import re
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
+
+import harness
 
 STATUS = "/acctapi-status"
 FAMILIES = ["catalog", "profile", "domains", "databases", "tags", "openapi", "other"]
@@ -163,3 +166,84 @@ def test_pages(srv):
     r = requests.post(srv.url + STATUS, timeout=15)
     assert r.status_code == 405
     assert "GET" in r.headers.get("Allow", "")
+
+
+EXPORTER = "/usr/bin/prometheus-apache-exporter"
+
+
+def test_prometheus_apache_exporter_scrapes_server_status(srv, tmp_path):
+    """Debian's prometheus-apache-exporter reads server-status?auto with the
+    module's lines in it: it reports the server up and its standard metrics,
+    and logs no parse error."""
+    port = harness.free_port()
+    log = tmp_path / "exporter.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([EXPORTER, f"--telemetry.address=127.0.0.1:{port}",
+                                 f"--scrape_uri={srv.url}/server-status?auto"],
+                                stdout=out, stderr=subprocess.STDOUT)
+    try:
+        def scrape():
+            try:
+                return requests.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+            except requests.ConnectionError:
+                return None
+        harness.wait_for(lambda: scrape() is not None, 15, 0.1, "the exporter listening")
+        call(srv, "/regions")
+        metrics = scrape()
+        values = {}
+        for line in metrics.splitlines():
+            if line and not line.startswith("#"):
+                name, _, value = line.rpartition(" ")
+                values[name] = float(value)
+        assert values["apache_up"] == 1, metrics
+        assert values["apache_accesses_total"] >= 1
+        assert values['apache_workers{state="idle"}'] >= 1
+        assert any(k.startswith("apache_scoreboard{") for k in values)
+        assert values["apache_uptime_seconds_total"] >= 0
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    text = log.read_text()
+    assert "level=error" not in text and "level=warn" not in text, text
+
+
+def test_prometheus_text_format(srv, backend):
+    """?prometheus: the same counters in Prometheus' text format, with a
+    latency histogram per family whose buckets add up."""
+    call(srv, "/profile", backend.token)
+    call(srv, "/nonexistent")
+    view = status_json(srv)
+    r = requests.get(srv.url + STATUS + "?prometheus", timeout=15)
+    assert r.status_code == 200
+    assert r.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+    samples, types = {}, {}
+    for line in r.text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            types[name] = kind
+        elif line and not line.startswith("#"):
+            m = re.fullmatch(r'([a-z_]+)(\{[^}]*\})? (\S+)', line)
+            assert m, line
+            samples[m.group(1) + (m.group(2) or "")] = float(m.group(3))
+    assert types["acctapi_requests_total"] == "counter"
+    assert types["acctapi_request_duration_seconds"] == "histogram"
+    assert types["acctapi_db_leases_in_use"] == "gauge"
+    # Read after the JSON view: counts only grow (the status request itself
+    # is not counted in any family).
+    for name in FAMILIES:
+        fam = view["families"][name]
+        assert samples[f'acctapi_requests_total{{family="{name}"}}'] >= fam["requests"]
+        for cls in CLASSES:
+            key = f'acctapi_responses_total{{family="{name}",class="{cls}"}}'
+            assert samples[key] >= fam[cls]
+        buckets = [(k, v) for k, v in samples.items()
+                   if k.startswith(f'acctapi_request_duration_seconds_bucket{{family="{name}",')]
+        counts = [v for _, v in buckets]
+        assert counts == sorted(counts), buckets
+        assert buckets[-1][0].endswith('le="+Inf"}')
+        count = samples[f'acctapi_request_duration_seconds_count{{family="{name}"}}']
+        assert counts[-1] == count
+        assert samples[f'acctapi_request_duration_seconds_sum{{family="{name}"}}'] >= 0
+    assert samples['acctapi_requests_total{family="profile"}'] >= 1
+    assert samples["acctapi_schema_version"] == view["schema_version"]
+    assert samples["acctapi_rate_limited_total"] >= view["rate_limited"]
