@@ -9,6 +9,10 @@
 
 #include <apr_strings.h>
 
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
 static const acct_sql q_rate_hit = ACCT_SQL("rate_hit",
     "INSERT INTO rate_counters (bucket, window_start, hits)"
     " VALUES (%s, CAST(%s AS BIGINT), 1)"
@@ -31,6 +35,17 @@ const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t token_id,
     }
     return apr_psprintf(pool, "addr:%s:%s", client_addr ? client_addr : "-",
                         budget);
+}
+
+/* Fills `state` from the count of the window starting at `window`. */
+static void rate_state(acct_rate_state *state, apr_int64_t hits,
+                       apr_int64_t limit, apr_int64_t window, apr_int64_t now)
+{
+    state->limit = limit;
+    state->remaining = hits >= limit ? 0 : limit - hits;
+    state->reset = window + ACCT_RATE_WINDOW;
+    state->retry_after = state->reset - now > 0 ? state->reset - now : 1;
+    state->exceeded = hits > limit;
 }
 
 acct_store_rc acct_rate_hit(acct_store *st, apr_pool_t *pool,
@@ -57,10 +72,140 @@ acct_store_rc acct_rate_hit(acct_store *st, apr_pool_t *pool,
         args[0] = acct_i64(pool, window);
         (void)acct_store_exec(st, pool, &q_rate_expire, NULL, 1, args);
     }
-    state->limit = limit;
-    state->remaining = hits >= limit ? 0 : limit - hits;
-    state->reset = window + ACCT_RATE_WINDOW;
-    state->retry_after = state->reset - now > 0 ? state->reset - now : 1;
-    state->exceeded = hits > limit;
+    rate_state(state, hits, limit, window, now);
     return ACCT_STORE_OK;
+}
+
+/* ---- the table in shared memory ------------------------------------------- */
+
+/*
+ * The slots come in groups: a bucket lives in the group its hash names, in
+ * any slot of it, and one process-shared mutex guards a whole group, so
+ * looking for the bucket and claiming a slot for it are one step.
+ */
+#define GROUP_SLOTS 16
+
+typedef struct rate_slot {
+    apr_uint64_t hash;       /* the bucket's; 0: never used */
+    apr_int64_t window;      /* start of the window counted */
+    apr_int64_t hits;
+} rate_slot;
+
+typedef struct rate_group {
+    pthread_mutex_t lock;
+    rate_slot slot[GROUP_SLOTS];
+} rate_group;
+
+struct acct_rate_table {
+    apr_size_t groups;
+    rate_group group[1];     /* `groups` of them */
+};
+
+static apr_size_t groups_for(apr_size_t slots)
+{
+    return slots < GROUP_SLOTS ? 1 : slots / GROUP_SLOTS;
+}
+
+apr_size_t acct_rate_table_size(apr_size_t slots)
+{
+    return APR_OFFSETOF(acct_rate_table, group)
+           + groups_for(slots) * sizeof(rate_group);
+}
+
+acct_rate_table *acct_rate_table_init(void *mem, apr_size_t slots, int *err)
+{
+    acct_rate_table *t = mem;
+    pthread_mutexattr_t attr;
+    apr_size_t g;
+    int rc;
+
+    memset(mem, 0, acct_rate_table_size(slots));
+    t->groups = groups_for(slots);
+    if ((rc = pthread_mutexattr_init(&attr)) != 0) {
+        *err = rc;
+        return NULL;
+    }
+    rc = pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+    if (rc == 0) {
+        rc = pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+    }
+    for (g = 0; rc == 0 && g < t->groups; g++) {
+        rc = pthread_mutex_init(&t->group[g].lock, &attr);
+    }
+    pthread_mutexattr_destroy(&attr);
+    if (rc != 0) {
+        *err = rc;
+        return NULL;
+    }
+    return t;
+}
+
+/* FNV-1a, 64 bits; never 0 (that marks a free slot). */
+static apr_uint64_t bucket_hash(const char *bucket)
+{
+    apr_uint64_t h = APR_UINT64_C(14695981039346656037);
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)bucket; *p; p++) {
+        h = (h ^ *p) * APR_UINT64_C(1099511628211);
+    }
+    return h ? h : 1;
+}
+
+/*
+ * Locks a group.  A holder that died (a child killed mid-request) leaves
+ * the lock marked instead of held for ever: it is declared consistent and
+ * used.  At worst the slot the dead process was writing restarts its count.
+ */
+static void group_lock(rate_group *g)
+{
+    if (pthread_mutex_lock(&g->lock) == EOWNERDEAD) {
+        pthread_mutex_consistent(&g->lock);
+    }
+}
+
+/* The bucket's slot in `g`, else a free one or one of an ended window. */
+static rate_slot *find_slot(rate_group *g, apr_uint64_t hash,
+                            apr_int64_t window)
+{
+    rate_slot *spare = NULL;
+    int i;
+
+    for (i = 0; i < GROUP_SLOTS; i++) {
+        rate_slot *s = &g->slot[i];
+
+        if (s->hash == hash) {
+            return s;
+        }
+        if (!spare && (s->hash == 0 || s->window < window)) {
+            spare = s;
+        }
+    }
+    return spare;
+}
+
+int acct_rate_table_hit(acct_rate_table *t, const char *bucket,
+                        apr_int64_t limit, apr_int64_t now,
+                        acct_rate_state *state)
+{
+    apr_uint64_t hash = bucket_hash(bucket);
+    apr_int64_t window = now - now % ACCT_RATE_WINDOW, hits;
+    rate_group *g = &t->group[hash % t->groups];
+    rate_slot *s;
+
+    group_lock(g);
+    if (!(s = find_slot(g, hash, window))) {
+        pthread_mutex_unlock(&g->lock);
+        return -1;
+    }
+    if (s->hash != hash || s->window != window) {
+        /* A new window, or a slot taken over: counting starts again. */
+        s->hits = 0;
+        s->window = window;
+        s->hash = hash;
+    }
+    hits = ++s->hits;
+    pthread_mutex_unlock(&g->lock);
+    rate_state(state, hits, limit, window, now);
+    return 0;
 }

@@ -1,9 +1,10 @@
 /*
  * Rate limits like the public API's: per token (per client address when no
  * token identifies the caller), one budget for paginated list GETs and one
- * for every other request, counted in fixed one-minute windows in the
- * database, so every child of every node that shares it counts together and
- * the count is exact: of L + n requests in a window, exactly L succeed.
+ * for every other request, counted in fixed one-minute windows, exactly: of
+ * L + n requests in a window, exactly L succeed.  Counted in the database
+ * (every child of every node that shares it counts together), or in the
+ * server's shared memory (its children count together, nothing else).
  */
 #ifndef ACCT_RATE_H
 #define ACCT_RATE_H
@@ -44,5 +45,36 @@ const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t token_id,
 acct_store_rc acct_rate_hit(acct_store *st, apr_pool_t *pool,
                             const char *bucket, apr_int64_t limit,
                             apr_int64_t now, acct_rate_state *state);
+
+/*
+ * The same count in memory shared by the processes of one server (httpd's
+ * children), without the database: AcctapiRateLimitScope node.  Exact
+ * across the children of the server, whatever they run; each server counts
+ * alone.  The table is a fixed array of slots (a bucket's slot is found by
+ * its hash, probing a few neighbours); slots of ended windows are reused.
+ * Stripes of process-shared robust mutexes guard the slots: a child killed
+ * while holding one leaves it to the next locker, which carries on.
+ */
+typedef struct acct_rate_table acct_rate_table;
+
+/* The bytes a table of `slots` slots needs. */
+apr_size_t acct_rate_table_size(apr_size_t slots);
+
+/*
+ * Lays out a table of `slots` slots in `mem` (zeroed or not), which must be
+ * shared by every process that counts (anonymous shared memory created
+ * before fork); NULL when the mutexes cannot be made (errno-style code in
+ * *err).
+ */
+acct_rate_table *acct_rate_table_init(void *mem, apr_size_t slots, int *err);
+
+/*
+ * Counts one request of `bucket` at `now` against `limit` (> 0) and fills
+ * `state`: 0; or -1 when every slot the bucket may use holds another
+ * bucket's current window (the caller then counts in the database).
+ */
+int acct_rate_table_hit(acct_rate_table *table, const char *bucket,
+                        apr_int64_t limit, apr_int64_t now,
+                        acct_rate_state *state);
 
 #endif

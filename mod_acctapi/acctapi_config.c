@@ -25,6 +25,7 @@ void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
     c->db_operation = -1;
     c->transfer_timeout = -1;
     c->rate_lists = c->rate_others = -1;
+    c->rate_in_database = -1;
     return c;
 }
 
@@ -61,6 +62,8 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
     c->transfer_timeout = add->transfer_timeout >= 0 ? add->transfer_timeout
                                                      : base->transfer_timeout;
     c->zone_dir = add->zone_dir ? add->zone_dir : base->zone_dir;
+    c->rate_in_database = add->rate_in_database >= 0 ? add->rate_in_database
+                                                     : base->rate_in_database;
     if (add->rate_lists >= 0) {
         c->rate_lists = add->rate_lists;
         c->rate_others = add->rate_others;
@@ -305,6 +308,31 @@ static const char *set_transfer_timeout(cmd_parms *cmd, void *dconf,
                          &((acctapi_dir_conf *)dconf)->transfer_timeout);
 }
 
+int acctapi_conf_rate_in_database(const acctapi_dir_conf *conf)
+{
+    return conf->rate_in_database > 0;
+}
+
+/* Where the rate-limit counters live: node (shared memory) or database. */
+static const char *set_rate_scope(cmd_parms *cmd, void *dconf,
+                                  const char *arg)
+{
+    acctapi_dir_conf *c = dconf;
+
+    (void)cmd;
+    if (strcasecmp(arg, "node") == 0) {
+        c->rate_in_database = 0;
+    }
+    else if (strcasecmp(arg, "database") == 0) {
+        c->rate_in_database = 1;
+    }
+    else {
+        return "AcctapiRateLimitScope: node (this server's children count "
+               "together) or database (every node sharing the database does)";
+    }
+    return NULL;
+}
+
 /* "off", or the two budgets per minute: paginated list GETs, then others. */
 static const char *set_rate_limit(cmd_parms *cmd, void *dconf,
                                   const char *lists, const char *others)
@@ -464,6 +492,9 @@ const command_rec acctapi_cmds[] = {
                     ACCTAPI_CONTEXT,
                     "Local IPv4 and/or IPv6 addresses that zone transfers "
                     "(domain import) are made from (default: any)"),
+    AP_INIT_TAKE1("AcctapiRateLimitScope", set_rate_scope, NULL, ACCTAPI_CONTEXT,
+                  "Where rate-limit counters live: node (this server's shared "
+                  "memory, the default) or database (shared by every node)"),
     AP_INIT_TAKE12("AcctapiRateLimit", set_rate_limit, NULL, ACCTAPI_CONTEXT,
                    "Requests per minute per token (per client address without "
                    "one): LISTS OTHERS for paginated list GETs and for every "

@@ -48,12 +48,16 @@ typedef struct acctapi_dir_conf {
     const char *zone_reload_command; /* NULL: unset */
     apr_int64_t rate_lists;          /* -1: unset; 0: off */
     apr_int64_t rate_others;
+    int rate_in_database;            /* AcctapiRateLimitScope: -1 unset, 0 node */
 } acctapi_dir_conf;
 
 extern const command_rec acctapi_cmds[];
 
 void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir);
 void *acctapi_merge_dir_conf(apr_pool_t *pool, void *base, void *add);
+
+/* Does AcctapiRateLimitScope (default node) count in the database? */
+int acctapi_conf_rate_in_database(const acctapi_dir_conf *conf);
 
 /* Effective values, defaults applied. */
 void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,

@@ -22,6 +22,7 @@
 #include "mod_dbd.h"
 
 #include <apr_optional.h>
+#include <apr_shm.h>
 #include <apr_strings.h>
 
 #include "acctapi_config.h"
@@ -60,6 +61,7 @@ typedef struct acctapi_ctx {
     apr_int64_t now;
     int pool_refused;           /* mod_dbd gave no connection: do not retry */
     int lease_count;            /* connections taken (a retry takes two) */
+    int rate_in_database;       /* AcctapiRateLimitScope database */
 } acctapi_ctx;
 
 /* ---- logging ------------------------------------------------------------ */
@@ -205,6 +207,7 @@ static acctapi_ctx *ctx_create(request_rec *r)
                                                   &acctapi_module);
 
     acctapi_conf_settings(conf, &ctx->settings, &ctx->max_body);
+    ctx->rate_in_database = acctapi_conf_rate_in_database(conf);
     ctx->now = (apr_int64_t)apr_time_sec(r->request_time);
     ap_set_module_config(r->request_config, &acctapi_module, ctx);
     /* err_headers_out: these survive error responses too. */
@@ -290,21 +293,38 @@ static acct_store_rc on_lease(request_rec *r, acctapi_ctx *ctx,
 
 /* ---- rate limits ----------------------------------------------------------- */
 
+/*
+ * The counters of AcctapiRateLimitScope node: this server's shared memory,
+ * NULL until post_config.  Groups of 16 slots, each slot one bucket's
+ * window; a bucket whose group is full of current windows is counted in
+ * the database instead.
+ */
+#define RATE_TABLE_SLOTS 16384
+static acct_rate_table *rate_table;
+
 typedef struct rate_hit {
-    apr_int64_t token_id;    /* 0: count the client address */
-    int is_list;
+    const char *bucket;
     apr_int64_t limit;
     acct_rate_state state;
 } rate_hit;
+
+/* Counts in this server's table, unless the scope is the database. */
+static int rate_count_here(acctapi_ctx *ctx, rate_hit *h)
+{
+    return !ctx->rate_in_database && rate_table
+           && acct_rate_table_hit(rate_table, h->bucket, h->limit, ctx->now,
+                                  &h->state) == 0;
+}
 
 static acct_store_rc rate_step(request_rec *r, acctapi_ctx *ctx, void *baton)
 {
     rate_hit *h = baton;
 
-    return acct_rate_hit(ctx->store, r->pool,
-                         acct_rate_bucket(r->pool, h->token_id,
-                                          r->useragent_ip, h->is_list),
-                         h->limit, ctx->now, &h->state);
+    if (rate_count_here(ctx, h)) {
+        return ACCT_STORE_OK;
+    }
+    return acct_rate_hit(ctx->store, r->pool, h->bucket, h->limit, ctx->now,
+                         &h->state);
 }
 
 /*
@@ -316,17 +336,22 @@ static acct_store_rc rate_step(request_rec *r, acctapi_ctx *ctx, void *baton)
 static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t token_id)
 {
     const acct_route *route = ctx->match.route;
+    int is_list = (route->flags & ACCT_ROUTE_LIST)
+                  && route->method == ACCT_METHOD_GET;
+    acct_store_rc rc = ACCT_STORE_OK;
     rate_hit h;
-    acct_store_rc rc;
 
     memset(&h, 0, sizeof(h));
-    h.token_id = token_id;
-    h.is_list = (route->flags & ACCT_ROUTE_LIST) && route->method == ACCT_METHOD_GET;
-    h.limit = h.is_list ? ctx->settings.rate_lists : ctx->settings.rate_others;
+    h.limit = is_list ? ctx->settings.rate_lists : ctx->settings.rate_others;
     if (h.limit <= 0) {
         return OK;
     }
-    rc = on_lease(r, ctx, rate_step, &h);
+    h.bucket = acct_rate_bucket(r->pool, token_id, r->useragent_ip, is_list);
+    /* In the table no connection is needed, except to read the test clock
+     * (the lease does) before the first one of the request. */
+    if ((ctx->settings.test_clock && !ctx->store) || !rate_count_here(ctx, &h)) {
+        rc = on_lease(r, ctx, rate_step, &h);
+    }
     if (rc != ACCT_STORE_OK) {
         /*
          * Fail open: without its database the service still answers what
@@ -737,6 +762,42 @@ static void acctapi_insert_error_filter(request_rec *r)
 
 /* ---- startup -------------------------------------------------------------- */
 
+static apr_status_t forget_rate_table(void *unused)
+{
+    (void)unused;
+    rate_table = NULL;
+    return APR_SUCCESS;
+}
+
+/* Anonymous shared memory: every child inherits it, no file is left. */
+static int create_rate_table(apr_pool_t *pconf, server_rec *s)
+{
+    apr_size_t size = acct_rate_table_size(RATE_TABLE_SLOTS);
+    apr_shm_t *shm;
+    apr_status_t rv;
+    int err = 0;
+
+    rv = apr_shm_create(&shm, size, NULL, pconf);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00063)
+                     "cannot create the shared memory of the rate-limit "
+                     "counters");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    rate_table = acct_rate_table_init(apr_shm_baseaddr_get(shm),
+                                      RATE_TABLE_SLOTS, &err);
+    if (!rate_table) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, APR_FROM_OS_ERROR(err), s,
+                     ACCTLOGNO(00064) "cannot create the locks of the "
+                     "rate-limit counters");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    /* Runs before the segment goes: nothing may count in it after. */
+    apr_pool_cleanup_register(pconf, NULL, forget_rate_table,
+                              apr_pool_cleanup_null);
+    return OK;
+}
+
 static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s)
 {
@@ -753,6 +814,10 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     acct_log_set_sink(log_sink, NULL);
     /* jansson seeds its hash function lazily; do it before any thread runs. */
     json_object_seed(0);
+    /* The first pass only checks the configuration. */
+    if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
+        return create_rate_table(pconf, s);
+    }
     return OK;
 }
 

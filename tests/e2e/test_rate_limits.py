@@ -30,9 +30,21 @@ def window(clock):
     return start + 60
 
 
+def scope_conf(scope):
+    return f'<Location "/v4">\n    AcctapiRateLimitScope {scope}\n</Location>\n'
+
+
+@pytest.fixture(params=["node", "database"])
+def scope(request):
+    """Every behaviour holds with the counters in the server's shared memory
+    (the default) and in the database."""
+    return request.param
+
+
 @pytest.fixture
-def limited(make_server):
-    return make_server(name="rate", rate_limit=f"{LISTS} {OTHERS}")
+def limited(make_server, scope):
+    return make_server(name=f"rate-{scope}", rate_limit=f"{LISTS} {OTHERS}",
+                       extra=scope_conf(scope))
 
 
 @pytest.fixture
@@ -84,15 +96,39 @@ def test_exact_under_concurrency(limited, token, window):
     assert statuses == [200] * OTHERS + [429] * 10, results
 
 
-def test_shared_by_a_fleet(limited, make_server, token, window):
-    """Two servers on one database count one budget: a token's requests
-    spread over both still get exactly L successes."""
-    other = make_server(name="rate2", rate_limit=f"{LISTS} {OTHERS}")
-    a, b = limited.client(token=token), other.client(token=token)
+def test_shared_by_a_fleet(make_server, token, window):
+    """AcctapiRateLimitScope database: two servers on one database count one
+    budget: a token's requests spread over both get exactly L successes."""
+    one, other = (make_server(name=f"rate-fleet{i}", rate_limit=f"{LISTS} {OTHERS}",
+                              extra=scope_conf("database")) for i in (1, 2))
+    a, b = one.client(token=token), other.client(token=token)
     statuses = [(a if i % 2 else b).get("/profile").status for i in range(OTHERS + 6)]
     assert statuses == [200] * OTHERS + [429] * 6, statuses
     a.close()
     b.close()
+
+
+def test_node_scope_counts_per_server(make_server, token, window, backend):
+    """AcctapiRateLimitScope node (the default): each server counts alone,
+    exactly across its own children, and never writes rate_counters."""
+    one, other = (make_server(name=f"rate-node{i}", rate_limit=f"{LISTS} {OTHERS}")
+                  for i in (1, 2))
+    before = backend.query("SELECT count(*) FROM rate_counters")
+    a, b = one.client(token=token), other.client(token=token)
+    statuses = [(a if i % 2 else b).get("/profile").status for i in range(2 * OTHERS + 4)]
+    assert sorted(statuses) == [200] * (2 * OTHERS) + [429] * 4, statuses
+    a.close()
+    b.close()
+    results = harness.race(one, backend.mint_token(scopes="*"),
+                           [("GET", "/profile", None)] * (OTHERS + 10))
+    assert sorted(s for s, _ in results) == [200] * OTHERS + [429] * 10, results
+    assert backend.query("SELECT count(*) FROM rate_counters") == before
+
+
+def test_scope_directive_refuses_other_values(make_server):
+    with pytest.raises(harness.HarnessError) as e:
+        make_server(name="rate-badscope", extra=scope_conf("everywhere"))
+    assert "AcctapiRateLimitScope: node" in str(e.value)
 
 
 def test_tokens_do_not_share_budgets(limited, backend, window):
