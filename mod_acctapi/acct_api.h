@@ -26,6 +26,9 @@ typedef struct acct_principal {
     acct_scopes scopes;
     const char *scopes_text;     /* canonical form, for X-OAuth-Scopes */
     const char *client;          /* OAuth client: "pat:<token id>" or "app:<app id>" */
+    /* The user's row as the token lookup read it (the profile's columns,
+     * "user_id" for the id): GET /profile needs no query of its own. */
+    const struct acct_rows *user_row;
 } acct_principal;
 
 /* Settings of the core that come from configuration. */
@@ -83,6 +86,9 @@ typedef struct acct_req {
 typedef struct acct_resp {
     int status;
     json_t *body;          /* owned by the request pool; NULL: empty body */
+    const char *raw;       /* or the body as JSON text, sent as it is (see
+                            * acct_resp_ok_raw); NULL: none */
+    apr_size_t raw_len;
     json_t *errors;        /* error items collected so far, or NULL */
     apr_table_t *headers;  /* extra response headers (Allow, Cache-Control) */
 } acct_resp;
@@ -100,6 +106,15 @@ void acct_resp_init(acct_resp *resp, apr_pool_t *pool);
 
 /* Success: 200 with `body` (ownership taken).  NULL body answers {}. */
 void acct_resp_ok(acct_resp *resp, apr_pool_t *pool, json_t *body);
+
+/*
+ * Success: 200 with a body already serialised: `len` bytes of JSON `text`,
+ * the exact bytes acct_json_dump would give for the document (callers
+ * render it that way once and keep it), with a NUL after them like every
+ * string.  The text is not copied: it must outlive the request (request
+ * pool, or a cache the request holds).
+ */
+void acct_resp_ok_raw(acct_resp *resp, const char *text, apr_size_t len);
 
 /* Adds an error item; `field` may be NULL.  Sets the status (last one wins). */
 void acct_resp_error(acct_resp *resp, apr_pool_t *pool, int status,
@@ -162,8 +177,25 @@ acct_store_rc acct_req_checkpoint(acct_req *req);
 void acct_req_note_zone(acct_req *req, apr_int64_t domain_id,
                         const char *previous_name);
 
-/* The body to send: the errors envelope when there are errors, else body. */
+/*
+ * The body to send: the errors envelope when there are errors, else body
+ * (a raw body parsed, for callers that inspect the document; the glue
+ * sends acct_resp_text instead).
+ */
 json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool);
+
+/*
+ * The raw body when it is what the response sends (set, and neither an
+ * error item nor an error status replaced it), else NULL.
+ */
+const char *acct_resp_raw(const acct_resp *resp, apr_size_t *len);
+
+/*
+ * The body to send as text (`*len` bytes): the raw body as it is, else
+ * acct_resp_document serialised into pool memory.  NULL: no body (204), or
+ * the document could not be serialised.
+ */
+const char *acct_resp_text(acct_resp *resp, apr_pool_t *pool, apr_size_t *len);
 
 /* Fixed reasons of DECISIONS.md. */
 #define ACCT_R_INVALID_JSON "Invalid JSON"

@@ -174,3 +174,47 @@ char *acct_json_dump(apr_pool_t *pool, const json_t *j, size_t *len)
     }
     return copy;
 }
+
+apr_size_t acct_json_escape_byte(unsigned char c, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char named = 0;
+
+    switch (c) {
+    case '"': named = '"'; break;
+    case '\\': named = '\\'; break;
+    case '\b': named = 'b'; break;
+    case '\f': named = 'f'; break;
+    case '\n': named = 'n'; break;
+    case '\r': named = 'r'; break;
+    case '\t': named = 't'; break;
+    default:
+        if (c >= 0x20) {
+            return 0;
+        }
+        memcpy(out, "\\u00", 4);
+        out[4] = hex[c >> 4];
+        out[5] = hex[c & 0xF];
+        return 6;
+    }
+    out[0] = '\\';
+    out[1] = named;
+    return 2;
+}
+
+char *acct_json_quote(char *out, const char *text, apr_size_t len)
+{
+    apr_size_t i;
+
+    *out++ = '"';
+    for (i = 0; i < len; i++) {
+        apr_size_t n = acct_json_escape_byte((unsigned char)text[i], out);
+
+        if (n == 0) {
+            *out++ = text[i];
+        }
+        out += n;
+    }
+    *out++ = '"';
+    return out;
+}

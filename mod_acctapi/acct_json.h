@@ -52,4 +52,20 @@ json_t *acct_json_decode_body(apr_pool_t *pool, const char *buf, size_t len);
 /* Serialises compactly into pool memory (keys in insertion order). */
 char *acct_json_dump(apr_pool_t *pool, const json_t *j, size_t *len);
 
+/*
+ * For answers written as text without jansson (big lists, zone files): the
+ * escape jansson's compact dump writes for a byte of a string that needs
+ * one (", \, \b \f \n \r \t, other bytes below 0x20 as \u00XX), at
+ * `out` (6 bytes at most); returns its length, 0 for a byte written as it
+ * is.
+ */
+apr_size_t acct_json_escape_byte(unsigned char c, char *out);
+
+/*
+ * Writes `len` bytes of `text` at `out` as a JSON string, quotes included,
+ * escaped as acct_json_escape_byte says (the caller vouches for UTF-8);
+ * returns the end.  `out` needs 6 * len + 2 bytes.  Not NUL-terminated.
+ */
+char *acct_json_quote(char *out, const char *text, apr_size_t len);
+
 #endif

@@ -13,6 +13,15 @@
 /* Renders row `row` of `rows` as the list item. */
 typedef json_t *acct_render_row(acct_req *req, const acct_rows *rows, int row);
 
+/*
+ * Renders every row of `rows` (one page) as the JSON text of the array of
+ * list items (`*len` bytes in pool memory): exactly what acct_json_dump
+ * gives for the array of `render`'s items, written without building them,
+ * for lists of hundreds of rows.  NULL when the page cannot be rendered.
+ */
+typedef const char *acct_render_text(acct_req *req, const acct_rows *rows,
+                                     apr_size_t *len);
+
 typedef struct acct_list_query {
     const char *columns;        /* select list, aliased to the names `render` reads */
     const char *from;           /* FROM clause (joins allowed) */
@@ -22,6 +31,14 @@ typedef struct acct_list_query {
     const acct_filter_field *fields; /* what X-Filter may name */
     const char *stable_order;   /* unique ordering key, e.g. "d.id" */
     acct_render_row *render;
+    acct_render_text *render_text; /* optional: used instead of `render` */
+    /*
+     * Optional: how many rows `where` matches, when the caller knows it
+     * already (a count kept with the rows, read with the row that the
+     * access check loaded).  Used instead of a count(*) whenever X-Filter
+     * adds no condition (absent, or ordering only); NULL counts.
+     */
+    const apr_int64_t *total;
 } acct_list_query;
 
 void acct_list_respond(acct_req *req, acct_resp *resp,

@@ -88,8 +88,18 @@ int acct_record_is_null_mx(const acct_record *r);
 /* Row `i` of ACCT_RECORD_COLUMNS as a record (for updates). */
 void acct_record_from_row(const acct_rows *rows, int i, acct_record *out);
 
-/* Row `i` of ACCT_RECORD_COLUMNS as the API's Record object. */
+/* Row `i` of ACCT_RECORD_COLUMNS as the API's Record object (NULL when
+ * out of memory). */
 json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i);
+
+/*
+ * Every row of ACCT_RECORD_COLUMNS as the JSON text of an array of Record
+ * objects (`*len` bytes in pool memory, not NUL-terminated): exactly what
+ * acct_json_dump gives for the array of acct_record_json's objects, without
+ * building them (a page of 500 records).
+ */
+const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
+                                  apr_size_t *len);
 
 /*
  * The record's stored columns as statement arguments, in the order

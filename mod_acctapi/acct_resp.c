@@ -5,6 +5,8 @@ void acct_resp_init(acct_resp *resp, apr_pool_t *pool)
 {
     resp->status = 500;
     resp->body = NULL;
+    resp->raw = NULL;
+    resp->raw_len = 0;
     resp->errors = NULL;
     resp->headers = apr_table_make(pool, 4);
 }
@@ -13,6 +15,15 @@ void acct_resp_ok(acct_resp *resp, apr_pool_t *pool, json_t *body)
 {
     resp->status = 200;
     resp->body = acct_json_own(pool, body ? body : json_object());
+    resp->raw = NULL;
+}
+
+void acct_resp_ok_raw(acct_resp *resp, const char *text, apr_size_t len)
+{
+    resp->status = 200;
+    resp->body = NULL;
+    resp->raw = text;
+    resp->raw_len = len;
 }
 
 void acct_resp_error(acct_resp *resp, apr_pool_t *pool, int status,
@@ -104,7 +115,42 @@ json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)
                         acct_reason_for_status(resp->status), NULL);
         return acct_resp_document(resp, pool);
     }
+    if (resp->raw && !resp->body) {
+        /* Our own serialisation: it parses unless memory ran out. */
+        resp->body = acct_json_own(pool, json_loadb(resp->raw, resp->raw_len,
+                                                    JSON_DECODE_ANY, NULL));
+        if (!resp->body) {
+            resp->raw = NULL;
+            acct_resp_error(resp, pool, 500, ACCT_R_INTERNAL, NULL);
+            return acct_resp_document(resp, pool);
+        }
+    }
     return resp->body;
+}
+
+const char *acct_resp_raw(const acct_resp *resp, apr_size_t *len)
+{
+    if (!resp->raw || resp->errors || resp->status >= 400) {
+        return NULL;
+    }
+    *len = resp->raw_len;
+    return resp->raw;
+}
+
+const char *acct_resp_text(acct_resp *resp, apr_pool_t *pool, apr_size_t *len)
+{
+    const char *raw = acct_resp_raw(resp, len);
+    json_t *doc;
+    size_t n = 0;
+    char *text;
+
+    if (raw) {
+        return raw;
+    }
+    doc = acct_resp_document(resp, pool);
+    text = doc ? acct_json_dump(pool, doc, &n) : NULL;
+    *len = text ? n : 0;
+    return text;
 }
 
 const char *acct_reason_for_status(int status)

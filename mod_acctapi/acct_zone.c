@@ -6,6 +6,7 @@
  * outside printable ASCII become \DDD escapes.
  */
 #include "acct_zone.h"
+#include "acct_json.h"
 
 #include <apr_strings.h>
 #include <arpa/inet.h>
@@ -25,21 +26,101 @@ acct_store_rc acct_zone_records(acct_store *st, apr_pool_t *pool,
     return acct_store_select(st, pool, &q_zone_records, records, 1, args);
 }
 
-/* A number column; NULL or anything unparsable counts as 0 (unused). */
-static apr_int64_t column_i64(const acct_rows *rows, int row, const char *col)
+/* ---- a growing text buffer ----------------------------------------------- */
+
+/*
+ * Lines are built in one buffer reused from line to line, so a zone of
+ * 12,000 records costs a few allocations, not several per record.
+ */
+typedef struct zbuf {
+    apr_pool_t *pool;
+    char *data;
+    apr_size_t len;
+    apr_size_t cap;
+} zbuf;
+
+static void zb_init(zbuf *b, apr_pool_t *pool, apr_size_t cap)
 {
-    const char *text = acct_rows_get(rows, row, col);
+    b->pool = pool;
+    b->cap = cap;
+    b->len = 0;
+    b->data = apr_palloc(pool, cap);
+    b->data[0] = '\0';
+}
+
+/* Room for `more` bytes and a NUL after what is there. */
+static char *zb_room(zbuf *b, apr_size_t more)
+{
+    if (b->len + more + 1 > b->cap) {
+        apr_size_t cap = b->cap * 2;
+        char *bigger;
+
+        while (b->len + more + 1 > cap) {
+            cap *= 2;
+        }
+        bigger = apr_palloc(b->pool, cap);
+        memcpy(bigger, b->data, b->len + 1);
+        b->data = bigger;
+        b->cap = cap;
+    }
+    return b->data + b->len;
+}
+
+static void zb_put(zbuf *b, const char *text, apr_size_t len)
+{
+    memcpy(zb_room(b, len), text, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+static void zb_puts(zbuf *b, const char *text)
+{
+    zb_put(b, text, strlen(text));
+}
+
+static void zb_i64(zbuf *b, apr_int64_t v)
+{
+    char num[24];
+    int n = apr_snprintf(num, sizeof(num), "%" APR_INT64_T_FMT, v);
+
+    zb_put(b, num, (apr_size_t)n);
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+/* A cell; NULL for SQL NULL or a column the rows lack (col < 0). */
+static const char *cell(const acct_rows *rows, int row, int col)
+{
+    return col >= 0 ? rows->values[row][col] : NULL;
+}
+
+static const char *cell_text(const acct_rows *rows, int row, int col)
+{
+    const char *text = cell(rows, row, col);
+
+    return text ? text : "";
+}
+
+/* A number cell; NULL or anything unparsable counts as 0 (unused). */
+static apr_int64_t cell_i64(const acct_rows *rows, int row, int col)
+{
+    const char *text = cell(rows, row, col);
     apr_int64_t v;
 
     return text && acct_parse_i64(text, &v) == 0 ? v : 0;
 }
 
+static apr_int64_t column_i64(const acct_rows *rows, int row, const char *col)
+{
+    return cell_i64(rows, row, acct_rows_col(rows, col));
+}
+
 static const char *column_text(const acct_rows *rows, int row, const char *col)
 {
-    const char *text = acct_rows_get(rows, row, col);
-
-    return text ? text : "";
+    return cell_text(rows, row, acct_rows_col(rows, col));
 }
+
+/* ---- master-file text ------------------------------------------------------ */
 
 static int plain_name_char(unsigned char c)
 {
@@ -88,16 +169,28 @@ static char *escape_into(char *out, const char *text, size_t len,
     return out;
 }
 
-/*
- * A dotted name (or one label, `keep_dots` 0) as master-file text: any byte
- * that is not a letter, digit, '-', '_', '*' or '/' (or a separating dot) is
- * escaped.  Stored names are validated, so this only keeps a bad row from
- * breaking the file.
- */
-static const char *name_text(apr_pool_t *pool, const char *name, int keep_dots)
+/* `len` bytes of `text` as one quoted, escaped master-file string. */
+static void zb_quoted(zbuf *b, const char *text, apr_size_t len)
 {
-    size_t len = strlen(name), i;
-    char *out = apr_palloc(pool, 4 * len + 1), *p = out;
+    char *p = zb_room(b, 4 * len + 2);
+
+    *p++ = '"';
+    p = escape_into(p, text, len, "\"\\");
+    *p++ = '"';
+    *p = '\0';
+    b->len = (apr_size_t)(p - b->data);
+}
+
+/*
+ * `len` bytes of a dotted name (or of one label, `keep_dots` 0) as
+ * master-file text: any byte that is not a letter, digit, '-', '_', '*' or
+ * '/' (or a separating dot) is escaped.  Stored names are validated, so
+ * this only keeps a bad row from breaking the file.
+ */
+static void zb_name(zbuf *b, const char *name, apr_size_t len, int keep_dots)
+{
+    char *p = zb_room(b, 4 * len);
+    apr_size_t i;
 
     for (i = 0; i < len; i++) {
         unsigned char c = (unsigned char)name[i];
@@ -105,41 +198,43 @@ static const char *name_text(apr_pool_t *pool, const char *name, int keep_dots)
         p = put_escaped(p, c, !plain_name_char(c) && !(keep_dots && c == '.'));
     }
     *p = '\0';
-    return out;
+    b->len = (apr_size_t)(p - b->data);
 }
 
-/* An absolute name: "" is the root ".", a trailing dot is not doubled. */
-static const char *absolute(apr_pool_t *pool, const char *name)
+/*
+ * `len` bytes of a name, absolute: "" is the root ".", a trailing dot is
+ * not doubled.
+ */
+static void zb_absolute(zbuf *b, const char *name, apr_size_t len)
 {
-    size_t len = strlen(name);
-
     if (len && name[len - 1] == '.') {
         len--;
     }
     if (len == 0) {
-        return ".";
+        zb_put(b, ".", 1);
+        return;
     }
-    return apr_pstrcat(pool,
-                       name_text(pool, apr_pstrndup(pool, name, len), 1), ".",
-                       NULL);
+    zb_name(b, name, len, 1);
+    zb_put(b, ".", 1);
 }
 
-/* A record's owner: its name relative to the domain, "" being the apex. */
-static const char *owner(apr_pool_t *pool, const char *name, const char *domain)
+static const char *absolute(apr_pool_t *pool, const char *name)
 {
-    return absolute(pool, *name ? apr_pstrcat(pool, name, ".", domain, NULL)
-                                : domain);
+    zbuf b;
+    size_t len = strlen(name);
+
+    zb_init(&b, pool, 4 * len + 2);
+    zb_absolute(&b, name, len);
+    return b.data;
 }
 
 const char *acct_zone_quote(apr_pool_t *pool, const char *text, size_t len)
 {
-    char *out = apr_palloc(pool, 4 * len + 3), *end;
+    zbuf b;
 
-    out[0] = '"';
-    end = escape_into(out + 1, text, len, "\"\\");
-    end[0] = '"';
-    end[1] = '\0';
-    return out;
+    zb_init(&b, pool, 4 * len + 3);
+    zb_quoted(&b, text, len);
+    return b.data;
 }
 
 /*
@@ -161,20 +256,19 @@ static size_t chunk_length(const char *text, size_t left)
 }
 
 /* A TXT value as quoted character-strings of at most 255 bytes each. */
-static const char *txt_rdata(apr_pool_t *pool, const char *value)
+static void zb_txt(zbuf *b, const char *value)
 {
     size_t left = strlen(value), n;
-    apr_array_header_t *chunks =
-        apr_array_make(pool, 1 + (int)(left / ACCT_ZONE_TXT_CHUNK),
-                       sizeof(const char *));
 
     do {
         n = chunk_length(value, left);
-        APR_ARRAY_PUSH(chunks, const char *) = acct_zone_quote(pool, value, n);
+        zb_quoted(b, value, n);
         value += n;
         left -= n;
+        if (left > 0) {
+            zb_put(b, " ", 1);
+        }
     } while (left > 0);
-    return apr_array_pstrcat(pool, chunks, ' ');
 }
 
 const char *acct_zone_rname(apr_pool_t *pool, const char *email,
@@ -193,14 +287,144 @@ const char *acct_zone_rname(apr_pool_t *pool, const char *email,
     return apr_pstrcat(pool, local, ".", absolute(pool, at + 1), NULL);
 }
 
-/* The RDATA of row `i` of `records`, or NULL for a type the zone omits. */
-static const char *record_rdata(apr_pool_t *pool, const acct_rows *records,
-                                int i)
-{
-    const char *type = column_text(records, i, "type");
-    const char *target = column_text(records, i, "target");
+/* ---- records --------------------------------------------------------------- */
 
+/* Where the renderer's columns are in the record rows (-1: absent). */
+typedef struct record_cols {
+    int type, name, target, priority, weight, port, ttl, tag;
+} record_cols;
+
+static void find_record_cols(const acct_rows *records, record_cols *c)
+{
+    c->type = acct_rows_col(records, "type");
+    c->name = acct_rows_col(records, "name");
+    c->target = acct_rows_col(records, "target");
+    c->priority = acct_rows_col(records, "priority");
+    c->weight = acct_rows_col(records, "weight");
+    c->port = acct_rows_col(records, "port");
+    c->ttl = acct_rows_col(records, "ttl_sec");
+    c->tag = acct_rows_col(records, "tag");
+}
+
+typedef enum {
+    RT_NONE, RT_ADDRESS, RT_NAME, RT_MX, RT_SRV, RT_TXT, RT_CAA
+} rdata_kind;
+
+/* How the RDATA of a type is written; RT_NONE: the zone omits the row. */
+static rdata_kind kind_of(const char *type)
+{
     if (strcmp(type, "A") == 0 || strcmp(type, "AAAA") == 0) {
+        return RT_ADDRESS;
+    }
+    if (strcmp(type, "NS") == 0 || strcmp(type, "CNAME") == 0
+        || strcmp(type, "PTR") == 0) {
+        return RT_NAME;
+    }
+    if (strcmp(type, "MX") == 0) {
+        return RT_MX;
+    }
+    if (strcmp(type, "SRV") == 0) {
+        return RT_SRV;
+    }
+    if (strcmp(type, "TXT") == 0) {
+        return RT_TXT;
+    }
+    if (strcmp(type, "CAA") == 0) {
+        return RT_CAA;
+    }
+    /* The schema's CHECK admits no other type. */
+    return RT_NONE;
+}
+
+/* The RDATA of row `i` of `records`. */
+static void zb_rdata(zbuf *b, const acct_rows *records, int i,
+                     const record_cols *c, rdata_kind kind, const char *target)
+{
+    switch (kind) {
+    case RT_ADDRESS:
+        zb_puts(b, target);
+        break;
+    case RT_NAME:
+        zb_absolute(b, target, strlen(target));
+        break;
+    case RT_MX:
+        /* An empty target is the Null MX of RFC 7505: "0 .". */
+        zb_i64(b, cell_i64(records, i, c->priority));
+        zb_put(b, " ", 1);
+        zb_absolute(b, target, strlen(target));
+        break;
+    case RT_SRV:
+        zb_i64(b, cell_i64(records, i, c->priority));
+        zb_put(b, " ", 1);
+        zb_i64(b, cell_i64(records, i, c->weight));
+        zb_put(b, " ", 1);
+        zb_i64(b, cell_i64(records, i, c->port));
+        zb_put(b, " ", 1);
+        zb_absolute(b, target, strlen(target));
+        break;
+    case RT_TXT:
+        zb_txt(b, target);
+        break;
+    case RT_CAA: {
+        const char *tag = cell_text(records, i, c->tag);
+
+        zb_put(b, "0 ", 2);
+        zb_name(b, tag, strlen(tag), 0);
+        zb_put(b, " ", 1);
+        zb_quoted(b, target, strlen(target));
+        break;
+    }
+    case RT_NONE:
+        break;
+    }
+}
+
+/*
+ * The owner of a record: its name relative to the domain, "" being the
+ * apex; the absolute form of "<name>.<domain>".  Escaping goes byte by
+ * byte, so that is the escaped name, a dot and the domain's absolute form
+ * (`apex`, escaped once per zone), unless the domain is "" (then the dot
+ * after the name is the trailing one).  `scratch` holds the joined name in
+ * that case.
+ */
+static void zb_owner(zbuf *b, zbuf *scratch, const char *name,
+                     const char *domain, const char *apex)
+{
+    if (!*name) {
+        zb_puts(b, apex);
+    }
+    else if (*domain) {
+        zb_name(b, name, strlen(name), 1);
+        zb_put(b, ".", 1);
+        zb_puts(b, apex);
+    }
+    else {
+        scratch->len = 0;
+        zb_puts(scratch, name);
+        zb_put(scratch, ".", 1);
+        zb_absolute(b, scratch->data, scratch->len);
+    }
+}
+
+/*
+ * Record line of row `i` into `b` (emptied first): owner, the TTL unless 0
+ * ($TTL applies), class, type, RDATA.  0 when the zone omits the row.
+ */
+static int record_line(zbuf *b, zbuf *scratch, const acct_rows *records,
+                       int i, const record_cols *c, const char *domain,
+                       const char *apex)
+{
+    const char *type = cell_text(records, i, c->type);
+    const char *target = cell_text(records, i, c->target);
+    const char *name = cell_text(records, i, c->name);
+    rdata_kind kind = kind_of(type);
+    apr_int64_t ttl;
+
+    b->len = 0;
+    if (kind == RT_NONE) {
+        return 0;
+    }
+    if (kind == RT_ADDRESS) {
         /*
          * Stored validated in canonical form; checked again because the text
          * goes into the file unescaped, and a published file is read by a
@@ -208,58 +432,24 @@ static const char *record_rdata(apr_pool_t *pool, const acct_rows *records,
          */
         unsigned char addr[16];
 
-        return inet_pton(type[1] ? AF_INET6 : AF_INET, target, addr) == 1
-               ? target : NULL;
+        if (inet_pton(type[1] ? AF_INET6 : AF_INET, target, addr) != 1) {
+            return 0;
+        }
     }
-    if (strcmp(type, "NS") == 0 || strcmp(type, "CNAME") == 0
-        || strcmp(type, "PTR") == 0) {
-        return absolute(pool, target);
+    zb_owner(b, scratch, name, domain, apex);
+    ttl = cell_i64(records, i, c->ttl);
+    if (ttl > 0) {
+        zb_put(b, " ", 1);
+        zb_i64(b, ttl);
     }
-    if (strcmp(type, "MX") == 0) {
-        /* An empty target is the Null MX of RFC 7505: "0 .". */
-        return apr_psprintf(pool, "%" APR_INT64_T_FMT " %s",
-                            column_i64(records, i, "priority"),
-                            absolute(pool, target));
-    }
-    if (strcmp(type, "SRV") == 0) {
-        return apr_psprintf(pool,
-                            "%" APR_INT64_T_FMT " %" APR_INT64_T_FMT
-                            " %" APR_INT64_T_FMT " %s",
-                            column_i64(records, i, "priority"),
-                            column_i64(records, i, "weight"),
-                            column_i64(records, i, "port"),
-                            absolute(pool, target));
-    }
-    if (strcmp(type, "TXT") == 0) {
-        return txt_rdata(pool, target);
-    }
-    if (strcmp(type, "CAA") == 0) {
-        return apr_pstrcat(pool, "0 ",
-                           name_text(pool, column_text(records, i, "tag"), 0),
-                           " ", acct_zone_quote(pool, target, strlen(target)),
-                           NULL);
-    }
-    /* The schema's CHECK admits no other type. */
-    return NULL;
+    zb_put(b, " IN ", 4);
+    zb_puts(b, type);
+    zb_put(b, " ", 1);
+    zb_rdata(b, records, i, c, kind, target);
+    return 1;
 }
 
-/* One record line: owner, the TTL unless 0 ($TTL applies), class, type. */
-static const char *record_line(apr_pool_t *pool, const acct_rows *records,
-                               int i, const char *domain)
-{
-    const char *rdata = record_rdata(pool, records, i);
-    apr_int64_t ttl = column_i64(records, i, "ttl_sec");
-
-    if (!rdata) {
-        return NULL;
-    }
-    return apr_pstrcat(pool,
-                       owner(pool, column_text(records, i, "name"), domain),
-                       ttl > 0 ? apr_psprintf(pool, " %" APR_INT64_T_FMT, ttl)
-                               : "",
-                       " IN ", column_text(records, i, "type"), " ", rdata,
-                       NULL);
-}
+/* ---- the zone -------------------------------------------------------------- */
 
 /*
  * The SOA serial is a 32-bit sequence number (RFC 1982): a stored serial
@@ -280,29 +470,30 @@ static apr_int64_t timer(const acct_rows *domain, int row, const char *col,
     return v > 0 ? v : fallback;
 }
 
-apr_array_header_t *acct_zone_render(apr_pool_t *pool, const acct_rows *domain,
-                                     int row, const acct_rows *records,
-                                     const char *const *nameservers)
+void acct_zone_each_line(apr_pool_t *pool, const acct_rows *domain, int row,
+                         const acct_rows *records,
+                         const char *const *nameservers,
+                         acct_zone_line_fn *emit, void *baton)
 {
     const char *name = column_text(domain, row, "domain");
     const char *apex = absolute(pool, name);
     int nrecords = records ? records->nrows : 0, i, nns = 0;
-    apr_array_header_t *lines;
     apr_int64_t ttl = timer(domain, row, "ttl_sec", ACCT_ZONE_DEFAULT_TTL);
     const char *mname, *line;
+    record_cols cols;
+    zbuf b, scratch;
 
     while (nameservers && nameservers[nns]) {
         nns++;
     }
     /* Without configured nameservers the apex names itself as primary. */
     mname = nns ? absolute(pool, nameservers[0]) : apex;
-    lines = apr_array_make(pool, 3 + nns + nrecords, sizeof(const char *));
-    APR_ARRAY_PUSH(lines, const char *) =
-        apr_psprintf(pool, "; Zone file of %s (domain %s)", apex,
-                     column_text(domain, row, "id"));
-    APR_ARRAY_PUSH(lines, const char *) =
-        apr_psprintf(pool, "$TTL %" APR_INT64_T_FMT, ttl);
-    APR_ARRAY_PUSH(lines, const char *) = apr_psprintf(
+    line = apr_psprintf(pool, "; Zone file of %s (domain %s)", apex,
+                        column_text(domain, row, "id"));
+    emit(baton, line, strlen(line));
+    line = apr_psprintf(pool, "$TTL %" APR_INT64_T_FMT, ttl);
+    emit(baton, line, strlen(line));
+    line = apr_psprintf(
         pool,
         "%s IN SOA %s %s %" APR_INT64_T_FMT " %" APR_INT64_T_FMT
         " %" APR_INT64_T_FMT " %" APR_INT64_T_FMT " %" APR_INT64_T_FMT,
@@ -312,15 +503,83 @@ apr_array_header_t *acct_zone_render(apr_pool_t *pool, const acct_rows *domain,
         timer(domain, row, "refresh_sec", ACCT_ZONE_DEFAULT_REFRESH),
         timer(domain, row, "retry_sec", ACCT_ZONE_DEFAULT_RETRY),
         timer(domain, row, "expire_sec", ACCT_ZONE_DEFAULT_EXPIRE), ttl);
+    emit(baton, line, strlen(line));
     for (i = 0; i < nns; i++) {
-        APR_ARRAY_PUSH(lines, const char *) = apr_pstrcat(
-            pool, apex, " IN NS ", absolute(pool, nameservers[i]), NULL);
+        line = apr_pstrcat(pool, apex, " IN NS ",
+                           absolute(pool, nameservers[i]), NULL);
+        emit(baton, line, strlen(line));
     }
+    if (nrecords == 0) {
+        return;
+    }
+    find_record_cols(records, &cols);
+    zb_init(&b, pool, 1024);
+    zb_init(&scratch, pool, 256);
     for (i = 0; i < nrecords; i++) {
-        line = record_line(pool, records, i, name);
-        if (line) {
-            APR_ARRAY_PUSH(lines, const char *) = line;
+        if (record_line(&b, &scratch, records, i, &cols, name, apex)) {
+            emit(baton, b.data, b.len);
         }
     }
+}
+
+/* acct_zone_render's line sink: each line copied into the array's pool. */
+static void push_line(void *baton, const char *line, apr_size_t len)
+{
+    apr_array_header_t *lines = baton;
+
+    APR_ARRAY_PUSH(lines, const char *) = apr_pstrmemdup(lines->pool, line,
+                                                         len);
+}
+
+apr_array_header_t *acct_zone_render(apr_pool_t *pool, const acct_rows *domain,
+                                     int row, const acct_rows *records,
+                                     const char *const *nameservers)
+{
+    int nns = 0;
+    apr_array_header_t *lines;
+
+    while (nameservers && nameservers[nns]) {
+        nns++;
+    }
+    lines = apr_array_make(pool, 3 + nns + (records ? records->nrows : 0),
+                           sizeof(const char *));
+    acct_zone_each_line(pool, domain, row, records, nameservers, push_line,
+                        lines);
     return lines;
+}
+
+/* ---- the zone as JSON ------------------------------------------------------ */
+
+/* acct_zone_json's line sink: the line as the next array element. */
+static void json_line(void *baton, const char *line, apr_size_t len)
+{
+    zbuf *b = baton;
+    char *p = zb_room(b, 6 * len + 3);
+
+    /* The array's opening bracket is last only before the first line. */
+    if (b->data[b->len - 1] != '[') {
+        *p++ = ',';
+    }
+    p = acct_json_quote(p, line, len);
+    *p = '\0';
+    b->len = (apr_size_t)(p - b->data);
+}
+
+#define ZONE_JSON_OPEN "{\"zone_file\":["
+#define ZONE_JSON_CLOSE "]}"
+
+const char *acct_zone_json(apr_pool_t *pool, const acct_rows *domain, int row,
+                           const acct_rows *records,
+                           const char *const *nameservers, apr_size_t *len)
+{
+    zbuf b;
+
+    /* About 40 bytes a record line; growing doubles when it is more. */
+    zb_init(&b, pool, 1024 + 48 * (apr_size_t)(records ? records->nrows : 0));
+    zb_put(&b, ZONE_JSON_OPEN, sizeof(ZONE_JSON_OPEN) - 1);
+    acct_zone_each_line(pool, domain, row, records, nameservers, json_line,
+                        &b);
+    zb_put(&b, ZONE_JSON_CLOSE, sizeof(ZONE_JSON_CLOSE) - 1);
+    *len = b.len;
+    return b.data;
 }

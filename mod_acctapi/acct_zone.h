@@ -20,10 +20,13 @@
 /* TXT character-strings hold at most this many bytes each (RFC 1035). */
 #define ACCT_ZONE_TXT_CHUNK 255
 
-/* The columns of a record row the renderer reads (table alias r). */
+/*
+ * The columns of a record row the renderer reads (table alias r); not the
+ * id, which only orders them: a large zone is mostly the cost of fetching.
+ */
 #define ACCT_ZONE_RECORD_COLUMNS \
-    "r.id, r.type, r.name, r.target, r.priority, r.weight, r.port," \
-    " r.ttl_sec, r.tag"
+    "r.type, r.name, r.target, r.priority, r.weight, r.port, r.ttl_sec," \
+    " r.tag"
 
 /*
  * Every record of domain `domain_id` in rendering order (by id), with
@@ -50,6 +53,26 @@ acct_store_rc acct_zone_records(acct_store *st, apr_pool_t *pool,
 apr_array_header_t *acct_zone_render(apr_pool_t *pool, const acct_rows *domain,
                                      int row, const acct_rows *records,
                                      const char *const *nameservers);
+
+/*
+ * The same lines, one call of `emit(baton, line, len)` each, in order:
+ * `line` (NUL-terminated, `len` bytes) is valid only during the call, and
+ * the memory taken from `pool` does not grow with the number of records.
+ */
+typedef void acct_zone_line_fn(void *baton, const char *line, apr_size_t len);
+void acct_zone_each_line(apr_pool_t *pool, const acct_rows *domain, int row,
+                         const acct_rows *records,
+                         const char *const *nameservers,
+                         acct_zone_line_fn *emit, void *baton);
+
+/*
+ * The body of GET /domains/{id}/zone-file, {"zone_file":[lines...]}, as
+ * JSON text of `*len` bytes in pool memory: the bytes acct_json_dump gives
+ * for that document, written directly (no JSON value per line).
+ */
+const char *acct_zone_json(apr_pool_t *pool, const acct_rows *domain, int row,
+                           const acct_rows *records,
+                           const char *const *nameservers, apr_size_t *len);
 
 /*
  * The SOA RNAME of an e-mail address: "first.last@example.com" becomes

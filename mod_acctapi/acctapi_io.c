@@ -98,32 +98,49 @@ int acctapi_body_is_json(request_rec *r)
            && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-void acctapi_write_json(request_rec *r, int status, json_t *doc)
+/* The one way a JSON answer leaves: `len` bytes of `text`, or none. */
+static void write_body(request_rec *r, int status, const char *text,
+                       apr_size_t len)
 {
-    char *text;
-    size_t len = 0;
-
     r->status = status;
     if (status >= 400) {
         /* Only data may be cached (regions); an error never is. */
         apr_table_setn(r->err_headers_out, "Cache-Control",
                        "private, max-age=0, no-cache, no-store");
     }
-    if (!doc) {
-        return;
-    }
-    text = acct_json_dump(r->pool, doc, &len);
     if (!text) {
-        r->status = HTTP_INTERNAL_SERVER_ERROR;
-        text = apr_pstrcat(r->pool, "{\"errors\":[{\"reason\":\"",
-                           ACCT_R_INTERNAL, "\"}]}", NULL);
-        len = strlen(text);
+        return;
     }
     ap_set_content_type(r, "application/json");
     ap_set_content_length(r, (apr_off_t)len);
     if (!r->header_only) {
         ap_rwrite(text, (int)len, r);
     }
+}
+
+void acctapi_write_json(request_rec *r, int status, json_t *doc)
+{
+    const char *text = NULL;
+    size_t len = 0;
+
+    if (doc && !(text = acct_json_dump(r->pool, doc, &len))) {
+        status = HTTP_INTERNAL_SERVER_ERROR;
+        text = "{\"errors\":[{\"reason\":\"" ACCT_R_INTERNAL "\"}]}";
+        len = strlen(text);
+    }
+    write_body(r, status, text, len);
+}
+
+void acctapi_write_resp(request_rec *r, acct_resp *resp)
+{
+    apr_size_t len = 0;
+    const char *raw = acct_resp_raw(resp, &len);
+
+    if (raw) {
+        write_body(r, resp->status, raw, len);
+        return;
+    }
+    acctapi_write_json(r, resp->status, acct_resp_document(resp, r->pool));
 }
 
 void acctapi_write_error(request_rec *r, int status, const char *reason,
@@ -133,7 +150,7 @@ void acctapi_write_error(request_rec *r, int status, const char *reason,
 
     acct_resp_init(&resp, r->pool);
     acct_resp_error(&resp, r->pool, status, reason, field);
-    acctapi_write_json(r, status, acct_resp_document(&resp, r->pool));
+    acctapi_write_resp(r, &resp);
 }
 
 /*

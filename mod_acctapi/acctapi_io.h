@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 
+struct acct_resp; /* acct_api.h */
+
 /*
  * Reads the whole body (Content-Length or chunked) into pool memory.  The
  * module's own limit is checked against Content-Length first and against a
@@ -21,6 +23,12 @@ int acctapi_body_is_json(request_rec *r);
 
 /* Answers `doc` with `status`; NULL doc answers an empty body (204). */
 void acctapi_write_json(request_rec *r, int status, json_t *doc);
+
+/*
+ * Answers what a handler answered: its status and acct_resp_document, or
+ * its raw body as it is (same headers, Content-Length, HEAD without body).
+ */
+void acctapi_write_resp(request_rec *r, struct acct_resp *resp);
 
 /* Answers {"errors":[{"reason":..,"field":..}]}; field may be NULL. */
 void acctapi_write_error(request_rec *r, int status, const char *reason,

@@ -4,6 +4,7 @@
 #include "acct_list.h"
 #include "acct_log.h"
 
+#include <apr_hash.h>
 #include <apr_strings.h>
 #include <apr_thread_mutex.h>
 #include <ctype.h>
@@ -126,6 +127,14 @@ static json_t *render_engine(acct_req *req, const acct_rows *rows, int i)
 
 /* ---- the per-process snapshot ------------------------------------------- */
 
+/*
+ * Besides the rows, a snapshot keeps the serialised answers it has given
+ * (list pages, items): they depend on nothing else, so each is rendered
+ * once per snapshot and then sent as it is.  `texts` and every allocation
+ * from `pool` after loading happen under snapshot_lock; a text, once kept,
+ * never changes and lives as long as the snapshot, which each request
+ * using it holds.
+ */
 typedef struct snapshot {
     apr_pool_t *pool;          /* unmanaged: created and destroyed by any thread */
     unsigned refs;             /* holders: the cache itself and each request */
@@ -134,7 +143,22 @@ typedef struct snapshot {
     acct_rows *availability;
     acct_rows *types;
     acct_rows *engines;
+    apr_hash_t *texts;         /* answer key -> kept_text */
+    apr_size_t text_bytes;     /* held in `texts`, at most TEXTS_MAX */
 } snapshot;
+
+typedef struct kept_text {
+    const char *text;
+    apr_size_t len;
+} kept_text;
+
+/*
+ * What a snapshot may keep of answers: every page of every catalogue at
+ * the default page size is far less, and a client walking through every
+ * page size cannot grow the process past it (answers beyond are rendered
+ * per request, as without the cache).
+ */
+#define TEXTS_MAX (4 * 1024 * 1024)
 
 static apr_thread_mutex_t *snapshot_lock;
 static snapshot *current;
@@ -196,6 +220,7 @@ static acct_store_rc snapshot_load(acct_req *req, snapshot **out)
     s = apr_pcalloc(pool, sizeof(*s));
     s->pool = pool;
     s->loaded = apr_time_now();
+    s->texts = apr_hash_make(pool);
     rc = acct_store_select(st, pool, &q_regions, &s->regions, 0, NULL);
     if (rc == ACCT_STORE_OK) {
         rc = acct_store_select(st, pool, &q_availability, &s->availability, 0,
@@ -220,7 +245,7 @@ static acct_store_rc snapshot_load(acct_req *req, snapshot **out)
  * load replaces the cached one; when loading fails, a stale snapshot is
  * better than an error for data that changes this rarely.
  */
-static const snapshot *snapshot_get(acct_req *req, acct_resp *resp)
+static snapshot *snapshot_get(acct_req *req, acct_resp *resp)
 {
     apr_interval_time_t ttl = req->settings ? req->settings->catalog_ttl : 0;
     snapshot *s = NULL, *fresh = NULL, *old = NULL;
@@ -257,6 +282,62 @@ static const snapshot *snapshot_get(acct_req *req, acct_resp *resp)
     apr_pool_cleanup_register(req->pool, s, snapshot_release,
                               apr_pool_cleanup_null);
     return s;
+}
+
+/* Answers the text kept under `key`, if any: 1 when it did. */
+static int answer_kept(snapshot *s, const char *key, acct_resp *resp)
+{
+    const kept_text *kept;
+
+    apr_thread_mutex_lock(snapshot_lock);
+    kept = apr_hash_get(s->texts, key, APR_HASH_KEY_STRING);
+    apr_thread_mutex_unlock(snapshot_lock);
+    if (!kept) {
+        return 0;
+    }
+    acct_resp_ok_raw(resp, kept->text, kept->len);
+    return 1;
+}
+
+/*
+ * A handler has answered `resp` from snapshot `s`: a success is serialised
+ * (exactly as the glue would) and kept under `key` when the budget allows,
+ * and either way answered as that text.  Another request may have kept the
+ * same answer meanwhile; the first one stays.
+ */
+static void keep_answer(acct_req *req, acct_resp *resp, snapshot *s,
+                        const char *key)
+{
+    const kept_text *kept;
+    kept_text *mine;
+    apr_size_t len = 0;
+    const char *text;
+
+    if (acct_resp_failed(resp) || resp->status != 200 || !resp->body) {
+        return;
+    }
+    text = acct_resp_text(resp, req->pool, &len);
+    if (!text) {
+        return;
+    }
+    apr_thread_mutex_lock(snapshot_lock);
+    kept = apr_hash_get(s->texts, key, APR_HASH_KEY_STRING);
+    if (!kept && s->text_bytes + len <= TEXTS_MAX) {
+        mine = apr_palloc(s->pool, sizeof(*mine));
+        mine->text = apr_pstrmemdup(s->pool, text, len);
+        mine->len = len;
+        apr_hash_set(s->texts, apr_pstrdup(s->pool, key), APR_HASH_KEY_STRING,
+                     mine);
+        s->text_bytes += len;
+        kept = mine;
+    }
+    apr_thread_mutex_unlock(snapshot_lock);
+    if (kept) {
+        acct_resp_ok_raw(resp, kept->text, kept->len);
+    }
+    else {
+        acct_resp_ok_raw(resp, text, len);
+    }
 }
 
 static int has_filter(const acct_req *req)
@@ -298,11 +379,19 @@ static const acct_rows *snapshot_rows(const snapshot *s, catalog_kind kind)
     return NULL;
 }
 
-/* A list: from the snapshot, or through SQL when the caller filters. */
+/*
+ * A list: from the snapshot, or through SQL when the caller filters.  A
+ * page of the snapshot is kept by kind, page and page size (as parsed, so
+ * "page=01" is page 1); a page past the end is not kept, so that made-up
+ * page numbers cannot fill the budget.
+ */
 static void catalog_list(acct_req *req, acct_resp *resp, catalog_kind kind)
 {
     const catalog_desc *d = &catalogs[kind];
-    const snapshot *s;
+    const acct_rows *rows;
+    const char *key = NULL;
+    snapshot *s;
+    acct_page pg;
 
     if (has_filter(req)) {
         acct_list_query q = {d->columns, d->table, NULL, 0, NULL, d->fields,
@@ -312,8 +401,21 @@ static void catalog_list(acct_req *req, acct_resp *resp, catalog_kind kind)
         return;
     }
     s = snapshot_get(req, resp);
-    if (s) {
-        acct_list_respond_rows(req, resp, snapshot_rows(s, kind), d->render);
+    if (!s || acct_list_page(req, resp, &pg) != 0) {
+        return;
+    }
+    rows = snapshot_rows(s, kind);
+    if (pg.page == 1 || acct_page_offset(&pg) < rows->nrows) {
+        key = apr_psprintf(req->pool, "list %d %" APR_INT64_T_FMT
+                           " %" APR_INT64_T_FMT, (int)kind, pg.page,
+                           pg.page_size);
+        if (answer_kept(s, key, resp)) {
+            return;
+        }
+    }
+    acct_list_respond_rows(req, resp, rows, d->render);
+    if (key) {
+        keep_answer(req, resp, s, key);
     }
 }
 
@@ -331,11 +433,13 @@ static int find_row(const acct_rows *rows, const char *column,
     return -1;
 }
 
+/* An item, kept by kind and row (ids that name nothing are not kept). */
 static void catalog_item(acct_req *req, acct_resp *resp, catalog_kind kind,
                          const char *id)
 {
-    const snapshot *s = snapshot_get(req, resp);
+    snapshot *s = snapshot_get(req, resp);
     const acct_rows *rows;
+    const char *key;
     int i;
 
     if (!s) {
@@ -347,7 +451,11 @@ static void catalog_item(acct_req *req, acct_resp *resp, catalog_kind kind,
         acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
         return;
     }
-    acct_resp_ok(resp, req->pool, catalogs[kind].render(req, rows, i));
+    key = apr_psprintf(req->pool, "item %d %d", (int)kind, i);
+    if (!answer_kept(s, key, resp)) {
+        acct_resp_ok(resp, req->pool, catalogs[kind].render(req, rows, i));
+        keep_answer(req, resp, s, key);
+    }
 }
 
 void api_regions_list(acct_req *req, acct_resp *resp)
@@ -368,16 +476,22 @@ void api_regions_availability(acct_req *req, acct_resp *resp)
 /* A bare array, not an envelope (DECISIONS.md, "Region"). */
 void api_region_availability(acct_req *req, acct_resp *resp)
 {
-    const snapshot *s = snapshot_get(req, resp);
+    snapshot *s = snapshot_get(req, resp);
     const acct_rows *rows;
+    const char *key;
     json_t *data;
-    int i, c;
+    int i, c, region;
 
     if (!s) {
         return;
     }
-    if (find_row(s->regions, "id", req->params[0]) < 0) {
+    region = find_row(s->regions, "id", req->params[0]);
+    if (region < 0) {
         acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return;
+    }
+    key = apr_psprintf(req->pool, "availability %d", region);
+    if (answer_kept(s, key, resp)) {
         return;
     }
     rows = s->availability;
@@ -389,6 +503,7 @@ void api_region_availability(acct_req *req, acct_resp *resp)
         }
     }
     acct_resp_ok(resp, req->pool, data);
+    keep_answer(req, resp, s, key);
 }
 
 void api_types_list(acct_req *req, acct_resp *resp)

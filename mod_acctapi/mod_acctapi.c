@@ -650,7 +650,7 @@ static int acctapi_handler(request_rec *r)
                       ACCTLOGNO(00056) "answering %d to %s %s", resp.status, r->method, r->uri);
     }
     apr_table_overlap(r->err_headers_out, resp.headers, APR_OVERLAP_TABLES_SET);
-    acctapi_write_json(r, resp.status, acct_resp_document(&resp, r->pool));
+    acctapi_write_resp(r, &resp);
     return OK;
 }
 

@@ -109,13 +109,15 @@ acct_req *unit_req(unit_db *db, const acct_principal *who)
 const char *unit_call(acct_req *req, acct_handler *handler, int *status)
 {
     acct_resp resp;
-    json_t *doc;
+    apr_size_t len = 0;
+    const char *text;
 
     acct_resp_init(&resp, req->pool);
     handler(req, &resp);
     *status = resp.status;
-    doc = acct_resp_document(&resp, req->pool);
-    return doc ? acct_json_dump(req->pool, doc, NULL) : "";
+    /* The bytes the glue would send, a raw body as it is. */
+    text = acct_resp_text(&resp, req->pool, &len);
+    return text ? text : "";
 }
 
 const char *unit_identity(unit_db *db, const char *username, int restricted,
