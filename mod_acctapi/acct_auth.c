@@ -14,6 +14,11 @@
 static const acct_sql q_token_lookup = ACCT_SQL("token_lookup",
     "SELECT t.id AS token_id, t.kind, t.scopes, t.expiry,"
     " u.id AS user_id, u.account_id, u.restricted, u.username,"
+    /* The profile's own columns, for GET /profile (see acct_principal). */
+    " u.email, u.authentication_type, u.authorized_keys,"
+    " u.email_notifications, u.ip_whitelist_enabled, u.shell_auth_method,"
+    " u.timezone, u.two_factor_auth, u.verified_phone_number,"
+    " u.referral_code,"
     " a.id AS app_id, a.scopes AS app_scopes, a.expiry AS app_expiry,"
     " a.revoked AS app_revoked"
     " FROM tokens t JOIN users u ON u.id = t.user_id"
@@ -117,6 +122,7 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
     v = acct_rows_get(rows, 0, "restricted");
     who->restricted = v && strcmp(v, "0") != 0;
     who->username = acct_rows_get(rows, 0, "username");
+    who->user_row = rows;
     who->scopes_text = acct_scopes_format(pool, &who->scopes);
     return ACCT_AUTH_OK;
 }

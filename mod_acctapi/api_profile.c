@@ -43,9 +43,11 @@ static const acct_rows *load_self(acct_req *req, acct_resp *resp,
     return rows;
 }
 
-void api_profile_get(acct_req *req, acct_resp *resp)
+/* The profile from `rows` (NULL: failed, answered), whose id column is
+ * `id_column`. */
+static void profile_respond(acct_req *req, acct_resp *resp,
+                            const acct_rows *rows, const char *id_column)
 {
-    const acct_rows *rows = load_self(req, resp, &q_profile);
     json_t *o, *referrals;
     const char *code;
 
@@ -86,12 +88,23 @@ void api_profile_get(acct_req *req, acct_resp *resp)
     json_object_set_new(o, "timezone", acct_json_str(COL("timezone")));
     json_object_set_new(o, "two_factor_auth",
                         acct_json_bool(COL("two_factor_auth")));
-    json_object_set_new(o, "uid", acct_json_int(COL("id")));
+    json_object_set_new(o, "uid", acct_json_int(COL(id_column)));
     json_object_set_new(o, "username", acct_json_str(COL("username")));
     json_object_set_new(o, "verified_phone_number",
                         acct_json_str(COL("verified_phone_number")));
 #undef COL
     acct_resp_ok(resp, req->pool, o);
+}
+
+void api_profile_get(acct_req *req, acct_resp *resp)
+{
+    /* The token lookup read the row already, in this request. */
+    if (req->who->user_row) {
+        profile_respond(req, resp, req->who->user_row, "user_id");
+    }
+    else {
+        profile_respond(req, resp, load_self(req, resp, &q_profile), "id");
+    }
 }
 
 /* Entity kinds of the grants document, in the contract's key order. */
@@ -409,5 +422,6 @@ void api_profile_update(acct_req *req, acct_resp *resp)
         acct_resp_store_error(resp, req->pool, rc);
         return;
     }
-    api_profile_get(req, resp);
+    /* Read again: the token lookup's row predates the change. */
+    profile_respond(req, resp, load_self(req, resp, &q_profile), "id");
 }
