@@ -471,8 +471,11 @@ static void test_zone_json(void **state)
             const char *want = jansson_zone(p, acct_zone_render(p, dom, 0, r,
                                                                 n));
 
+            assert_non_null(got);
+            assert_non_null(want);
             UNIT_CHECKF(strcmp(got, want) == 0, "domain %d, case %d:\n%s\n%s",
-                        (int)d, with, got, want);
+                        (int)d, with, got ? got : "(null)",
+                        want ? want : "(null)");
             assert_int_equal(len, strlen(want));
         }
     }
