@@ -212,7 +212,10 @@ static void test_catalog_items(void **state)
 
     for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
         answer all = run(p, tpl, kinds[k].list, NULL, "500", NULL, NULL);
-        json_t *data = json_object_get(json_loads(all.text, 0, NULL), "data");
+        /* Owned by the pool: freed with it. */
+        json_t *data = json_object_get(acct_json_own(p, json_loads(all.text, 0,
+                                                                   NULL)),
+                                       "data");
         json_t *entry;
 
         assert_true(json_array_size(data) > 0);
@@ -242,8 +245,12 @@ static void test_catalog_region_availability(void **state)
     answer regions = run(p, tpl, api_regions_list, NULL, "500", NULL, NULL);
     answer avail = run(p, tpl, api_regions_availability, NULL, "500", NULL,
                        NULL);
-    json_t *rdata = json_object_get(json_loads(regions.text, 0, NULL), "data");
-    json_t *adata = json_object_get(json_loads(avail.text, 0, NULL), "data");
+    json_t *rdata = json_object_get(acct_json_own(p, json_loads(regions.text,
+                                                                0, NULL)),
+                                    "data");
+    json_t *adata = json_object_get(acct_json_own(p, json_loads(avail.text, 0,
+                                                                NULL)),
+                                    "data");
     json_t *region, *item;
     size_t i, j;
 
