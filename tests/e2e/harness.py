@@ -544,6 +544,15 @@ class Httpd:
                     pass
             if self.pid is not None and not pid_alive(self.pid):
                 raise HarnessError(f"httpd exited during startup\n{self.log_text()}")
+            if self.proc is not None and self.proc.poll() is not None:
+                # httpd -X refused to start (a configuration error, say):
+                # what it said is on its console.
+                status = self.proc.returncode
+                self.proc = None
+                self.console.close()
+                console = (self.root / "console.log").read_text(errors="replace")
+                raise HarnessError(f"httpd exited during startup (status {status})\n"
+                                   f"{console}{self.log_text()}")
             if self.pid is not None and self._answers():
                 break
             if time.monotonic() >= deadline:
