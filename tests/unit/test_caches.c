@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "unit_db.h"
+#include "acct_dns.h"
 #include "acct_json.h"
+#include "acct_textcache.h"
 #include "acct_zone.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
@@ -583,6 +585,152 @@ static void test_zone_handler_text(void **state)
     assert_string_equal(unit_call(req, api_zone_file, &i), text);
 }
 
+/* ------------------------------------------------------------------------
+ * acct_textcache and the zone file cache
+ * ------------------------------------------------------------------------ */
+
+static void test_textcache(void **state)
+{
+    unit_db *db = *state;
+    apr_pool_t *p = db->pool, *cp = NULL;
+    acct_textcache *c;
+    apr_size_t len = 0, bytes = 0;
+    const char *got;
+    int n = 0;
+
+    assert_null(acct_textcache_get(NULL, p, "k", "1", &len));
+    acct_textcache_put(NULL, "k", "1", "text", 4);
+
+    assert_int_equal(apr_pool_create(&cp, p), APR_SUCCESS);
+    c = acct_textcache_create(cp, 3, 10);
+    assert_non_null(c);
+    assert_null(acct_textcache_get(c, p, "a", "1", &len));
+
+    acct_textcache_put(c, "a", "1", "aaaa", 4);
+    got = acct_textcache_get(c, p, "a", "1", &len);
+    assert_non_null(got);
+    assert_int_equal(len, 4);
+    assert_string_equal(got, "aaaa");
+    /* Another version of the key misses; storing it replaces the first. */
+    assert_null(acct_textcache_get(c, p, "a", "2", &len));
+    acct_textcache_put(c, "a", "2", "AAAAA", 5);
+    assert_null(acct_textcache_get(c, p, "a", "1", &len));
+    assert_string_equal(acct_textcache_get(c, p, "a", "2", &len), "AAAAA");
+    acct_textcache_usage(c, &n, &bytes);
+    assert_int_equal(n, 1);
+    assert_int_equal(bytes, 5);
+
+    /* The byte budget: "b" (4) fits beside "a" (5); "c" (3) does not, so
+     * the least recently used goes: "b", since "a" was read after it. */
+    acct_textcache_put(c, "b", "1", "bbbb", 4);
+    assert_non_null(acct_textcache_get(c, p, "a", "2", &len));
+    acct_textcache_put(c, "c", "1", "ccc", 3);
+    assert_null(acct_textcache_get(c, p, "b", "1", &len));
+    assert_string_equal(acct_textcache_get(c, p, "a", "2", &len), "AAAAA");
+    assert_string_equal(acct_textcache_get(c, p, "c", "1", &len), "ccc");
+    acct_textcache_usage(c, &n, &bytes);
+    assert_int_equal(n, 2);
+    assert_int_equal(bytes, 8);
+
+    /* The entry budget: a fourth key pushes out the oldest of three. */
+    acct_textcache_put(c, "d", "1", "d", 1);
+    acct_textcache_put(c, "e", "1", "e", 1);
+    assert_null(acct_textcache_get(c, p, "a", "2", &len));
+    assert_non_null(acct_textcache_get(c, p, "c", "1", &len));
+    assert_non_null(acct_textcache_get(c, p, "d", "1", &len));
+    assert_non_null(acct_textcache_get(c, p, "e", "1", &len));
+
+    /* Larger than the whole budget: not kept, nothing else lost. */
+    acct_textcache_put(c, "big", "1", "0123456789x", 11);
+    assert_null(acct_textcache_get(c, p, "big", "1", &len));
+    acct_textcache_usage(c, &n, &bytes);
+    assert_int_equal(n, 3);
+    assert_int_equal(bytes, 5);
+
+    /* A text with NUL bytes comes back whole, and NUL-terminated. */
+    acct_textcache_put(c, "z", "1", "x\0y", 3);
+    got = acct_textcache_get(c, p, "z", "1", &len);
+    assert_int_equal(len, 3);
+    assert_memory_equal(got, "x\0y", 4);
+    apr_pool_destroy(cp);
+}
+
+/* The zone text GET /zone-file answers, through the handler. */
+static const char *zone_answer(unit_db *db, const acct_principal *who,
+                               const char *id, const acct_settings *settings)
+{
+    acct_req *req = unit_req(db, who);
+    const char *text;
+    int status = 0;
+
+    req->settings = settings;
+    req->params[0] = id;
+    text = unit_call(req, api_zone_file, &status);
+    assert_int_equal(status, 200);
+    return text;
+}
+
+/*
+ * With the cache, a zone is answered from the text of the same serial; a
+ * change that moves the serial (every stored change does) is answered
+ * afresh.  The records are changed here behind the serial's back to tell a
+ * cached answer from a fresh one.
+ */
+static void test_zone_cache(void **state)
+{
+    static const acct_settings plain = {0};
+    static const char *const other_ns[] = {"ns1.other.example", NULL};
+    acct_settings with_ns = plain;
+    unit_db *db = *state;
+    apr_pool_t *p = db->pool, *cp = NULL;
+    acct_principal who;
+    acct_rows *rows = NULL;
+    const char *id, *first, *second;
+    apr_int64_t n;
+    static const acct_sql q_last = ACCT_SQL("test_cache_last_domain",
+        "SELECT max(id) AS id FROM domains");
+
+    with_ns.nameservers = other_ns;
+    assert_int_equal(apr_pool_create(&cp, p), APR_SUCCESS);
+    assert_int_equal(acct_zone_cache_init(cp), 0);
+    unit_identity(db, "zonecache", 0, "*", &who);
+    assert_int_equal(acct_store_exec_script(db->store, p, apr_psprintf(p,
+        "INSERT INTO domains (account_id, domain, domain_key, type, status,"
+        " serial, created, updated) VALUES (%" APR_INT64_T_FMT
+        ", 'zc.example', 'zc.example', 'master', 'active', 5, 1, 1)",
+        who.account_id)), ACCT_STORE_OK);
+    assert_int_equal(acct_store_select(db->store, p, &q_last, &rows, 0, NULL),
+                     ACCT_STORE_OK);
+    id = acct_rows_get(rows, 0, "id");
+    assert_int_equal(acct_parse_i64(id, &n), 0);
+
+    first = zone_answer(db, &who, id, &plain);
+    assert_null(strstr(first, "sneaked"));
+    assert_int_equal(acct_store_exec_script(db->store, p, apr_psprintf(p,
+        "INSERT INTO domain_records (domain_id, type, name, target, created,"
+        " updated) VALUES (%s, 'A', 'sneaked', '192.0.2.7', 1, 1)", id)),
+        ACCT_STORE_OK);
+    /* Same serial: the kept text. */
+    assert_string_equal(zone_answer(db, &who, id, &plain), first);
+    /* Other nameservers: another text, rendered now. */
+    second = zone_answer(db, &who, id, &with_ns);
+    assert_non_null(strstr(second, "sneaked"));
+    assert_non_null(strstr(second, "ns1.other.example"));
+    /* The serial moves: rendered afresh, with the record. */
+    assert_int_equal(acct_dns_touch(db->store, p, n, 1000), ACCT_STORE_OK);
+    second = zone_answer(db, &who, id, &plain);
+    assert_non_null(strstr(second, "sneaked"));
+    assert_non_null(strstr(second, " 1000 "));
+    assert_string_not_equal(second, first);
+
+    /* Without the cache (its pool gone), every answer is fresh. */
+    apr_pool_destroy(cp);
+    assert_int_equal(acct_store_exec_script(db->store, p, apr_psprintf(p,
+        "DELETE FROM domain_records WHERE domain_id = %s", id)),
+        ACCT_STORE_OK);
+    assert_null(strstr(zone_answer(db, &who, id, &plain), "sneaked"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +743,8 @@ int main(void)
         UNIT_DB_TEST(test_zone_json),
         UNIT_DB_TEST(test_json_string_escaper),
         UNIT_DB_TEST(test_zone_handler_text),
+        UNIT_DB_TEST(test_textcache),
+        UNIT_DB_TEST(test_zone_cache),
     };
 
     return UNIT_DB_RUN(tests);
