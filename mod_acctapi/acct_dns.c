@@ -85,11 +85,7 @@ int acct_dns_name_valid(const char *name, unsigned flags)
 }
 
 static const acct_sql q_touch = ACCT_SQL("domain_touch",
-    "UPDATE domains SET"
-    " serial = CASE WHEN serial + 1 > CAST(%s AS BIGINT) THEN serial + 1"
-    "          ELSE CAST(%s AS BIGINT) END,"
-    " updated = CAST(%s AS BIGINT)"
-    " WHERE id = CAST(%s AS BIGINT)");
+    "UPDATE domains SET" ACCT_DNS_TOUCH_SET " WHERE id = CAST(%s AS BIGINT)");
 
 acct_store_rc acct_dns_touch(acct_store *st, apr_pool_t *pool,
                              apr_int64_t domain_id, apr_int64_t now)

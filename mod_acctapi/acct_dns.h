@@ -41,8 +41,18 @@ apr_int64_t acct_dns_round_domain_seconds(apr_int64_t seconds);
 apr_int64_t acct_dns_round_record_ttl(apr_int64_t seconds);
 
 /*
- * After any change of a domain or its records: bumps the SOA serial (which
- * only ever grows: max(serial + 1, now)) and the domain's updated time.
+ * The SET items of a change of domain `d`: the SOA serial, which only ever
+ * grows (max(serial + 1, now)), and the updated time.  Three arguments, all
+ * the request's time.
+ */
+#define ACCT_DNS_TOUCH_SET \
+    " serial = CASE WHEN serial + 1 > CAST(%s AS BIGINT) THEN serial + 1" \
+    "          ELSE CAST(%s AS BIGINT) END," \
+    " updated = CAST(%s AS BIGINT)"
+
+/*
+ * After any change of a domain or its records: bumps the SOA serial and the
+ * domain's updated time (ACCT_DNS_TOUCH_SET).
  */
 acct_store_rc acct_dns_touch(acct_store *st, apr_pool_t *pool,
                              apr_int64_t domain_id, apr_int64_t now);

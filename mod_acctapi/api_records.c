@@ -13,6 +13,7 @@
 #include "api_handlers.h"
 #include "acct_dns.h"
 #include "acct_list.h"
+#include "acct_log.h"
 #include "acct_publish.h"
 #include "acct_record.h"
 
@@ -23,10 +24,38 @@ static const acct_sql q_record_get = ACCT_SQL("record_get",
     "SELECT " ACCT_RECORD_COLUMNS " FROM domain_records"
     " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
 
-/* The limit: the affected-row count says whether a slot was free. */
+/*
+ * The limit, and the serial of the change, in one write: the affected-row
+ * count says whether a slot was free.
+ */
 static const acct_sql q_slot_claim = ACCT_SQL("record_slot_claim",
-    "UPDATE domains SET record_count = record_count + 1"
+    "UPDATE domains SET record_count = record_count + 1," ACCT_DNS_TOUCH_SET
     " WHERE id = CAST(%s AS BIGINT) AND record_count < CAST(%s AS INTEGER)");
+
+/*
+ * A new record, written only when no neighbour rule forbids it (the rules
+ * of check_cname and check_mx, for a record without an id), and returned
+ * as stored.  No row back: a rule forbids it, and check_neighbours says
+ * which.  Run under the domain's lock, like the checks it stands for.
+ */
+static const acct_sql q_record_insert_checked = ACCT_SQL(
+    "record_insert_checked",
+    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
+    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
+    " SELECT CAST(%s AS BIGINT), CAST(%s AS TEXT), CAST(%s AS TEXT),"
+    " CAST(%s AS TEXT), CAST(%s AS INTEGER), CAST(%s AS INTEGER),"
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS TEXT),"
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS BIGINT),"
+    " CAST(%s AS BIGINT)"
+    " WHERE NOT EXISTS (SELECT 1 FROM domain_records o"
+    "  WHERE o.domain_id = CAST(%s AS BIGINT)"
+    "  AND lower(o.name) = lower(CAST(%s AS TEXT))"
+    "  AND (o.type = 'CNAME' OR CAST(%s AS TEXT) = 'CNAME'))"
+    " AND NOT EXISTS (SELECT 1 FROM domain_records o"
+    "  WHERE o.domain_id = CAST(%s AS BIGINT) AND o.type = 'MX'"
+    "  AND CAST(%s AS TEXT) = 'MX'"
+    "  AND (CAST(%s AS INTEGER) = 1 OR (o.name = '' AND o.target = '')))"
+    " RETURNING " ACCT_RECORD_COLUMNS);
 
 static const acct_sql q_slot_release = ACCT_SQL("record_slot_release",
     "UPDATE domains SET record_count = record_count - 1"
@@ -162,16 +191,22 @@ static int touch_domain(acct_req *req, acct_resp *resp,
     return 0;
 }
 
-/* One more record: 0, or -1 after answering the limit (or an error). */
+/*
+ * One more record, and the change's serial (what touch_domain does, in the
+ * same write, which takes the domain row): 0, or -1 after answering the
+ * limit (or an error).
+ */
 static int claim_slot(acct_req *req, acct_resp *resp, const acct_rows *domain)
 {
-    const char *args[2];
+    const char *args[5];
+    apr_int64_t id = 0;
     int affected = 0;
 
-    args[0] = domain_id(domain);
-    args[1] = acct_i64(req->pool, ACCT_RECORD_LIMIT);
+    args[0] = args[1] = args[2] = acct_i64(req->pool, req->now);
+    args[3] = domain_id(domain);
+    args[4] = acct_i64(req->pool, ACCT_RECORD_LIMIT);
     if (store_ok(req, resp, acct_store_exec(req->store, req->pool,
-                                            &q_slot_claim, &affected, 2,
+                                            &q_slot_claim, &affected, 5,
                                             args)) != 0) {
         return -1;
     }
@@ -181,6 +216,8 @@ static int claim_slot(acct_req *req, acct_resp *resp, const acct_rows *domain)
                         NULL);
         return -1;
     }
+    acct_parse_i64(domain_id(domain), &id);
+    acct_publish_note(req, id, NULL, ACCT_PUBLISH_ZONE);
     return 0;
 }
 
@@ -316,7 +353,8 @@ void api_record_create(acct_req *req, acct_resp *resp)
     acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
     acct_record_zone zone;
     acct_record rec;
-    apr_int64_t domain_no = 0, id = 0;
+    acct_rows *rows = NULL;
+    const char *args[19];
 
     if (!domain || refuse_slave(req, resp, domain) != 0) {
         return;
@@ -324,17 +362,32 @@ void api_record_create(acct_req *req, acct_resp *resp)
     zone_of(req, domain, &zone);
     /* Claiming the slot is the write that takes the domain row. */
     if (acct_record_read(req, resp, NULL, &zone, &rec) != 0
-        || claim_slot(req, resp, domain) != 0
-        || check_neighbours(req, resp, domain, "0", &rec) != 0) {
+        || claim_slot(req, resp, domain) != 0) {
         return;
     }
-    acct_parse_i64(domain_id(domain), &domain_no);
-    if (store_ok(req, resp, acct_record_insert(req->store, req->pool, domain_no,
-                                               &rec, req->now, &id)) != 0
-        || touch_domain(req, resp, domain) != 0) {
+    args[0] = domain_id(domain);
+    args[1] = rec.type;
+    acct_record_args(req->pool, &rec, args + 2);
+    args[11] = args[12] = acct_i64(req->pool, req->now);
+    args[13] = args[16] = domain_id(domain);
+    args[14] = rec.name;
+    args[15] = args[17] = rec.type;
+    args[18] = acct_record_is_null_mx(&rec) ? "1" : "0";
+    if (store_ok(req, resp, acct_store_select(req->store, req->pool,
+                                              &q_record_insert_checked, &rows,
+                                              19, args)) != 0) {
         return;
     }
-    respond_record(req, resp, domain, acct_i64(req->pool, id));
+    if (rows->nrows == 0) {
+        /* A rule forbade it: the checks say which (and answer). */
+        if (check_neighbours(req, resp, domain, "0", &rec) == 0) {
+            acct_log(ACCT_LOG_ERR, ACCTLOGNO(00066) "record of domain %s: "
+                     "not written, yet no rule forbids it", domain_id(domain));
+            acct_resp_store_error(resp, req->pool, ACCT_STORE_FAILED);
+        }
+        return;
+    }
+    acct_resp_ok(resp, req->pool, acct_record_json(req->pool, rows, 0));
 }
 
 void api_record_update(acct_req *req, acct_resp *resp)
