@@ -32,6 +32,7 @@ struct acct_store {
     acct_dialect dialect;
     conn_state *conn;
     int in_tx;
+    int begin_pending;  /* pgsql: BEGIN not sent yet (see acct_store_begin) */
 };
 
 #define CONN_STATE_KEY "acct_store.conn_state"
@@ -344,13 +345,13 @@ static acct_rows *rows_from_pg(apr_pool_t *pool, const PGresult *res)
  * Would preparing again help?  The statement is gone from the session
  * (26000), or the tables under it changed shape since it was prepared
  * ("cached plan must not change result type", 0A000: another node ran a
- * migration).  Not inside a transaction, which the error has aborted.
+ * migration).
  */
-static int pg_stale_statement(const acct_store *st, const PGresult *res)
+static int pg_stale_statement(const PGresult *res)
 {
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
-    return !st->in_tx && state
+    return state
            && (strcmp(state, "26000") == 0 || strcmp(state, "0A000") == 0);
 }
 
@@ -376,25 +377,100 @@ static const char *pg_named(acct_store *st, const acct_sql *sql,
     return name;
 }
 
-/* Forgets the name of `text` (see pg_named). */
-static void pg_forget(acct_store *st, const acct_sql *sql, const char *text)
+/*
+ * Forgets every statement named in this session (see pg_named): a schema
+ * change that made one stale has most likely made others stale too, and
+ * each would otherwise fail once more, some in the middle of a transaction
+ * where it cannot be retried.  They are prepared again, under new names,
+ * as they are next run; the old ones stay on the server until the session
+ * ends (their names are never reused).
+ */
+static void pg_forget_all(acct_store *st)
 {
-    if (sql) {
-        apr_hash_set(st->conn->prepared, sql, sizeof(*sql), NULL);
-    }
-    else {
-        apr_hash_set(st->conn->dynamic, text, APR_HASH_KEY_STRING, NULL);
-    }
+    apr_hash_clear(st->conn->prepared);
+    apr_hash_clear(st->conn->dynamic);
 }
 
 /*
- * Runs `text` (the SQL of `sql`, or a dynamic statement when sql is NULL):
- * as a named statement unless `unnamed` (parsed and planned for this run
- * only); rows wanted when `out` is set, else only the count.
+ * The first statement of a transaction, sent together with its BEGIN in
+ * one pipeline (acct_store_begin defers BEGIN): one round trip instead of
+ * two for every write request.  The statement's result, or NULL with *rc
+ * set (BEGIN failed, or the pipeline broke).  The connection leaves
+ * pipeline mode in every case: libpq resets it when it cannot.
+ */
+static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
+                                  const char *name, const char *text,
+                                  int nargs, const char *const *args,
+                                  acct_store_rc *rc)
+{
+    PGconn *conn = pg_conn(st);
+    PGresult *begin = NULL, *res = NULL, *r;
+    int query = 0, sent, rounds;
+
+    st->begin_pending = 0;
+    if (PQenterPipelineMode(conn) != 1) {
+        *rc = pg_error(st, NULL, "BEGIN (pipeline)");
+        return NULL;
+    }
+    sent = PQsendQueryParams(conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0)
+           && (name ? PQsendQueryPrepared(conn, name, nargs, args, NULL, NULL,
+                                          0)
+                    : PQsendQueryParams(conn, pg_placeholders(pool, text),
+                                        nargs, NULL, args, NULL, NULL, 0))
+           && PQpipelineSync(conn);
+    /* Each query's result, a NULL after each, then the sync's result; a
+     * broken connection gives NULLs only (bounded by `rounds`). */
+    for (rounds = 0; sent && rounds < 8; rounds++) {
+        r = PQgetResult(conn);
+        if (!r) {
+            if (PQstatus(conn) != CONNECTION_OK) {
+                break;
+            }
+            query++;
+            continue;
+        }
+        if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
+            PQclear(r);
+            break;
+        }
+        if (query == 0 && !begin) {
+            begin = r;
+        }
+        else if (query == 1 && !res) {
+            res = r;
+        }
+        else {
+            PQclear(r);
+        }
+    }
+    if (PQexitPipelineMode(conn) != 1) {
+        /* Results still pending: the session is unusable as it is. */
+        acct_log(ACCT_LOG_WARN, ACCTLOGNO(00067) "database connection reset: "
+                 "its pipeline did not finish (%s)", PQerrorMessage(conn));
+        PQreset(conn);
+        sent = 0;
+    }
+    if (!sent || !begin || PQresultStatus(begin) != PGRES_COMMAND_OK) {
+        *rc = pg_error(st, begin, "BEGIN");
+        PQclear(begin);
+        PQclear(res);
+        return NULL;
+    }
+    PQclear(begin);
+    if (!res) {
+        *rc = pg_error(st, NULL, "first statement of a transaction");
+    }
+    return res;
+}
+
+/*
+ * Runs `text` (the SQL of `sql`, or a dynamic statement when sql is NULL)
+ * as a named statement of the session (see pg_dynamic for the exception);
+ * rows wanted when `out` is set, else only the count.
  */
 static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
                             const acct_sql *sql, const char *text,
-                            int unnamed, const char *what, int nargs,
+                            const char *what, int nargs,
                             const char *const *args, acct_rows **out,
                             int *affected)
 {
@@ -405,23 +481,51 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
     int attempt;
 
     for (attempt = 0; attempt < 2; attempt++) {
+        int began = st->begin_pending;
+
         if (!(conn = pg_session(st))) {
             return pg_error(st, NULL, what);
         }
-        if (!unnamed && !(name = pg_named(st, sql, text, what, &rc))) {
+        /* A dynamic text new to a session that has named too many already
+         * is planned for this run only. */
+        name = NULL;
+        if ((sql || apr_hash_get(st->conn->dynamic, text, APR_HASH_KEY_STRING)
+             || apr_hash_count(st->conn->dynamic) < PG_DYNAMIC_NAMED_MAX)
+            && !(name = pg_named(st, sql, text, what, &rc))) {
             return rc;
         }
-        res = name ? PQexecPrepared(conn, name, nargs, args, NULL, NULL, 0)
-                   : PQexecParams(conn, pg_placeholders(pool, text), nargs,
-                                  NULL, args, NULL, NULL, 0);
+        if (began) {
+            res = pg_begin_and_run(st, pool, name, text, nargs, args, &rc);
+            if (!res) {
+                return rc;
+            }
+        }
+        else {
+            res = name ? PQexecPrepared(conn, name, nargs, args, NULL, NULL, 0)
+                       : PQexecParams(conn, pg_placeholders(pool, text), nargs,
+                                      NULL, args, NULL, NULL, 0);
+        }
         if (res && (PQresultStatus(res) == PGRES_TUPLES_OK
                     || PQresultStatus(res) == PGRES_COMMAND_OK)) {
             break;
         }
-        if (attempt == 0 && name && pg_stale_statement(st, res)) {
+        if (name && pg_stale_statement(res)) {
+            pg_forget_all(st);
+        }
+        /* Retried once: outside a transaction (which the error has
+         * aborted), or as a transaction's first statement, whose
+         * transaction starts again. */
+        if (attempt == 0 && name && pg_stale_statement(res)
+            && (!st->in_tx || began)) {
             PQclear(res);
             res = NULL;
-            pg_forget(st, sql, text);
+            if (began) {
+                /* The error aborted the transaction it began: start over. */
+                res = PQexec(conn, "ROLLBACK");
+                PQclear(res);
+                res = NULL;
+                st->begin_pending = 1;
+            }
             continue;
         }
         rc = pg_error(st, res, what);
@@ -444,7 +548,7 @@ static acct_store_rc pg_catalogued(acct_store *st, apr_pool_t *pool,
                                    const char *const *args, acct_rows **out,
                                    int *affected)
 {
-    return pg_run(st, pool, sql, sql_text(st, sql), 0, sql->name, nargs, args,
+    return pg_run(st, pool, sql, sql_text(st, sql), sql->name, nargs, args,
                   out, affected);
 }
 
@@ -457,11 +561,7 @@ static acct_store_rc pg_dynamic(acct_store *st, apr_pool_t *pool,
                                 const char *sql, const char *what, int nargs,
                                 const char *const *args, acct_rows **out)
 {
-    int unnamed = pg_session(st)
-                  && !apr_hash_get(st->conn->dynamic, sql, APR_HASH_KEY_STRING)
-                  && apr_hash_count(st->conn->dynamic) >= PG_DYNAMIC_NAMED_MAX;
-
-    return pg_run(st, pool, NULL, sql, unnamed, what, nargs, args, out, NULL);
+    return pg_run(st, pool, NULL, sql, what, nargs, args, out, NULL);
 }
 
 /* ---- sqlite3: apr_dbd opens the connection, sqlite3 runs the SQL --------- */
@@ -710,6 +810,11 @@ acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
     if (!(conn = pg_session(st))) {
         return pg_error(st, NULL, "script");
     }
+    if (st->begin_pending) {
+        /* A transaction's first statement is a script: BEGIN goes first. */
+        st->begin_pending = 0;
+        sql = apr_pstrcat(pool ? pool : st->conn_pool, "BEGIN;", sql, NULL);
+    }
     /* Several statements in one text: PQexec runs them all, stops at the
      * first error and reports it. */
     res = PQexec(conn, sql);
@@ -739,21 +844,51 @@ static acct_store_rc plain_query(acct_store *st, const char *sql)
     return acct_store_exec_script(st, NULL, sql);
 }
 
+/*
+ * On pgsql, BEGIN waits for the transaction's first statement and goes with
+ * it (pg_begin_and_run): a transaction that runs no statement sends
+ * nothing at all.  The connection is checked now all the same, so that a
+ * dead database still fails here.
+ */
 acct_store_rc acct_store_begin(acct_store *st, apr_pool_t *pool)
 {
     acct_store_rc rc;
 
-    rc = plain_query(st, st->dialect == ACCT_DIALECT_SQLITE ? "BEGIN IMMEDIATE"
-                                                            : "BEGIN");
+    (void)pool;
+    if (st->dialect == ACCT_DIALECT_PGSQL) {
+        if (!pg_session(st)) {
+            return pg_error(st, NULL, "BEGIN");
+        }
+        st->begin_pending = 1;
+        st->in_tx = 1;
+        return ACCT_STORE_OK;
+    }
+    rc = plain_query(st, "BEGIN IMMEDIATE");
     if (rc == ACCT_STORE_OK) {
         st->in_tx = 1;
     }
     return rc;
 }
 
+/* A transaction whose BEGIN was never sent: nothing to end. */
+static int end_unsent(acct_store *st)
+{
+    if (!st->begin_pending) {
+        return 0;
+    }
+    st->begin_pending = 0;
+    st->in_tx = 0;
+    return 1;
+}
+
 acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool)
 {
-    acct_store_rc rc = plain_query(st, "COMMIT");
+    acct_store_rc rc;
+
+    if (end_unsent(st)) {
+        return ACCT_STORE_OK;
+    }
+    rc = plain_query(st, "COMMIT");
 
     if (rc != ACCT_STORE_OK) {
         /* A failed COMMIT may leave the transaction open on sqlite3. */
@@ -767,7 +902,7 @@ acct_store_rc acct_store_rollback(acct_store *st, apr_pool_t *pool)
 {
     acct_store_rc rc;
 
-    if (!st->in_tx) {
+    if (!st->in_tx || end_unsent(st)) {
         return ACCT_STORE_OK;
     }
     rc = plain_query(st, "ROLLBACK");

@@ -208,3 +208,44 @@ def test_postgres_down(pg, expect_log):
             time.sleep(0.2)
     finally:
         c.close()
+
+
+def test_statements_outlive_a_schema_change(pg, expect_log):
+    """A column changes type under statements every child has prepared
+    (PostgreSQL then refuses them: "cached plan must not change result
+    type"): reads and writes go on without an error, including a write
+    whose very first statement meets it, where the module sends BEGIN with
+    that statement, rolls back and starts the transaction again."""
+    expect_log(DB_LINES)
+    backend, start_server = pg
+    srv = start_server(name="httpd-ddl", extra=SINGLE_CHILD)
+    c = srv.client(token=backend.token)
+    try:
+        r = c.post("/domains", json={"domain": "ddl.e2e-storage.example",
+                                     "type": "master",
+                                     "soa_email": "hostmaster@ddl.e2e-storage.example"})
+        assert r.status == 200, r
+        did = r.json["id"]
+
+        def round_of_requests(tag):
+            """A write whose first statement reads the domain row, a read of
+            it, an update of it: every one succeeds."""
+            r = c.post(f"/domains/{did}/records",
+                       json={"type": "A", "name": f"h{tag}", "target": "192.0.2.1"})
+            assert r.status == 200, (tag, r)
+            r = c.get(f"/domains/{did}")
+            assert r.status == 200, (tag, r)
+            r = c.put(f"/domains/{did}", json={"ttl_sec": 300})
+            assert r.status == 200 and r.json["ttl_sec"] == 300, (tag, r)
+
+        round_of_requests("warm1")
+        round_of_requests("warm2")
+        backend.execute("ALTER TABLE domains ALTER COLUMN ttl_sec TYPE BIGINT")
+        round_of_requests("bigint1")
+        round_of_requests("bigint2")
+        backend.execute("ALTER TABLE domains ALTER COLUMN ttl_sec TYPE INTEGER")
+        round_of_requests("integer")
+        records = c.get(f"/domains/{did}/records").json
+        assert records["results"] == 5, records
+    finally:
+        c.close()
