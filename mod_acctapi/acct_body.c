@@ -1,4 +1,5 @@
 #include "acct_body.h"
+#include "acct_text.h"
 #include "acct_time.h"
 
 #include <apr_strings.h>
@@ -33,25 +34,6 @@ void acct_body_only(acct_req *req, acct_resp *resp,
     }
 }
 
-/*
- * C0 and C1 controls and DEL: no field of the contract holds them, and a
- * label with a line break or an escape sequence would reach logs, terminals
- * and zone files.  (NUL never gets here: the body reader refuses \u0000.)
- * The text is valid UTF-8 (jansson checked it): C1 is U+0080..U+009F.
- */
-static int has_control_character(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-
-    for (; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80
-                                        && p[1] <= 0x9f)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
                                const char *field, size_t min, size_t max,
                                int nullable, const char **out)
@@ -79,7 +61,7 @@ acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
                                        (unsigned long)max));
         return ACCT_FIELD_BAD;
     }
-    if (has_control_character(json_string_value(v))) {
+    if (acct_has_control_character(json_string_value(v))) {
         acct_resp_invalid(resp, req->pool, field,
                           apr_psprintf(req->pool, "%s must be printable text: "
                                        "control characters are not allowed",

@@ -2,6 +2,7 @@
 #include "acct_body.h"
 #include "acct_dns.h"
 #include "acct_json.h"
+#include "acct_text.h"
 
 #include <apr_strings.h>
 #include <arpa/inet.h>
@@ -348,20 +349,6 @@ static int caa_iodef_valid(apr_pool_t *pool, const char *value)
         return url_rest_valid(pool, value + 7);
     }
     return fqdn_valid(value, 0);
-}
-
-/* Printable text: no C0 or C1 control characters, no DEL. */
-static int printable_text(const char *s)
-{
-    const unsigned char *p;
-
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f
-            || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) {
-            return 0;
-        }
-    }
-    return 1;
 }
 
 /* The caller's IPv4 address (also when it reached us IPv4-mapped), or NULL. */
@@ -784,7 +771,7 @@ static const char *record_target(apr_pool_t *pool, acct_resp *resp,
         return tag ? target_caa(pool, resp, t, tag) : NULL;
     }
     if (is_type(r, "TXT")) {
-        if (!printable_text(t)) {
+        if (acct_has_control_character(t)) {
             acct_resp_invalid(resp, pool, "target",
                               "target must be printable text: control "
                               "characters are not allowed");
@@ -1081,9 +1068,7 @@ json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i)
 
 typedef struct text_out {
     apr_pool_t *pool;
-    char *buf;
-    apr_size_t len;
-    apr_size_t cap;
+    acct_text text;
     const char *time_text;   /* the last timestamp column written, */
     const char *time_value;  /* and its value (created = updated, often) */
     int time_known;
@@ -1094,47 +1079,10 @@ typedef struct text_out {
 
 static void out_bytes(text_out *o, const char *s, apr_size_t n)
 {
-    char *grown;
-
-    if (o->len + n > o->cap) {
-        o->cap = o->cap * 2 > o->len + n ? o->cap * 2 : o->len + n;
-        grown = apr_palloc(o->pool, o->cap);
-        memcpy(grown, o->buf, o->len);
-        o->buf = grown;
-    }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
+    acct_text_put(&o->text, s, n);
 }
 
 #define OUT_LITERAL(o, s) out_bytes((o), (s), sizeof(s) - 1)
-
-/*
- * Bytes of the UTF-8 sequence at `s` (not ASCII), or 0 when it is not
- * one jansson accepts: no overlong forms, surrogates or code points past
- * U+10FFFF.
- */
-static apr_size_t utf8_sequence(const unsigned char *s)
-{
-    apr_size_t n, i;
-    unsigned long cp;
-
-    if (s[0] < 0xC2 || s[0] > 0xF4) {
-        return 0;
-    }
-    n = s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : 4;
-    cp = s[0] & (0x7F >> n);
-    for (i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {    /* also the terminating NUL */
-            return 0;
-        }
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000)
-        || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        return 0;
-    }
-    return n;
-}
 
 static void out_escape(text_out *o, unsigned char c)
 {
@@ -1147,7 +1095,7 @@ static void out_escape(text_out *o, unsigned char c)
 static void out_string(text_out *o, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s, *run = p;
-    apr_size_t start = o->len, n;
+    apr_size_t start = o->text.len, n;
 
     if (!s) {
         OUT_LITERAL(o, "null");
@@ -1156,8 +1104,9 @@ static void out_string(text_out *o, const char *s)
     OUT_LITERAL(o, "\"");
     while (*p) {
         if (*p >= 0x80) {
-            if (!(n = utf8_sequence(p))) {
-                o->len = start;
+            if (!(n = acct_utf8_sequence(p))) {
+                o->text.len = start;
+                o->text.data[start] = '\0';
                 OUT_LITERAL(o, "null");
                 return;
             }
@@ -1247,8 +1196,7 @@ const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
     memset(&o, 0, sizeof(o));
     o.pool = pool;
     /* About 200 bytes make a typical record: one buffer, rarely grown. */
-    o.cap = 256 * (apr_size_t)rows->nrows + 16;
-    o.buf = apr_palloc(pool, o.cap);
+    acct_text_init(&o.text, pool, 256 * (apr_size_t)rows->nrows + 16);
     record_columns(rows, o.col);
     for (k = 0; k < NKEYS; k++) {
         o.prefix[k] = apr_pstrcat(pool, k == 0 ? "{\"" : ",\"",
@@ -1263,8 +1211,8 @@ const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
         out_record(&o, rows, i);
     }
     OUT_LITERAL(&o, "]");
-    *len = o.len;
-    return o.buf;
+    *len = o.text.len;
+    return o.text.data;
 }
 
 static const acct_sql q_record_insert = ACCT_SQL("record_insert",

@@ -1,4 +1,5 @@
 #include "acct_sshkey.h"
+#include "acct_text.h"
 #include "acct_json.h"
 
 #include <apr_strings.h>
@@ -102,49 +103,6 @@ static int type_follows(const char *s)
         }
     }
     return 0;
-}
-
-/* Strict UTF-8: no overlong forms, surrogates or code points past U+10FFFF. */
-static int utf8_valid(const unsigned char *s)
-{
-    while (*s) {
-        apr_uint32_t cp, min;
-        int need, k;
-
-        if (*s < 0x80) {
-            s++;
-            continue;
-        }
-        if (*s >= 0xc2 && *s <= 0xdf) {
-            need = 1;
-            cp = *s & 0x1f;
-            min = 0x80;
-        }
-        else if ((*s & 0xf0) == 0xe0) {
-            need = 2;
-            cp = *s & 0x0f;
-            min = 0x800;
-        }
-        else if (*s >= 0xf0 && *s <= 0xf4) {
-            need = 3;
-            cp = *s & 0x07;
-            min = 0x10000;
-        }
-        else {
-            return 0;
-        }
-        for (k = 1; k <= need; k++) {
-            if ((s[k] & 0xc0) != 0x80) {
-                return 0;  /* also stops at the terminating NUL */
-            }
-            cp = (cp << 6) | (s[k] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-            return 0;
-        }
-        s += need + 1;
-    }
-    return 1;
 }
 
 /* ---- base64 -------------------------------------------------------------- */
@@ -491,7 +449,7 @@ int acct_sshkey_parse(apr_pool_t *pool, const char *line, acct_sshkey *out,
     out->type = t->name;
     out->data = data;
     out->comment = comment_of(pool, end);
-    if (out->comment && !utf8_valid((const unsigned char *)out->comment)) {
+    if (out->comment && !acct_utf8_valid(out->comment)) {
         *reason = ACCT_SSHKEY_R_COMMENT;
         return -1;
     }

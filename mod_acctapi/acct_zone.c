@@ -7,6 +7,7 @@
  */
 #include "acct_zone.h"
 #include "acct_json.h"
+#include "acct_text.h"
 
 #include <apr_strings.h>
 #include <arpa/inet.h>
@@ -29,62 +30,9 @@ acct_store_rc acct_zone_records(acct_store *st, apr_pool_t *pool,
 /* ---- a growing text buffer ----------------------------------------------- */
 
 /*
- * Lines are built in one buffer reused from line to line, so a zone of
+ * Lines are built in one acct_text reused from line to line, so a zone of
  * 12,000 records costs a few allocations, not several per record.
  */
-typedef struct zbuf {
-    apr_pool_t *pool;
-    char *data;
-    apr_size_t len;
-    apr_size_t cap;
-} zbuf;
-
-static void zb_init(zbuf *b, apr_pool_t *pool, apr_size_t cap)
-{
-    b->pool = pool;
-    b->cap = cap;
-    b->len = 0;
-    b->data = apr_palloc(pool, cap);
-    b->data[0] = '\0';
-}
-
-/* Room for `more` bytes and a NUL after what is there. */
-static char *zb_room(zbuf *b, apr_size_t more)
-{
-    if (b->len + more + 1 > b->cap) {
-        apr_size_t cap = b->cap * 2;
-        char *bigger;
-
-        while (b->len + more + 1 > cap) {
-            cap *= 2;
-        }
-        bigger = apr_palloc(b->pool, cap);
-        memcpy(bigger, b->data, b->len + 1);
-        b->data = bigger;
-        b->cap = cap;
-    }
-    return b->data + b->len;
-}
-
-static void zb_put(zbuf *b, const char *text, apr_size_t len)
-{
-    memcpy(zb_room(b, len), text, len);
-    b->len += len;
-    b->data[b->len] = '\0';
-}
-
-static void zb_puts(zbuf *b, const char *text)
-{
-    zb_put(b, text, strlen(text));
-}
-
-static void zb_i64(zbuf *b, apr_int64_t v)
-{
-    char num[24];
-    int n = apr_snprintf(num, sizeof(num), "%" APR_INT64_T_FMT, v);
-
-    zb_put(b, num, (apr_size_t)n);
-}
 
 /* ---- rows ------------------------------------------------------------------ */
 
@@ -170,9 +118,9 @@ static char *escape_into(char *out, const char *text, size_t len,
 }
 
 /* `len` bytes of `text` as one quoted, escaped master-file string. */
-static void zb_quoted(zbuf *b, const char *text, apr_size_t len)
+static void zb_quoted(acct_text *b, const char *text, apr_size_t len)
 {
-    char *p = zb_room(b, 4 * len + 2);
+    char *p = acct_text_room(b, 4 * len + 2);
 
     *p++ = '"';
     p = escape_into(p, text, len, "\"\\");
@@ -187,9 +135,9 @@ static void zb_quoted(zbuf *b, const char *text, apr_size_t len)
  * '/' (or a separating dot) is escaped.  Stored names are validated, so
  * this only keeps a bad row from breaking the file.
  */
-static void zb_name(zbuf *b, const char *name, apr_size_t len, int keep_dots)
+static void zb_name(acct_text *b, const char *name, apr_size_t len, int keep_dots)
 {
-    char *p = zb_room(b, 4 * len);
+    char *p = acct_text_room(b, 4 * len);
     apr_size_t i;
 
     for (i = 0; i < len; i++) {
@@ -205,34 +153,34 @@ static void zb_name(zbuf *b, const char *name, apr_size_t len, int keep_dots)
  * `len` bytes of a name, absolute: "" is the root ".", a trailing dot is
  * not doubled.
  */
-static void zb_absolute(zbuf *b, const char *name, apr_size_t len)
+static void zb_absolute(acct_text *b, const char *name, apr_size_t len)
 {
     if (len && name[len - 1] == '.') {
         len--;
     }
     if (len == 0) {
-        zb_put(b, ".", 1);
+        acct_text_put(b, ".", 1);
         return;
     }
     zb_name(b, name, len, 1);
-    zb_put(b, ".", 1);
+    acct_text_put(b, ".", 1);
 }
 
 static const char *absolute(apr_pool_t *pool, const char *name)
 {
-    zbuf b;
+    acct_text b;
     size_t len = strlen(name);
 
-    zb_init(&b, pool, 4 * len + 2);
+    acct_text_init(&b, pool, 4 * len + 2);
     zb_absolute(&b, name, len);
     return b.data;
 }
 
 const char *acct_zone_quote(apr_pool_t *pool, const char *text, size_t len)
 {
-    zbuf b;
+    acct_text b;
 
-    zb_init(&b, pool, 4 * len + 3);
+    acct_text_init(&b, pool, 4 * len + 3);
     zb_quoted(&b, text, len);
     return b.data;
 }
@@ -256,7 +204,7 @@ static size_t chunk_length(const char *text, size_t left)
 }
 
 /* A TXT value as quoted character-strings of at most 255 bytes each. */
-static void zb_txt(zbuf *b, const char *value)
+static void zb_txt(acct_text *b, const char *value)
 {
     size_t left = strlen(value), n;
 
@@ -266,7 +214,7 @@ static void zb_txt(zbuf *b, const char *value)
         value += n;
         left -= n;
         if (left > 0) {
-            zb_put(b, " ", 1);
+            acct_text_put(b, " ", 1);
         }
     } while (left > 0);
 }
@@ -337,29 +285,29 @@ static rdata_kind kind_of(const char *type)
 }
 
 /* The RDATA of row `i` of `records`. */
-static void zb_rdata(zbuf *b, const acct_rows *records, int i,
+static void zb_rdata(acct_text *b, const acct_rows *records, int i,
                      const record_cols *c, rdata_kind kind, const char *target)
 {
     switch (kind) {
     case RT_ADDRESS:
-        zb_puts(b, target);
+        acct_text_puts(b, target);
         break;
     case RT_NAME:
         zb_absolute(b, target, strlen(target));
         break;
     case RT_MX:
         /* An empty target is the Null MX of RFC 7505: "0 .". */
-        zb_i64(b, cell_i64(records, i, c->priority));
-        zb_put(b, " ", 1);
+        acct_text_i64(b, cell_i64(records, i, c->priority));
+        acct_text_put(b, " ", 1);
         zb_absolute(b, target, strlen(target));
         break;
     case RT_SRV:
-        zb_i64(b, cell_i64(records, i, c->priority));
-        zb_put(b, " ", 1);
-        zb_i64(b, cell_i64(records, i, c->weight));
-        zb_put(b, " ", 1);
-        zb_i64(b, cell_i64(records, i, c->port));
-        zb_put(b, " ", 1);
+        acct_text_i64(b, cell_i64(records, i, c->priority));
+        acct_text_put(b, " ", 1);
+        acct_text_i64(b, cell_i64(records, i, c->weight));
+        acct_text_put(b, " ", 1);
+        acct_text_i64(b, cell_i64(records, i, c->port));
+        acct_text_put(b, " ", 1);
         zb_absolute(b, target, strlen(target));
         break;
     case RT_TXT:
@@ -368,9 +316,9 @@ static void zb_rdata(zbuf *b, const acct_rows *records, int i,
     case RT_CAA: {
         const char *tag = cell_text(records, i, c->tag);
 
-        zb_put(b, "0 ", 2);
+        acct_text_put(b, "0 ", 2);
         zb_name(b, tag, strlen(tag), 0);
-        zb_put(b, " ", 1);
+        acct_text_put(b, " ", 1);
         zb_quoted(b, target, strlen(target));
         break;
     }
@@ -387,21 +335,21 @@ static void zb_rdata(zbuf *b, const acct_rows *records, int i,
  * after the name is the trailing one).  `scratch` holds the joined name in
  * that case.
  */
-static void zb_owner(zbuf *b, zbuf *scratch, const char *name,
+static void zb_owner(acct_text *b, acct_text *scratch, const char *name,
                      const char *domain, const char *apex)
 {
     if (!*name) {
-        zb_puts(b, apex);
+        acct_text_puts(b, apex);
     }
     else if (*domain) {
         zb_name(b, name, strlen(name), 1);
-        zb_put(b, ".", 1);
-        zb_puts(b, apex);
+        acct_text_put(b, ".", 1);
+        acct_text_puts(b, apex);
     }
     else {
         scratch->len = 0;
-        zb_puts(scratch, name);
-        zb_put(scratch, ".", 1);
+        acct_text_puts(scratch, name);
+        acct_text_put(scratch, ".", 1);
         zb_absolute(b, scratch->data, scratch->len);
     }
 }
@@ -410,7 +358,7 @@ static void zb_owner(zbuf *b, zbuf *scratch, const char *name,
  * Record line of row `i` into `b` (emptied first): owner, the TTL unless 0
  * ($TTL applies), class, type, RDATA.  0 when the zone omits the row.
  */
-static int record_line(zbuf *b, zbuf *scratch, const acct_rows *records,
+static int record_line(acct_text *b, acct_text *scratch, const acct_rows *records,
                        int i, const record_cols *c, const char *domain,
                        const char *apex)
 {
@@ -439,12 +387,12 @@ static int record_line(zbuf *b, zbuf *scratch, const acct_rows *records,
     zb_owner(b, scratch, name, domain, apex);
     ttl = cell_i64(records, i, c->ttl);
     if (ttl > 0) {
-        zb_put(b, " ", 1);
-        zb_i64(b, ttl);
+        acct_text_put(b, " ", 1);
+        acct_text_i64(b, ttl);
     }
-    zb_put(b, " IN ", 4);
-    zb_puts(b, type);
-    zb_put(b, " ", 1);
+    acct_text_put(b, " IN ", 4);
+    acct_text_puts(b, type);
+    acct_text_put(b, " ", 1);
     zb_rdata(b, records, i, c, kind, target);
     return 1;
 }
@@ -481,7 +429,7 @@ void acct_zone_each_line(apr_pool_t *pool, const acct_rows *domain, int row,
     apr_int64_t ttl = timer(domain, row, "ttl_sec", ACCT_ZONE_DEFAULT_TTL);
     const char *mname, *line;
     record_cols cols;
-    zbuf b, scratch;
+    acct_text b, scratch;
 
     while (nameservers && nameservers[nns]) {
         nns++;
@@ -513,8 +461,8 @@ void acct_zone_each_line(apr_pool_t *pool, const acct_rows *domain, int row,
         return;
     }
     find_record_cols(records, &cols);
-    zb_init(&b, pool, 1024);
-    zb_init(&scratch, pool, 256);
+    acct_text_init(&b, pool, 1024);
+    acct_text_init(&scratch, pool, 256);
     for (i = 0; i < nrecords; i++) {
         if (record_line(&b, &scratch, records, i, &cols, name, apex)) {
             emit(baton, b.data, b.len);
@@ -553,8 +501,8 @@ apr_array_header_t *acct_zone_render(apr_pool_t *pool, const acct_rows *domain,
 /* acct_zone_json's line sink: the line as the next array element. */
 static void json_line(void *baton, const char *line, apr_size_t len)
 {
-    zbuf *b = baton;
-    char *p = zb_room(b, 6 * len + 3);
+    acct_text *b = baton;
+    char *p = acct_text_room(b, 6 * len + 3);
 
     /* The array's opening bracket is last only before the first line. */
     if (b->data[b->len - 1] != '[') {
@@ -572,14 +520,14 @@ const char *acct_zone_json(apr_pool_t *pool, const acct_rows *domain, int row,
                            const acct_rows *records,
                            const char *const *nameservers, apr_size_t *len)
 {
-    zbuf b;
+    acct_text b;
 
     /* About 40 bytes a record line; growing doubles when it is more. */
-    zb_init(&b, pool, 1024 + 48 * (apr_size_t)(records ? records->nrows : 0));
-    zb_put(&b, ZONE_JSON_OPEN, sizeof(ZONE_JSON_OPEN) - 1);
+    acct_text_init(&b, pool, 1024 + 48 * (apr_size_t)(records ? records->nrows : 0));
+    acct_text_put(&b, ZONE_JSON_OPEN, sizeof(ZONE_JSON_OPEN) - 1);
     acct_zone_each_line(pool, domain, row, records, nameservers, json_line,
                         &b);
-    zb_put(&b, ZONE_JSON_CLOSE, sizeof(ZONE_JSON_CLOSE) - 1);
+    acct_text_put(&b, ZONE_JSON_CLOSE, sizeof(ZONE_JSON_CLOSE) - 1);
     *len = b.len;
     return b.data;
 }
