@@ -57,12 +57,16 @@ apr_int64_t acct_dns_round_record_ttl(apr_int64_t seconds);
 acct_store_rc acct_dns_touch(acct_store *st, apr_pool_t *pool,
                              apr_int64_t domain_id, apr_int64_t now);
 
-/* Every column of a domain row, aliased by its own name (table alias d). */
-#define ACCT_DOMAIN_COLUMNS \
-    "d.id, d.account_id, d.domain, d.type, d.status, d.description," \
-    " d.group_name, d.soa_email, d.master_ips, d.axfr_ips, d.expire_sec," \
-    " d.refresh_sec, d.retry_sec, d.ttl_sec, d.serial, d.record_count," \
-    " d.created, d.updated"
+/*
+ * Every column of a domain row, each qualified by `t` ("d." for the table
+ * alias d; "" where no alias may appear, as in SQLite's RETURNING).
+ */
+#define ACCT_DOMAIN_COLUMNS_OF(t) \
+    t "id, " t "account_id, " t "domain, " t "type, " t "status, " \
+    t "description, " t "group_name, " t "soa_email, " t "master_ips, " \
+    t "axfr_ips, " t "expire_sec, " t "refresh_sec, " t "retry_sec, " \
+    t "ttl_sec, " t "serial, " t "record_count, " t "created, " t "updated"
+#define ACCT_DOMAIN_COLUMNS ACCT_DOMAIN_COLUMNS_OF("d.")
 
 /*
  * The domain whose id is path parameter `index`, if it is in the acting

@@ -12,6 +12,7 @@
  */
 #include "api_handlers.h"
 #include "acct_dns.h"
+#include "acct_grants.h"
 #include "acct_list.h"
 #include "acct_log.h"
 #include "acct_publish.h"
@@ -25,12 +26,17 @@ static const acct_sql q_record_get = ACCT_SQL("record_get",
     " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
 
 /*
- * The limit, and the serial of the change, in one write: the affected-row
- * count says whether a slot was free.
+ * A new record's first statement: a slot under the limit and the serial of
+ * the change, claimed on a master domain of the account in one write, which
+ * takes the domain row and returns it (ACCT_DOMAIN_COLUMNS).  No row back:
+ * the domain is not there, is a slave, or is full (create_refused says
+ * which, in the order the checks answer).
  */
 static const acct_sql q_slot_claim = ACCT_SQL("record_slot_claim",
     "UPDATE domains SET record_count = record_count + 1," ACCT_DNS_TOUCH_SET
-    " WHERE id = CAST(%s AS BIGINT) AND record_count < CAST(%s AS INTEGER)");
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
+    " AND type = 'master' AND record_count < CAST(%s AS INTEGER)"
+    " RETURNING " ACCT_DOMAIN_COLUMNS_OF(""));
 
 /*
  * A new record, written only when no neighbour rule forbids it (the rules
@@ -191,34 +197,67 @@ static int touch_domain(acct_req *req, acct_resp *resp,
     return 0;
 }
 
-/*
- * One more record, and the change's serial (what touch_domain does, in the
- * same write, which takes the domain row): 0, or -1 after answering the
- * limit (or an error).
- */
-static int claim_slot(acct_req *req, acct_resp *resp, const acct_rows *domain)
+static void zone_of(acct_req *req, const acct_rows *domain,
+                    acct_record_zone *zone)
 {
-    const char *args[5];
-    apr_int64_t id = 0;
-    int affected = 0;
+    zone->domain = acct_rows_get(domain, 0, "domain");
+    zone->remote_addr = req->remote_addr;
+}
 
+/*
+ * The domain of path parameter 0 with a record slot claimed (see
+ * q_slot_claim) and the user's right to write it checked; NULL once
+ * answered.
+ */
+static acct_rows *claim_slot(acct_req *req, acct_resp *resp)
+{
+    const char *args[6];
+    acct_rows *domain = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc;
+    apr_int64_t id;
+
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return NULL;
+    }
     args[0] = args[1] = args[2] = acct_i64(req->pool, req->now);
-    args[3] = domain_id(domain);
-    args[4] = acct_i64(req->pool, ACCT_RECORD_LIMIT);
-    if (store_ok(req, resp, acct_store_exec(req->store, req->pool,
-                                            &q_slot_claim, &affected, 5,
-                                            args)) != 0) {
-        return -1;
+    args[3] = acct_i64(req->pool, id);
+    args[4] = acct_i64(req->pool, req->who->account_id);
+    args[5] = acct_i64(req->pool, ACCT_RECORD_LIMIT);
+    rc = acct_req_store(req, &st);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, req->pool, &q_slot_claim, &domain, 6, args);
     }
-    if (affected == 0) {
-        acct_resp_error(resp, req->pool, 400,
-                        apr_psprintf(req->pool, R_LIMIT, ACCT_RECORD_LIMIT),
-                        NULL);
-        return -1;
+    if (store_ok(req, resp, rc) != 0
+        || domain->nrows == 0
+        || acct_grant_require(req, resp, ACCT_ENTITY_DOMAIN, id,
+                              ACCT_LEVEL_READ_WRITE) != 0) {
+        return NULL;
     }
-    acct_parse_i64(domain_id(domain), &id);
     acct_publish_note(req, id, NULL, ACCT_PUBLISH_ZONE);
-    return 0;
+    return domain;
+}
+
+/*
+ * Why no slot could be claimed, answered as the checks of an update
+ * would: the domain (404, 403), a slave (400), the body (400), else the
+ * limit.
+ */
+static void create_refused(acct_req *req, acct_resp *resp)
+{
+    acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    acct_record_zone zone;
+    acct_record rec;
+
+    if (!domain || refuse_slave(req, resp, domain) != 0) {
+        return;
+    }
+    zone_of(req, domain, &zone);
+    if (acct_record_read(req, resp, NULL, &zone, &rec) != 0) {
+        return;
+    }
+    acct_resp_error(resp, req->pool, 400,
+                    apr_psprintf(req->pool, R_LIMIT, ACCT_RECORD_LIMIT), NULL);
 }
 
 /* A number column of a one-row result (0 when NULL). */
@@ -306,13 +345,6 @@ static int check_neighbours(acct_req *req, acct_resp *resp,
     return acct_resp_failed(resp) ? -1 : 0;
 }
 
-static void zone_of(acct_req *req, const acct_rows *domain,
-                    acct_record_zone *zone)
-{
-    zone->domain = acct_rows_get(domain, 0, "domain");
-    zone->remote_addr = req->remote_addr;
-}
-
 /*
  * The domain's row, read for the access check, also holds its record count
  * (kept exactly by every write of records: create, delete, clone, import),
@@ -350,19 +382,22 @@ void api_record_get(acct_req *req, acct_resp *resp)
 
 void api_record_create(acct_req *req, acct_resp *resp)
 {
-    acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    acct_rows *domain, *rows = NULL;
     acct_record_zone zone;
     acct_record rec;
-    acct_rows *rows = NULL;
     const char *args[19];
 
-    if (!domain || refuse_slave(req, resp, domain) != 0) {
+    /* The claim comes first: the row it takes and returns is the domain
+     * the checks read.  Any refusal after it rolls it back. */
+    domain = claim_slot(req, resp);
+    if (!domain) {
+        if (!acct_resp_failed(resp)) {
+            create_refused(req, resp);
+        }
         return;
     }
     zone_of(req, domain, &zone);
-    /* Claiming the slot is the write that takes the domain row. */
-    if (acct_record_read(req, resp, NULL, &zone, &rec) != 0
-        || claim_slot(req, resp, domain) != 0) {
+    if (acct_record_read(req, resp, NULL, &zone, &rec) != 0) {
         return;
     }
     args[0] = domain_id(domain);
