@@ -485,6 +485,34 @@ static int prepare_request(request_rec *r)
     return OK;
 }
 
+/*
+ * The API's URLs name no files.  Once the location says a request is ours,
+ * its filename becomes "acctapi:<uri>" and map_to_storage skips the
+ * directory walk (no stat() of paths under DocumentRoot and no .htaccess
+ * look-ups per request), as mod_proxy does for its URLs.  So <Directory>
+ * and <Files> sections never apply to the API; <Location> sections do
+ * (httpd walks them again after map_to_storage).
+ */
+#define ACCTAPI_FILENAME_PREFIX ACCTAPI_HANDLER ":"
+
+static int acctapi_translate_name(request_rec *r)
+{
+    if (r->proxyreq || !request_is_ours(r)) {
+        return DECLINED;
+    }
+    r->filename = apr_pstrcat(r->pool, ACCTAPI_FILENAME_PREFIX, r->uri, NULL);
+    return OK;
+}
+
+static int acctapi_map_to_storage(request_rec *r)
+{
+    if (r->filename && strncmp(r->filename, ACCTAPI_FILENAME_PREFIX,
+                               sizeof(ACCTAPI_FILENAME_PREFIX) - 1) == 0) {
+        return OK;
+    }
+    return DECLINED;
+}
+
 static int acctapi_access_checker(request_rec *r)
 {
     if (!request_is_ours(r)) {
@@ -842,6 +870,9 @@ static void acctapi_register_hooks(apr_pool_t *pool)
     ap_hook_post_config(acctapi_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     /* Per-process caches and their locks. */
     ap_hook_child_init(acctapi_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    /* No file system behind the API's URLs. */
+    ap_hook_translate_name(acctapi_translate_name, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_map_to_storage(acctapi_map_to_storage, NULL, NULL, APR_HOOK_MIDDLE);
     /* Routing, bearer authentication and scopes, before any handler runs. */
     ap_hook_access_checker(acctapi_access_checker, NULL, NULL, APR_HOOK_MIDDLE);
     /* The API itself. */

@@ -1,6 +1,7 @@
 """Routing: 404, 405, trailing slash, HEAD, and the headers on errors."""
 
 import pytest
+import requests
 
 from checks import CACHEABLE, assert_error, assert_headers, assert_json
 
@@ -116,3 +117,25 @@ def test_options(anon):
 def test_options_unknown_path_is_json(anon):
     r = anon.request("OPTIONS", "/nope")
     assert_error(r, 404, "Not found")
+
+
+def test_api_urls_walk_no_file_system(make_server, backend, expect_log):
+    """The API's URLs name no files: httpd walks no directories for them,
+    so not even a broken .htaccess in DocumentRoot (which every other URL
+    trips over) reaches an API request."""
+    srv = make_server(name="no-walk", extra='<Directory "/">\n    AllowOverride All\n</Directory>\n')
+    (srv.root / ".htaccess").write_text("ThisIsNotADirective on\n")
+    expect_log(r"\.htaccess: Invalid command 'ThisIsNotADirective'")
+    c = srv.client(token=backend.token)
+    try:
+        r = c.get("/profile")
+        assert r.status == 200, r
+        r = c.post("/domains", json={"domain": f"{backend.unique('walk')}.e2e-walk.example",
+                                     "type": "master", "soa_email": "a@e2e-walk.example"})
+        assert r.status == 200, r
+        assert c.delete(f"/domains/{r.json['id']}").status == 200
+        # Any other URL is mapped to the file system, and meets the file.
+        other = requests.get(srv.url + "/elsewhere", timeout=15)
+        assert other.status_code == 500, other
+    finally:
+        c.close()
