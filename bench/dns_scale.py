@@ -17,12 +17,18 @@ ROUNDS = 30
 
 
 def timed(client, path, rounds):
+    """The time to the last byte of each answer.  Checked once through the
+    test client (status, JSON, the OpenAPI document); timed with the bare
+    session, since checking a 12,000-line answer takes longer than serving
+    it."""
+    assert client.get(path).status == 200
+    headers = {"Authorization": f"Bearer {client.token}"}
     samples = []
     for _ in range(rounds):
         start = time.perf_counter()
-        r = client.get(path)
+        r = client.session.get(client.base_url + path, headers=headers, timeout=60)
         samples.append((time.perf_counter() - start) * 1000)
-        assert r.status == 200, r
+        assert r.status_code == 200, r
     samples.sort()
     return statistics.median(samples), samples[max(0, int(len(samples) * 0.99) - 1)]
 
