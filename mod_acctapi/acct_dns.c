@@ -1,5 +1,6 @@
 #include "acct_dns.h"
 #include "acct_grants.h"
+#include "acct_tags.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -101,8 +102,18 @@ static const acct_sql q_domain_in_account = ACCT_SQL("domain_in_account",
     "SELECT " ACCT_DOMAIN_COLUMNS " FROM domains d"
     " WHERE d.id = CAST(%s AS BIGINT) AND d.account_id = CAST(%s AS BIGINT)");
 
-acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
-                           acct_level need)
+/* The same row with its tags (a "tags" column, see acct_domain_render). */
+#define DOMAIN_WITH_TAGS(agg) \
+    "SELECT " ACCT_DOMAIN_COLUMNS ", " \
+    ACCT_TAGS_COLUMN(agg, "'" ACCT_ENTITY_DOMAIN "'", "d.id") " AS tags" \
+    " FROM domains d" \
+    " WHERE d.id = CAST(%s AS BIGINT) AND d.account_id = CAST(%s AS BIGINT)"
+static const acct_sql q_domain_with_tags = ACCT_SQL2("domain_with_tags",
+    DOMAIN_WITH_TAGS(ACCT_TAGS_AGG_SQLITE),
+    DOMAIN_WITH_TAGS(ACCT_TAGS_AGG_PGSQL));
+
+static acct_rows *domain_of_path(acct_req *req, acct_resp *resp, int index,
+                                 acct_level need, const acct_sql *sql)
 {
     const char *args[2];
     acct_rows *rows;
@@ -113,9 +124,21 @@ acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
     }
     args[0] = acct_i64(req->pool, id);
     args[1] = acct_i64(req->pool, req->who->account_id);
-    rows = acct_req_row(req, resp, &q_domain_in_account, 2, args);
+    rows = acct_req_row(req, resp, sql, 2, args);
     if (!rows || acct_grant_require(req, resp, ACCT_ENTITY_DOMAIN, id, need)) {
         return NULL;
     }
     return rows;
+}
+
+acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
+                           acct_level need)
+{
+    return domain_of_path(req, resp, index, need, &q_domain_in_account);
+}
+
+acct_rows *acct_dns_domain_with_tags(acct_req *req, acct_resp *resp,
+                                     int index, acct_level need)
+{
+    return domain_of_path(req, resp, index, need, &q_domain_with_tags);
 }

@@ -76,4 +76,9 @@ acct_store_rc acct_dns_touch(acct_store *st, apr_pool_t *pool,
 acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
                            acct_level need);
 
+/* The same, with a "tags" column: what acct_domain_render needs, in one
+ * query. */
+acct_rows *acct_dns_domain_with_tags(acct_req *req, acct_resp *resp,
+                                     int index, acct_level need);
+
 #endif

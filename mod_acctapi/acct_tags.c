@@ -204,14 +204,11 @@ const char *acct_tags_column_sql_typed(apr_pool_t *pool, acct_dialect dialect,
                                        const char *id_column)
 {
     /* acct_tags_from_column sorts: the dialects' collations differ. */
-    const char *agg = dialect == ACCT_DIALECT_PGSQL
-                      ? "COALESCE(CAST(json_agg(t.label) AS TEXT), '[]')"
-                      : "json_group_array(t.label)";
+    const char *agg = dialect == ACCT_DIALECT_PGSQL ? ACCT_TAGS_AGG_PGSQL
+                                                    : ACCT_TAGS_AGG_SQLITE;
 
-    return apr_psprintf(pool,
-        "(SELECT %s FROM tag_links tl JOIN tags t ON t.id = tl.tag_id"
-        " WHERE tl.entity_type = %s AND tl.entity_id = %s)",
-        agg, type_sql, id_column);
+    return apr_psprintf(pool, ACCT_TAGS_COLUMN("%s", "%s", "%s"), agg,
+                        type_sql, id_column);
 }
 
 const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,

@@ -58,6 +58,17 @@ const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
                                  const char *id_column);
 
 /*
+ * The same expression written into a statement at compile time: `agg` is
+ * ACCT_TAGS_AGG_SQLITE or ACCT_TAGS_AGG_PGSQL, `type_sql` and `id_column`
+ * SQL text (string literals), as for acct_tags_column_sql_typed.
+ */
+#define ACCT_TAGS_AGG_SQLITE "json_group_array(t.label)"
+#define ACCT_TAGS_AGG_PGSQL "COALESCE(CAST(json_agg(t.label) AS TEXT), '[]')"
+#define ACCT_TAGS_COLUMN(agg, type_sql, id_column) \
+    "(SELECT " agg " FROM tag_links tl JOIN tags t ON t.id = tl.tag_id" \
+    " WHERE tl.entity_type = " type_sql " AND tl.entity_id = " id_column ")"
+
+/*
  * The same for lists that mix entity types: `type_sql` is an SQL expression
  * (a column of the outer query, never user text) giving each row's type.
  * The subquery's own aliases are tl and t: the outer query must use others.

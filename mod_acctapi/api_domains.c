@@ -113,7 +113,8 @@ void api_domain_create(acct_req *req, acct_resp *resp)
 
 void api_domain_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
+    acct_rows *rows = acct_dns_domain_with_tags(req, resp, 0,
+                                                ACCT_LEVEL_READ_ONLY);
     json_t *o;
 
     if (!rows) {
