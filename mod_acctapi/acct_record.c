@@ -1067,8 +1067,7 @@ json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i)
  * ------------------------------------------------------------------------ */
 
 typedef struct text_out {
-    apr_pool_t *pool;
-    acct_text text;
+    acct_text text;          /* its pool is the answer's */
     const char *time_text;   /* the last timestamp column written, */
     const char *time_value;  /* and its value (created = updated, often) */
     int time_known;
@@ -1154,10 +1153,10 @@ static void out_time(text_out *o, const char *s)
     if (!o->time_known || !(s == o->time_text
                             || (s && o->time_text
                                 && strcmp(s, o->time_text) == 0))) {
-        t = acct_json_time(o->pool, s);
+        t = acct_json_time(o->text.pool, s);
         o->time_text = s;
         o->time_value = json_is_string(t)
-                        ? apr_pstrdup(o->pool, json_string_value(t)) : NULL;
+                        ? apr_pstrdup(o->text.pool, json_string_value(t)) : NULL;
         o->time_known = 1;
         json_decref(t);
     }
@@ -1194,7 +1193,6 @@ const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
     int i, k;
 
     memset(&o, 0, sizeof(o));
-    o.pool = pool;
     /* About 200 bytes make a typical record: one buffer, rarely grown. */
     acct_text_init(&o.text, pool, 256 * (apr_size_t)rows->nrows + 16);
     record_columns(rows, o.col);

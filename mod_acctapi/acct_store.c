@@ -502,7 +502,7 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
     int attempt;
 
     for (attempt = 0; attempt < 2; attempt++) {
-        int began = st->begin_pending;
+        int began = st->begin_pending, stale;
 
         if (!(conn = pg_session(st))) {
             return pg_error(st, NULL, what);
@@ -530,14 +530,14 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
                     || PQresultStatus(res) == PGRES_COMMAND_OK)) {
             break;
         }
-        if (name && pg_stale_statement(res)) {
+        stale = name && pg_stale_statement(res);
+        if (stale) {
             pg_forget_all(st);
         }
         /* Retried once: outside a transaction (which the error has
          * aborted), or as a transaction's first statement, whose
          * transaction starts again. */
-        if (attempt == 0 && name && pg_stale_statement(res)
-            && (!st->in_tx || began)) {
+        if (attempt == 0 && stale && (!st->in_tx || began)) {
             PQclear(res);
             res = NULL;
             if (began) {
