@@ -5,10 +5,13 @@
 #include <apr_strings.h>
 #include <apr_tables.h>
 #include <ctype.h>
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /*
  * Per-connection state, kept as userdata of the connection's pool: the
@@ -33,6 +36,9 @@ struct acct_store {
     conn_state *conn;
     int in_tx;
     int begin_pending;  /* pgsql: BEGIN not sent yet (see acct_store_begin) */
+    apr_interval_time_t wait_limit;  /* see acct_store_set_limits; 0: none */
+    apr_global_mutex_t *writer_gate; /* sqlite3: the writers' turn, or NULL */
+    int gate_held;                   /* this store holds writer_gate */
 };
 
 #define CONN_STATE_KEY "acct_store.conn_state"
@@ -185,6 +191,13 @@ acct_dialect acct_store_dialect(const acct_store *st)
     return st->dialect;
 }
 
+void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
+                           apr_global_mutex_t *writer_gate)
+{
+    st->wait_limit = wait_limit > 0 ? wait_limit : 0;
+    st->writer_gate = writer_gate;
+}
+
 static const char *sql_text(const acct_store *st, const acct_sql *sql)
 {
     return st->dialect == ACCT_DIALECT_PGSQL ? sql->pgsql : sql->sqlite;
@@ -242,6 +255,112 @@ static acct_store_rc pg_error(const acct_store *st, const PGresult *res,
              out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what,
              line);
     return out;
+}
+
+/*
+ * Waits until libpq can hand over a result without blocking, at most until
+ * `deadline` (0: no bound).  libpq's own calls (PQexec and friends) wait in
+ * poll() without a limit, and no setting of the server helps when the
+ * server itself is stopped or cut off: statement_timeout runs on it, and
+ * TCP keepalives are answered by its kernel.  A server that does not answer
+ * in time has the connection shut down under libpq: the command is
+ * abandoned (PostgreSQL rolls its transaction back when it notices), the
+ * connection turns CONNECTION_BAD, and mod_dbd reconnects it at its next
+ * lease instead of handing out a connection whose late answer is still on
+ * the way.  0 when ready, -1 when the connection broke or the time ran out.
+ */
+static int pg_ready(PGconn *conn, apr_time_t deadline,
+                    apr_interval_time_t limit)
+{
+    struct pollfd pfd;
+    int n, ms;
+
+    while (PQisBusy(conn)) {
+        ms = -1;
+        if (deadline) {
+            apr_interval_time_t left = deadline - apr_time_now();
+
+            if (left <= 0) {
+                goto timed_out;
+            }
+            ms = (int)((left + 999) / 1000);
+        }
+        pfd.fd = PQsocket(conn);
+        pfd.events = POLLIN;
+        pfd.revents = 0;
+        if (pfd.fd < 0) {
+            return -1;
+        }
+        n = poll(&pfd, 1, ms);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n == 0) {
+            goto timed_out;
+        }
+        if (n < 0 || !PQconsumeInput(conn)) {
+            return -1;
+        }
+    }
+    return 0;
+
+timed_out:
+    acct_log(ACCT_LOG_WARN, ACCTLOGNO(00100) "database unavailable: no "
+             "answer within %" APR_INT64_T_FMT " ms; connection abandoned",
+             (apr_int64_t)apr_time_as_msec(limit));
+    shutdown(PQsocket(conn), SHUT_RDWR);
+    /* Reads the end of the stream: libpq marks the connection bad. */
+    PQconsumeInput(conn);
+    return -1;
+}
+
+static apr_time_t pg_deadline(const acct_store *st)
+{
+    return st->wait_limit ? apr_time_now() + st->wait_limit : 0;
+}
+
+/* The next result of the command in progress (NULL at its end, or when the
+ * wait ran out: PQstatus tells). */
+static PGresult *pg_next_result(const acct_store *st, PGconn *conn,
+                                apr_time_t deadline)
+{
+    return pg_ready(conn, deadline, st->wait_limit) == 0 ? PQgetResult(conn)
+                                                         : NULL;
+}
+
+/*
+ * What PQexec and its siblings return, for the command just sent (`sent`:
+ * the PQsend* call's outcome), within the store's wait limit: the first
+ * error result, else the last result; NULL when nothing came (the
+ * connection's error message says why).
+ */
+static PGresult *pg_collect(const acct_store *st, PGconn *conn, int sent)
+{
+    apr_time_t deadline = pg_deadline(st);
+    PGresult *keep = NULL, *r;
+
+    if (!sent) {
+        return NULL;
+    }
+    while ((r = pg_next_result(st, conn, deadline)) != NULL) {
+        if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
+            PQclear(r);
+            continue;
+        }
+        PQclear(keep);
+        keep = r;
+    }
+    if (PQstatus(conn) != CONNECTION_OK) {
+        /* Cut off mid-command: whatever came is not the whole answer. */
+        PQclear(keep);
+        return NULL;
+    }
+    return keep;
+}
+
+static PGresult *pg_exec(const acct_store *st, PGconn *conn, const char *sql)
+{
+    return pg_collect(st, conn, PQsendQuery(conn, sql));
 }
 
 /* apr_dbd placeholders (%s, %d ... and %% for %) to PostgreSQL's $1, $2 ... */
@@ -302,7 +421,7 @@ static PGconn *pg_session(acct_store *st)
         cs->prepared = apr_hash_make(cs->pg_pool);
         cs->dynamic = apr_hash_make(cs->pg_pool);
         cs->pg_backend = backend;
-        res = PQexec(conn, pg_session_setup);
+        res = pg_exec(st, conn, pg_session_setup);
         if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
             /* Only slower without it; a dead connection shows next. */
             acct_log(ACCT_LOG_WARN, ACCTLOGNO(00068) "database session "
@@ -320,8 +439,12 @@ static const char *pg_prepare(acct_store *st, const char *text,
 {
     conn_state *cs = st->conn;
     const char *name = apr_psprintf(cs->pg_pool, "acct_%u", ++cs->pg_named);
-    PGresult *res = PQprepare(pg_conn(st), name,
-                              pg_placeholders(cs->pg_pool, text), 0, NULL);
+    PGconn *conn = pg_conn(st);
+    PGresult *res = pg_collect(st, conn,
+                               PQsendPrepare(conn, name,
+                                             pg_placeholders(cs->pg_pool,
+                                                             text),
+                                             0, NULL));
 
     if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
         *rc = pg_error(st, res, apr_pstrcat(cs->pg_pool, what, " (prepare)",
@@ -426,6 +549,7 @@ static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
 {
     PGconn *conn = pg_conn(st);
     PGresult *begin = NULL, *res = NULL, *r;
+    apr_time_t deadline = pg_deadline(st);
     int query = 0, sent, rounds;
 
     st->begin_pending = 0;
@@ -442,7 +566,7 @@ static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
     /* Each query's result, a NULL after each, then the sync's result; a
      * broken connection gives NULLs only (bounded by `rounds`). */
     for (rounds = 0; sent && rounds < 8; rounds++) {
-        r = PQgetResult(conn);
+        r = pg_next_result(st, conn, deadline);
         if (!r) {
             if (PQstatus(conn) != CONNECTION_OK) {
                 break;
@@ -522,9 +646,14 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
             }
         }
         else {
-            res = name ? PQexecPrepared(conn, name, nargs, args, NULL, NULL, 0)
-                       : PQexecParams(conn, pg_placeholders(pool, text), nargs,
-                                      NULL, args, NULL, NULL, 0);
+            res = pg_collect(st, conn,
+                             name ? PQsendQueryPrepared(conn, name, nargs,
+                                                        args, NULL, NULL, 0)
+                                  : PQsendQueryParams(conn,
+                                                      pg_placeholders(pool,
+                                                                      text),
+                                                      nargs, NULL, args,
+                                                      NULL, NULL, 0));
         }
         if (res && (PQresultStatus(res) == PGRES_TUPLES_OK
                     || PQresultStatus(res) == PGRES_COMMAND_OK)) {
@@ -542,7 +671,7 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
             res = NULL;
             if (began) {
                 /* The error aborted the transaction it began: start over. */
-                res = PQexec(conn, "ROLLBACK");
+                res = pg_exec(st, conn, "ROLLBACK");
                 PQclear(res);
                 res = NULL;
                 st->begin_pending = 1;
@@ -597,6 +726,45 @@ static acct_store_rc pg_dynamic(acct_store *st, apr_pool_t *pool,
 static sqlite3 *sqlite_db(const acct_store *st)
 {
     return apr_dbd_native_handle(st->driver, st->handle);
+}
+
+/*
+ * The writers' turn (acct_store_set_limits): taken before a write, held to
+ * the end of its transaction.  Within the gate SQLite's own lock is free
+ * unless a process outside the server (acctapi-admin) writes, which the
+ * patient stepping below waits out.
+ */
+static acct_store_rc sqlite_gate_take(acct_store *st)
+{
+    apr_status_t rv;
+
+    if (!st->writer_gate || st->gate_held) {
+        return ACCT_STORE_OK;
+    }
+    rv = st->wait_limit
+         ? apr_global_mutex_timedlock(st->writer_gate, st->wait_limit)
+         : apr_global_mutex_lock(st->writer_gate);
+    if (rv == APR_SUCCESS) {
+        st->gate_held = 1;
+        return ACCT_STORE_OK;
+    }
+    if (APR_STATUS_IS_TIMEUP(rv)) {
+        acct_log(ACCT_LOG_WARN, ACCTLOGNO(00101) "database unavailable: no "
+                 "turn to write within %" APR_INT64_T_FMT " ms",
+                 (apr_int64_t)apr_time_as_msec(st->wait_limit));
+        return ACCT_STORE_UNAVAILABLE;
+    }
+    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00102) "database error: the writers' "
+             "lock failed (%d)", rv);
+    return ACCT_STORE_FAILED;
+}
+
+static void sqlite_gate_give(acct_store *st)
+{
+    if (st->gate_held) {
+        st->gate_held = 0;
+        apr_global_mutex_unlock(st->writer_gate);
+    }
 }
 
 static acct_store_rc sqlite_error(acct_store *st, int rc, const char *what)
@@ -696,6 +864,12 @@ static acct_store_rc sqlite_run(acct_store *st, apr_pool_t *pool,
     acct_rows *rows = NULL;
     acct_store_rc result = ACCT_STORE_OK;
     int rc = SQLITE_OK, i, c;
+    /* A write outside a transaction takes its turn for itself. */
+    int own_turn = !st->in_tx && !st->gate_held && !sqlite3_stmt_readonly(stmt);
+
+    if (own_turn && (result = sqlite_gate_take(st)) != ACCT_STORE_OK) {
+        return result;
+    }
 
     for (i = 0; i < nargs && rc == SQLITE_OK; i++) {
         rc = args[i] ? sqlite3_bind_text(stmt, i + 1, args[i], -1,
@@ -745,6 +919,9 @@ static acct_store_rc sqlite_run(acct_store *st, apr_pool_t *pool,
 leave:
     sqlite3_reset(stmt);
     sqlite3_clear_bindings(stmt);
+    if (own_turn) {
+        sqlite_gate_give(st);
+    }
     return result;
 }
 
@@ -838,7 +1015,7 @@ acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
     }
     /* Several statements in one text: PQexec runs them all, stops at the
      * first error and reports it. */
-    res = PQexec(conn, sql);
+    res = pg_exec(st, conn, sql);
     if (!res || (PQresultStatus(res) != PGRES_COMMAND_OK
                  && PQresultStatus(res) != PGRES_TUPLES_OK)) {
         rc = pg_error(st, res, "script");
@@ -884,9 +1061,15 @@ acct_store_rc acct_store_begin(acct_store *st, apr_pool_t *pool)
         st->in_tx = 1;
         return ACCT_STORE_OK;
     }
-    rc = plain_query(st, "BEGIN IMMEDIATE");
+    rc = sqlite_gate_take(st);
+    if (rc == ACCT_STORE_OK) {
+        rc = plain_query(st, "BEGIN IMMEDIATE");
+    }
     if (rc == ACCT_STORE_OK) {
         st->in_tx = 1;
+    }
+    else {
+        sqlite_gate_give(st);
     }
     return rc;
 }
@@ -916,6 +1099,7 @@ acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool)
         acct_store_rollback(st, pool);
     }
     st->in_tx = 0;
+    sqlite_gate_give(st);
     return rc;
 }
 
@@ -928,6 +1112,7 @@ acct_store_rc acct_store_rollback(acct_store *st, apr_pool_t *pool)
     }
     rc = plain_query(st, "ROLLBACK");
     st->in_tx = 0;
+    sqlite_gate_give(st);
     return rc;
 }
 

@@ -31,6 +31,7 @@
 
 #include <apr_pools.h>
 #include <apr_dbd.h>
+#include <apr_global_mutex.h>
 
 typedef enum {
     ACCT_DIALECT_SQLITE = 0,
@@ -86,6 +87,23 @@ acct_store_rc acct_store_open(acct_store **out, apr_pool_t *pool,
                               const char **error);
 
 acct_dialect acct_store_dialect(const acct_store *st);
+
+/*
+ * Bounds on waiting for the database (the module sets them on every lease;
+ * a store without them waits as long as the database takes):
+ *  - `wait_limit` (> 0): the longest a statement waits for PostgreSQL's
+ *    answer, and a writer for its turn on sqlite3.  A PostgreSQL that does
+ *    not answer in time (frozen, partitioned) has its connection shut down,
+ *    so that nothing arrives late on it, and the call is "unavailable" (503);
+ *    mod_dbd reconnects it at its next lease.
+ *  - `writer_gate` (sqlite3): a lock shared by every process of the server
+ *    that writers take before BEGIN IMMEDIATE (and around a write outside a
+ *    transaction) and hold until COMMIT or ROLLBACK.  Writers then queue on
+ *    it and are handed the database in turn, instead of polling SQLite's
+ *    own lock; one that waits longer than `wait_limit` is "unavailable".
+ */
+void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
+                           apr_global_mutex_t *writer_gate);
 
 /* Runs a catalogue statement that returns rows. */
 acct_store_rc acct_store_select(acct_store *st, apr_pool_t *pool,

@@ -26,6 +26,7 @@ void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
     c->transfer_timeout = -1;
     c->rate_lists = c->rate_others = -1;
     c->rate_in_database = -1;
+    c->db_timeout = -1;
     return c;
 }
 
@@ -75,6 +76,7 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
     c->zone_reload_command = add->zone_reload_command
                              ? add->zone_reload_command
                              : base->zone_reload_command;
+    c->db_timeout = add->db_timeout >= 0 ? add->db_timeout : base->db_timeout;
     return c;
 }
 
@@ -313,6 +315,31 @@ int acctapi_conf_rate_in_database(const acctapi_dir_conf *conf)
     return conf->rate_in_database > 0;
 }
 
+apr_interval_time_t acctapi_conf_db_timeout(const acctapi_dir_conf *conf)
+{
+    return conf->db_timeout >= 0
+           ? conf->db_timeout
+           : apr_time_from_sec(ACCTAPI_DEFAULT_DB_TIMEOUT_SEC);
+}
+
+/* Seconds, or milliseconds with "ms": from 100 ms to 5 minutes. */
+static const char *set_db_timeout(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    apr_size_t len = strlen(arg);
+    int millis = len > 2 && strcmp(arg + len - 2, "ms") == 0;
+    char *end = NULL;
+    apr_int64_t v = apr_strtoi64(arg, &end, 10);
+    apr_int64_t ms = millis ? v : v * 1000;
+
+    if (!*arg || !end || end != arg + len - (millis ? 2 : 0) || v < 0
+        || ms < 100 || ms > 300 * 1000) {
+        return apr_psprintf(cmd->pool, "AcctapiDatabaseTimeout: '%s' is not "
+                            "a duration from 100ms to 300 (seconds)", arg);
+    }
+    ((acctapi_dir_conf *)dconf)->db_timeout = apr_time_from_msec(ms);
+    return NULL;
+}
+
 /* Where the rate-limit counters live: node (shared memory) or database. */
 static const char *set_rate_scope(cmd_parms *cmd, void *dconf,
                                   const char *arg)
@@ -460,6 +487,11 @@ const command_rec acctapi_cmds[] = {
                  "On: honour the fleet-wide test clock offset stored in the "
                  "database (acctapi-admin clock); never in production "
                  "(default Off)"),
+    AP_INIT_TAKE1("AcctapiDatabaseTimeout", set_db_timeout, NULL,
+                  ACCTAPI_CONTEXT,
+                  "Longest wait for the database at each step: PostgreSQL's "
+                  "answer to a statement, an SQLite writer's turn; then 503 "
+                  "(seconds, or milliseconds with ms; default 5)"),
     AP_INIT_TAKE1("AcctapiCatalogCacheTTL", set_catalog_ttl, NULL, ACCTAPI_CONTEXT,
                   "Seconds a child keeps its copy of the regions, compute "
                   "types and engines catalogues (default 60; 0 disables)"),

@@ -24,6 +24,9 @@
 /* Zone transfers (domain import): the deadline of the whole exchange, from
  * connecting to the last message, in seconds. */
 #define ACCTAPI_DEFAULT_TRANSFER_TIMEOUT 10
+/* The longest a request waits for the database at each step: a statement's
+ * answer from PostgreSQL, a writer's turn on SQLite.  Then 503. */
+#define ACCTAPI_DEFAULT_DB_TIMEOUT_SEC 5
 
 /* The nameservers zones name when AcctapiNameservers is not set (the same
  * list acctapi-admin zones publish uses). */
@@ -49,6 +52,7 @@ typedef struct acctapi_dir_conf {
     apr_int64_t rate_lists;          /* -1: unset; 0: off */
     apr_int64_t rate_others;
     int rate_in_database;            /* AcctapiRateLimitScope: -1 unset, 0 node */
+    apr_interval_time_t db_timeout;  /* AcctapiDatabaseTimeout: -1 unset */
 } acctapi_dir_conf;
 
 extern const command_rec acctapi_cmds[];
@@ -58,6 +62,9 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *base, void *add);
 
 /* Does AcctapiRateLimitScope (default node) count in the database? */
 int acctapi_conf_rate_in_database(const acctapi_dir_conf *conf);
+
+/* AcctapiDatabaseTimeout, default applied. */
+apr_interval_time_t acctapi_conf_db_timeout(const acctapi_dir_conf *conf);
 
 /* Effective values, defaults applied. */
 void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,

@@ -21,6 +21,7 @@
 #include <apr_dbd.h>
 #include "mod_dbd.h"
 
+#include <apr_global_mutex.h>
 #include <apr_optional.h>
 #include <apr_shm.h>
 #include <apr_strings.h>
@@ -63,6 +64,7 @@ typedef struct acctapi_ctx {
     int pool_refused;           /* mod_dbd gave no connection: do not retry */
     int lease_count;            /* connections taken (a retry takes two) */
     int rate_in_database;       /* AcctapiRateLimitScope database */
+    apr_interval_time_t db_timeout; /* AcctapiDatabaseTimeout */
 } acctapi_ctx;
 
 /* ---- logging ------------------------------------------------------------ */
@@ -77,6 +79,12 @@ static void log_sink(acct_log_level level, const char *file, int line,
 }
 
 /* ---- the database connection ------------------------------------------- */
+
+/*
+ * SQLite writers of every child queue on this lock (acct_store_set_limits),
+ * created by the parent for each generation; NULL until post_config.
+ */
+static apr_global_mutex_t *writer_gate;
 
 typedef struct lease_rec {
     server_rec *s;
@@ -163,6 +171,7 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
         lease_drop(ctx);
         return ACCT_STORE_FAILED;
     }
+    acct_store_set_limits(ctx->store, ctx->db_timeout, writer_gate);
     /* Registered after the release, so it runs first: no connection goes
      * back to the pool with a transaction open. */
     acct_store_tx_guard(ctx->store, ctx->lease);
@@ -209,6 +218,7 @@ static acctapi_ctx *ctx_create(request_rec *r)
 
     acctapi_conf_settings(conf, &ctx->settings, &ctx->max_body);
     ctx->rate_in_database = acctapi_conf_rate_in_database(conf);
+    ctx->db_timeout = acctapi_conf_db_timeout(conf);
     ctx->now = (apr_int64_t)apr_time_sec(r->request_time);
     ap_set_module_config(r->request_config, &acctapi_module, ctx);
     /* err_headers_out: these survive error responses too. */
@@ -791,6 +801,31 @@ static void acctapi_insert_error_filter(request_rec *r)
 
 /* ---- startup -------------------------------------------------------------- */
 
+static apr_status_t forget_writer_gate(void *unused)
+{
+    (void)unused;
+    writer_gate = NULL;
+    return APR_SUCCESS;
+}
+
+/* A timed lock (APR picks a mechanism that can wait with a bound), which no
+ * Mutex directive may turn into one that cannot. */
+static int create_writer_gate(apr_pool_t *pconf, server_rec *s)
+{
+    apr_status_t rv = apr_global_mutex_create(&writer_gate, NULL,
+                                              APR_LOCK_DEFAULT_TIMED, pconf);
+
+    if (rv != APR_SUCCESS) {
+        writer_gate = NULL;
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00103)
+                     "cannot create the lock SQLite writers queue on");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    apr_pool_cleanup_register(pconf, NULL, forget_writer_gate,
+                              apr_pool_cleanup_null);
+    return OK;
+}
+
 static apr_status_t forget_rate_table(void *unused)
 {
     (void)unused;
@@ -845,14 +880,26 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     json_object_seed(0);
     /* The first pass only checks the configuration. */
     if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
-        return create_rate_table(pconf, s);
+        int rc = create_rate_table(pconf, s);
+
+        return rc != OK ? rc : create_writer_gate(pconf, s);
     }
     return OK;
 }
 
 static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
 {
+    apr_status_t rv;
+
     log_server = s;
+    if (writer_gate
+        && (rv = apr_global_mutex_child_init(&writer_gate, NULL, pchild))
+           != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00104)
+                     "cannot attach to the lock SQLite writers queue on: "
+                     "they poll SQLite's own lock instead");
+        writer_gate = NULL;
+    }
     if (acct_catalog_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      ACCTLOGNO(00058) "cannot create the catalogue cache lock");
