@@ -39,6 +39,7 @@ struct acct_store {
     apr_interval_time_t wait_limit;  /* see acct_store_set_limits; 0: none */
     apr_global_mutex_t *writer_gate; /* sqlite3: the writers' turn, or NULL */
     int gate_held;                   /* this store holds writer_gate */
+    int gave_up;                     /* a wait ran out of wait_limit */
 };
 
 #define CONN_STATE_KEY "acct_store.conn_state"
@@ -198,6 +199,11 @@ void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
     st->writer_gate = writer_gate;
 }
 
+int acct_store_gave_up(const acct_store *st)
+{
+    return st->gave_up;
+}
+
 static const char *sql_text(const acct_store *st, const acct_sql *sql)
 {
     return st->dialect == ACCT_DIALECT_PGSQL ? sql->pgsql : sql->sqlite;
@@ -269,8 +275,7 @@ static acct_store_rc pg_error(const acct_store *st, const PGresult *res,
  * lease instead of handing out a connection whose late answer is still on
  * the way.  0 when ready, -1 when the connection broke or the time ran out.
  */
-static int pg_ready(PGconn *conn, apr_time_t deadline,
-                    apr_interval_time_t limit)
+static int pg_ready(acct_store *st, PGconn *conn, apr_time_t deadline)
 {
     struct pollfd pfd;
     int n, ms;
@@ -307,7 +312,8 @@ static int pg_ready(PGconn *conn, apr_time_t deadline,
 timed_out:
     acct_log(ACCT_LOG_WARN, ACCTLOGNO(00100) "database unavailable: no "
              "answer within %" APR_INT64_T_FMT " ms; connection abandoned",
-             (apr_int64_t)apr_time_as_msec(limit));
+             (apr_int64_t)apr_time_as_msec(st->wait_limit));
+    st->gave_up = 1;
     shutdown(PQsocket(conn), SHUT_RDWR);
     /* Reads the end of the stream: libpq marks the connection bad. */
     PQconsumeInput(conn);
@@ -321,11 +327,10 @@ static apr_time_t pg_deadline(const acct_store *st)
 
 /* The next result of the command in progress (NULL at its end, or when the
  * wait ran out: PQstatus tells). */
-static PGresult *pg_next_result(const acct_store *st, PGconn *conn,
+static PGresult *pg_next_result(acct_store *st, PGconn *conn,
                                 apr_time_t deadline)
 {
-    return pg_ready(conn, deadline, st->wait_limit) == 0 ? PQgetResult(conn)
-                                                         : NULL;
+    return pg_ready(st, conn, deadline) == 0 ? PQgetResult(conn) : NULL;
 }
 
 /*
@@ -334,7 +339,7 @@ static PGresult *pg_next_result(const acct_store *st, PGconn *conn,
  * error result, else the last result; NULL when nothing came (the
  * connection's error message says why).
  */
-static PGresult *pg_collect(const acct_store *st, PGconn *conn, int sent)
+static PGresult *pg_collect(acct_store *st, PGconn *conn, int sent)
 {
     apr_time_t deadline = pg_deadline(st);
     PGresult *keep = NULL, *r;
@@ -358,7 +363,7 @@ static PGresult *pg_collect(const acct_store *st, PGconn *conn, int sent)
     return keep;
 }
 
-static PGresult *pg_exec(const acct_store *st, PGconn *conn, const char *sql)
+static PGresult *pg_exec(acct_store *st, PGconn *conn, const char *sql)
 {
     return pg_collect(st, conn, PQsendQuery(conn, sql));
 }
@@ -749,6 +754,7 @@ static acct_store_rc sqlite_gate_take(acct_store *st)
         return ACCT_STORE_OK;
     }
     if (APR_STATUS_IS_TIMEUP(rv)) {
+        st->gave_up = 1;
         acct_log(ACCT_LOG_WARN, ACCTLOGNO(00101) "database unavailable: no "
                  "turn to write within %" APR_INT64_T_FMT " ms",
                  (apr_int64_t)apr_time_as_msec(st->wait_limit));

@@ -105,6 +105,10 @@ acct_dialect acct_store_dialect(const acct_store *st);
 void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
                            apr_global_mutex_t *writer_gate);
 
+/* Did a wait of this store run out of its limit?  Trying again at once
+ * would only wait as long again. */
+int acct_store_gave_up(const acct_store *st);
+
 /* Runs a catalogue statement that returns rows. */
 acct_store_rc acct_store_select(acct_store *st, apr_pool_t *pool,
                                 const acct_sql *sql, acct_rows **rows,

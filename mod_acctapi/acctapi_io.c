@@ -99,6 +99,10 @@ int acctapi_body_is_json(request_rec *r)
 }
 
 /* The one way a JSON answer leaves: `len` bytes of `text`, or none. */
+/* Seconds a 503 asks clients to wait (the database's outages that the
+ * module sees are restarts and failovers: seconds). */
+#define ACCTAPI_RETRY_AFTER_UNAVAILABLE "5"
+
 static void write_body(request_rec *r, int status, const char *text,
                        apr_size_t len)
 {
@@ -107,6 +111,14 @@ static void write_body(request_rec *r, int status, const char *text,
         /* Only data may be cached (regions); an error never is. */
         apr_table_setn(r->err_headers_out, "Cache-Control",
                        "private, max-age=0, no-cache, no-store");
+    }
+    if (status == HTTP_SERVICE_UNAVAILABLE
+        && !apr_table_get(r->err_headers_out, "Retry-After")
+        && !apr_table_get(r->headers_out, "Retry-After")) {
+        /* The database is away or busy: tell clients when to come back
+         * (SDKs that retry honour it) rather than let them hammer it. */
+        apr_table_setn(r->err_headers_out, "Retry-After",
+                       ACCTAPI_RETRY_AFTER_UNAVAILABLE);
     }
     if (!text) {
         return;

@@ -21,6 +21,7 @@
 #include <apr_dbd.h>
 #include "mod_dbd.h"
 
+#include <apr_atomic.h>
 #include <apr_global_mutex.h>
 #include <apr_optional.h>
 #include <apr_shm.h>
@@ -62,6 +63,9 @@ typedef struct acctapi_ctx {
     acct_store *store;
     apr_int64_t now;
     int pool_refused;           /* mod_dbd gave no connection: do not retry */
+    int db_down;                /* the database failed this request: 503 */
+    int db_probe;               /* this request tries a database found down */
+    int db_gave_up;             /* a wait ran out: trying again waits again */
     int lease_count;            /* connections taken (a retry takes two) */
     int rate_in_database;       /* AcctapiRateLimitScope database */
     apr_interval_time_t db_timeout; /* AcctapiDatabaseTimeout */
@@ -90,6 +94,82 @@ typedef struct lease_rec {
     server_rec *s;
     ap_dbd_t *dbd;
 } lease_rec;
+
+/*
+ * The database as this child last found it.  Once PostgreSQL did not answer
+ * within AcctapiDatabaseTimeout, or no connection could be made, requests
+ * answer 503 at once instead of each waiting as long again (mod_dbd makes
+ * connections one at a time, so waits would add up); every
+ * BREAKER_RETRY_MS one request (the probe) tries the database, and its
+ * success serves everyone again.  Per child, in atomics: no lock on the
+ * path of a healthy database.
+ */
+#define BREAKER_RETRY_MS 1000
+static volatile apr_uint32_t db_found_down; /* 1: down */
+static volatile apr_uint32_t db_retry_at;   /* ms clock, wraps (see below) */
+static volatile apr_uint32_t db_probing;    /* 1: a probe is under way */
+
+static apr_uint32_t breaker_now_ms(void)
+{
+    /* Compared by signed difference: wrapping every 49 days is harmless. */
+    return (apr_uint32_t)apr_time_as_msec(apr_time_now());
+}
+
+static apr_status_t breaker_probe_done(void *data)
+{
+    acctapi_ctx *ctx = data;
+
+    if (ctx->db_probe) {
+        /* Neither proven nor failed: the next request probes again. */
+        ctx->db_probe = 0;
+        apr_atomic_set32(&db_probing, 0);
+    }
+    return APR_SUCCESS;
+}
+
+/* May this request use the database? */
+static int breaker_admits(request_rec *r, acctapi_ctx *ctx)
+{
+    if (!apr_atomic_read32(&db_found_down) || ctx->db_probe) {
+        return 1;
+    }
+    if ((apr_int32_t)(breaker_now_ms() - apr_atomic_read32(&db_retry_at)) < 0
+        || apr_atomic_cas32(&db_probing, 1, 0) != 0) {
+        return 0;
+    }
+    ctx->db_probe = 1;
+    apr_pool_cleanup_register(r->pool, ctx, breaker_probe_done,
+                              apr_pool_cleanup_null);
+    return 1;
+}
+
+static void breaker_trip(acctapi_ctx *ctx)
+{
+    apr_atomic_set32(&db_retry_at, breaker_now_ms() + BREAKER_RETRY_MS);
+    apr_atomic_set32(&db_found_down, 1);
+    if (ctx->db_probe) {
+        ctx->db_probe = 0;
+        apr_atomic_set32(&db_probing, 0);
+    }
+}
+
+/* The database answered this request. */
+static void breaker_clear(acctapi_ctx *ctx)
+{
+    if (ctx->db_probe) {
+        ctx->db_probe = 0;
+        apr_atomic_set32(&db_found_down, 0);
+        apr_atomic_set32(&db_probing, 0);
+    }
+}
+
+/* Is an unavailable answer the database's absence (rather than SQLite's
+ * writers queueing, which is load, not an outage)? */
+static int outage(const acctapi_ctx *ctx)
+{
+    return ctx->pool_refused
+           || (ctx->store && acct_store_dialect(ctx->store) == ACCT_DIALECT_PGSQL);
+}
 
 static apr_status_t lease_release(void *data)
 {
@@ -148,12 +228,23 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
     if (ctx->store) {
         return ACCT_STORE_OK;
     }
+    if (ctx->db_down) {
+        /* Each try costs up to a timeout: one unavailable answer per
+         * request is enough (the rate limit fails open to the next step). */
+        return ACCT_STORE_UNAVAILABLE;
+    }
+    if (!breaker_admits(r, ctx)) {
+        ctx->db_down = 1;
+        return ACCT_STORE_UNAVAILABLE;
+    }
     apr_pool_create(&ctx->lease, r->pool);
     ctx->dbd = dbd_open(ctx->lease, r->server);
     if (!ctx->dbd) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, ACCTLOGNO(00054) "no database connection "
                       "available (check DBDriver, DBDParams and DBDMax)");
         ctx->pool_refused = 1;
+        ctx->db_down = 1;
+        breaker_trip(ctx);
         acctapi_status_lease_failed();
         lease_drop(ctx);
         return ACCT_STORE_UNAVAILABLE;
@@ -182,6 +273,7 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
     /* Derived afresh on every lease: a retried lease must not add twice. */
     ctx->now = (apr_int64_t)apr_time_sec(r->request_time) + offset;
     if (rc != ACCT_STORE_OK) {
+        ctx->db_gave_up |= acct_store_gave_up(ctx->store);
         lease_drop(ctx);
     }
     return rc;
@@ -291,13 +383,27 @@ static acct_store_rc on_lease(request_rec *r, acctapi_ctx *ctx,
         rc = lease_open(r, ctx);
         if (rc == ACCT_STORE_OK) {
             rc = step(r, ctx, baton);
+            ctx->db_gave_up |= acct_store_gave_up(ctx->store);
         }
-        if (rc != ACCT_STORE_UNAVAILABLE || ctx->pool_refused) {
+        if (rc != ACCT_STORE_UNAVAILABLE || ctx->pool_refused
+            || ctx->db_gave_up) {
             /* A refusal of mod_dbd's pool is no dead connection: it has
-             * just tried to connect, and would only say it again. */
+             * just tried to connect, and would only say it again.  A
+             * database that did not answer in time would only be waited
+             * for again. */
             break;
         }
         lease_drop(ctx);
+    }
+    if (rc == ACCT_STORE_UNAVAILABLE) {
+        if (outage(ctx)) {
+            breaker_trip(ctx);
+        }
+        lease_drop(ctx);
+        ctx->db_down = 1;
+    }
+    else if (rc == ACCT_STORE_OK) {
+        breaker_clear(ctx);
     }
     return rc;
 }
@@ -665,6 +771,9 @@ static int acctapi_handler(request_rec *r)
             rc = acct_store_begin(req.store, r->pool);
         }
         if (rc != ACCT_STORE_OK) {
+            if (rc == ACCT_STORE_UNAVAILABLE && outage(ctx)) {
+                breaker_trip(ctx);
+            }
             answer_store_error(r, rc);
             return OK;
         }
@@ -681,6 +790,12 @@ static int acctapi_handler(request_rec *r)
         else {
             acct_publish_committed(&req);
         }
+    }
+    if (resp.status == HTTP_SERVICE_UNAVAILABLE && outage(ctx)) {
+        breaker_trip(ctx);
+    }
+    else if (ctx->store && resp.status < 500) {
+        breaker_clear(ctx);
     }
     if (resp.status >= 500) {
         /* The core has logged the cause; this names the request. */

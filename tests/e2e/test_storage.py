@@ -7,6 +7,8 @@ cannot leak into other tests.  The module logs database failures at
 
 import json
 import os
+import secrets
+import signal
 import shutil
 import threading
 import time
@@ -160,6 +162,7 @@ def test_postgres_restart_under_load(pg, expect_log):
 SINGLE_CHILD = """
 StartServers 1
 ServerLimit 1
+ThreadsPerChild 10
 MaxRequestWorkers 10
 MinSpareThreads 5
 MaxSpareThreads 20
@@ -249,3 +252,103 @@ def test_statements_outlive_a_schema_change(pg, expect_log):
         assert records["results"] == 5, records
     finally:
         c.close()
+
+
+# --------------------------------------------------------------------------
+# A frozen PostgreSQL: every wait is bounded
+# --------------------------------------------------------------------------
+
+FROZEN_SECONDS = 8
+DB_TIMEOUT = 2          # AcctapiDatabaseTimeout of the test's server
+CONNECT_TIMEOUT = 3     # connect_timeout in the suite's DBDParams
+
+
+def cluster_pids(backend):
+    """The postmaster and every PostgreSQL process under it."""
+    master = int((backend.cluster.data / "postmaster.pid").read_text().split()[0])
+    pids = [master]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == master:
+                pids.append(int(entry))
+    return pids
+
+
+def test_frozen_postgres_answers_503_in_bounded_time(pg, expect_log):
+    """PostgreSQL stopped (SIGSTOP: its kernel still accepts and acknowledges,
+    so no TCP timeout fires): every request is answered 503 JSON with
+    Retry-After within AcctapiDatabaseTimeout plus connect_timeout, and the
+    server serves again by itself once PostgreSQL resumes."""
+    expect_log(DB_LINES)
+    backend, start_server = pg
+    srv = start_server(name="httpd-frozen", extra=f"AcctapiDatabaseTimeout {DB_TIMEOUT}\n")
+    warm = srv.client(token=backend.token)
+    for _ in range(20):    # connections pooled in both children
+        assert warm.get("/profile").status == 200
+    warm.close()
+    bound = DB_TIMEOUT + CONNECT_TIMEOUT + 1.5
+    results = []
+    lock = threading.Lock()
+
+    def client(n):
+        s = requests.Session()
+        s.headers["Authorization"] = f"Bearer {backend.token}"
+        try:
+            for i in range(3):
+                method, path, body = (("GET", "/profile", None), ("POST", "/tags",
+                                      {"label": f"frozen-{n}-{i}"}))[i % 2]
+                started = time.monotonic()
+                try:
+                    r = s.request(method, srv.base_url + path, json=body, timeout=60)
+                    outcome = r.status_code, classify(r), r.headers.get("Retry-After")
+                except requests.RequestException as e:
+                    outcome = "exception", repr(e), None
+                with lock:
+                    results.append((time.monotonic() - started,) + outcome)
+        finally:
+            s.close()
+
+    pids = cluster_pids(backend)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    frozen_at = time.monotonic()
+    try:
+        threads = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads), "requests hung on a frozen database"
+        frozen_for = time.monotonic() - frozen_at
+        time.sleep(max(0.0, FROZEN_SECONDS - frozen_for))
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    resumed_at = time.monotonic()
+    c = srv.client(token=backend.token)
+    try:
+        def serves():
+            r = c.get("/profile")
+            assert classify(r.raw) is None, r
+            return r.status == 200
+        harness.wait_for(serves, 30, interval=0.2, what="service after PostgreSQL resumed")
+        recovered = time.monotonic() - resumed_at
+        assert c.post("/tags", json={"label": f"after-frozen-{secrets.token_hex(3)}"}).status == 200
+    finally:
+        c.close()
+    waits = sorted(r[0] for r in results)
+    statuses = {}
+    for r in results:
+        statuses[r[1]] = statuses.get(r[1], 0) + 1
+    harness.report_figure(
+        f"frozen PostgreSQL (SIGSTOP {FROZEN_SECONDS}s, AcctapiDatabaseTimeout {DB_TIMEOUT}s): "
+        f"{len(results)} requests, statuses {statuses}, longest wait {waits[-1]:.1f}s "
+        f"(bound {bound:.1f}s); served again {recovered:.1f}s after it resumed")
+    problems = [r for r in results if r[1] != 503 or r[2] is not None or r[3] != "5"]
+    assert not problems, problems[:5]
+    assert waits[-1] <= bound, sorted(results)[-6:]

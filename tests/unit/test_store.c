@@ -216,6 +216,54 @@ static void test_tx_guard_rolls_back(void **state)
     assert_int_equal(acct_store_commit(db->store, db->pool), ACCT_STORE_OK);
 }
 
+/*
+ * Writers queue on the gate: a second store that cannot get its turn within
+ * its wait limit is "unavailable" at once, without touching SQLite's lock,
+ * and gets it as soon as the first writer commits.  A write outside a
+ * transaction takes its turn too; reads never wait.
+ */
+static void test_writer_gate(void **state)
+{
+    unit_db *db = *state;
+    apr_global_mutex_t *gate = NULL;
+    acct_store *other = NULL;
+    const char *err = NULL;
+    const char *args[2] = {"late", "note"};
+    apr_time_t started;
+
+    assert_int_equal(apr_global_mutex_create(&gate, NULL,
+                                             APR_LOCK_DEFAULT_TIMED, db->pool),
+                     APR_SUCCESS);
+    assert_int_equal(acct_store_open(&other, db->pool, "sqlite3", db->path,
+                                     &err), ACCT_STORE_OK);
+    acct_store_set_limits(db->store, apr_time_from_msec(200), gate);
+    acct_store_set_limits(other, apr_time_from_msec(200), gate);
+
+    assert_int_equal(acct_store_begin(db->store, db->pool), ACCT_STORE_OK);
+    insert(db, "first", "x");
+
+    started = apr_time_now();
+    assert_int_equal(acct_store_begin(other, db->pool),
+                     ACCT_STORE_UNAVAILABLE);
+    assert_false(acct_store_in_tx(other));
+    assert_int_equal(acct_store_exec(other, db->pool, &q_update, NULL, 2,
+                                     args), ACCT_STORE_UNAVAILABLE);
+    /* Two waits of 200 ms each, not SQLite's busy retries of seconds. */
+    assert_true(apr_time_now() - started < apr_time_from_msec(1500));
+    /* Reading needs no turn. */
+    assert_int_equal(acct_store_select(other, db->pool, &q_count, NULL, 0,
+                                       NULL), ACCT_STORE_OK);
+
+    assert_int_equal(acct_store_commit(db->store, db->pool), ACCT_STORE_OK);
+    assert_int_equal(acct_store_begin(other, db->pool), ACCT_STORE_OK);
+    assert_int_equal(acct_store_exec(other, db->pool, &q_update, NULL, 2,
+                                     args), ACCT_STORE_OK);
+    assert_int_equal(acct_store_rollback(other, db->pool), ACCT_STORE_OK);
+    /* The rollback gave the turn back. */
+    assert_non_null(insert(db, "second", "y"));
+    assert_int_equal(count_rows(db), 2);
+}
+
 static void test_migrations(void **state)
 {
     unit_db *db = *state;
@@ -328,6 +376,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dynamic_select, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tx_guard_rolls_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writer_gate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clock_offset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identities, setup, teardown),
