@@ -187,3 +187,38 @@ def test_put_racing_an_operation(server, backend, dbacct, operation):
         # Whoever lost to a delete found the database gone, and only then.
         assert (any(s == 404 for s, _ in results)
                 == (becomes is None and "label" not in won)), results
+
+
+# --------------------------------------------------------------------------
+# Two-factor: enable, confirm and disable of one user are serialised on the
+# user's row, so the stored flag and secret always agree.
+# --------------------------------------------------------------------------
+
+def test_tfa_confirm_racing_enables_and_disable(server, backend):
+    """One confirm of a pending secret, 23 new enables and a disable at once:
+    two-factor ends on only with the confirmed secret (never on with a
+    pending one, never a deadlock)."""
+    from otp import server_now, totp
+    from test_tfa import answer_three, enable
+
+    for n in range(ROUNDS):
+        uid, _ = backend.create_user()
+        user = server.client(token=backend.mint_token(scopes="*", user=uid))
+        try:
+            answer_three(user)
+            secret = enable(user)
+            code = totp(secret, server_now(backend))
+            calls = ([("POST", "/profile/tfa-enable-confirm", {"tfa_code": code})]
+                     + [("POST", "/profile/tfa-enable", None)] * 23
+                     + [("POST", "/profile/tfa-disable", None)])
+            results = harness.race(server, user.token, calls)
+            assert all(s in (200, 400) for s, _ in results), results
+            flag = backend.query(f"SELECT two_factor_auth FROM users WHERE id = {uid}")
+            pending = backend.query("SELECT confirmed FROM tfa_secrets"
+                                    f" WHERE user_id = {uid}")
+            on = flag[0][0] not in ("0", "f", "false")
+            # On means a confirmed secret; off means none or a pending one.
+            assert on == (pending != [] and pending[0][0] not in ("0", "f", "false")), \
+                (flag, pending, results)
+        finally:
+            user.close()
