@@ -396,12 +396,14 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
                           "Label must contain only ASCII letters and digits");
     }
     acct_body_enum(req, resp, "target", targets, &target);
-    /* The limits are counted once the database is ours (backing_up, its
-     * row locked): a concurrent snapshot or restore cannot add to them. */
+    /* Counted before the database is taken: a concurrent snapshot that
+     * could add to the counts holds it in backing_up, so acct_db_begin
+     * refuses this one. */
     if (acct_resp_failed(resp)
+        || acct_db_require_status(req, resp, db, st_active) != 0
+        || snapshot_allowed(req, resp, db) != 0
         || acct_db_begin(req, resp, &db, st_active, "backing_up", "active",
-                         op) != 0
-        || snapshot_allowed(req, resp, db) != 0) {
+                         op) != 0) {
         return;
     }
     /* Dated when it finishes, so hidden until then (DECISIONS). */

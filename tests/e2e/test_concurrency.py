@@ -96,7 +96,12 @@ UPDATING = ("Your database is updating; please wait until the update is "
             "complete to perform this operation.")
 BACKING_UP = ("Your database is backing_up; please wait until the backup is "
               "complete to perform this operation.")
-STATUS_ERRORS = {"updating": UPDATING, "backing_up": BACKING_UP}
+# A snapshot that counts the winner's committed, still running snapshot
+# answers this (the counts come before its own compare-and-set).
+IN_PROGRESS = ("Another backup is in progress; please wait until it is "
+               "complete to perform this operation.")
+STATUS_ERRORS = {"updating": UPDATING, "backing_up": BACKING_UP,
+                 "running": IN_PROGRESS}
 
 
 @pytest.fixture
