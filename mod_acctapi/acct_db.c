@@ -28,11 +28,20 @@ static const acct_sql q_load = ACCT_SQL("db_load",
     " WHERE db.id = CAST(%s AS BIGINT) AND db.account_id = CAST(%s AS BIGINT)"
     " AND (CAST(%s AS TEXT) IS NULL OR db.engine = %s)");
 
-static const acct_sql q_transition = ACCT_SQL("db_transition",
-    "UPDATE databases SET status = %s, status_next = %s,"
-    " status_due = CAST(%s AS BIGINT), updated = CAST(%s AS BIGINT)"
+#define TRANSITION_SET \
+    "UPDATE databases SET status = %s, status_next = %s," \
+    " status_due = CAST(%s AS BIGINT), updated = CAST(%s AS BIGINT)" \
     " WHERE id = CAST(%s AS BIGINT)"
-    " AND (CAST(%s AS TEXT) IS NULL OR status = %s)");
+
+static const acct_sql q_transition = ACCT_SQL("db_transition",
+    TRANSITION_SET);
+
+static const acct_sql q_transition_if = ACCT_SQL("db_transition_if",
+    TRANSITION_SET " AND " ACCT_DB_STATUS_IN);
+
+/* A status-bound statement that changed nothing is retried this often when
+ * the database is found back in an allowed status (see acct_db_change). */
+#define CHANGE_ATTEMPTS 3
 
 acct_store_rc acct_db_settle(acct_req *req)
 {
@@ -117,33 +126,92 @@ int acct_db_require_status(acct_req *req, acct_resp *resp,
     return -1;
 }
 
-acct_store_rc acct_db_transition_from(acct_req *req, apr_int64_t id,
-                                      const char *from, const char *status,
-                                      const char *next, apr_int64_t seconds,
-                                      int *changed)
+/* The five arguments of TRANSITION_SET. */
+static void transition_args(acct_req *req, apr_int64_t id, const char *status,
+                            const char *next, apr_int64_t seconds,
+                            const char **args)
 {
-    const char *args[7];
-    acct_store *st = NULL;
-    acct_store_rc rc = acct_req_store(req, &st);
     int scheduled = next && !req->settings->db_external;
 
-    if (rc != ACCT_STORE_OK) {
-        return rc;
-    }
     args[0] = status;
     args[1] = scheduled ? next : NULL;
     args[2] = scheduled ? acct_i64(req->pool, req->now + seconds) : NULL;
     args[3] = acct_i64(req->pool, req->now);
     args[4] = acct_i64(req->pool, id);
-    args[5] = args[6] = from;
-    return acct_store_exec(st, req->pool, &q_transition, changed, 7, args);
 }
 
 acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
                                  const char *status, const char *next,
                                  apr_int64_t seconds)
 {
-    return acct_db_transition_from(req, id, NULL, status, next, seconds, NULL);
+    const char *args[5];
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    transition_args(req, id, status, next, seconds, args);
+    return acct_store_exec(st, req->pool, &q_transition, NULL, 5, args);
+}
+
+int acct_db_change(acct_req *req, acct_resp *resp, acct_rows **db,
+                   const char *const *allowed, const acct_sql *sql,
+                   int nargs, const char *const *args)
+{
+    const char **all = apr_palloc(req->pool, (apr_size_t)(nargs
+                                  + ACCT_DB_STATUS_SLOTS) * sizeof(*all));
+    const char *load[4];
+    acct_store *st = NULL;
+    acct_store_rc rc;
+    int i, n, attempt, changed;
+
+    memcpy(all, args, (apr_size_t)nargs * sizeof(*all));
+    /* Unused slots are NULL, which no status equals. */
+    for (i = n = 0; i < ACCT_DB_STATUS_SLOTS; i++) {
+        all[nargs + i] = allowed[n] ? allowed[n++] : NULL;
+    }
+    load[0] = acct_rows_get(*db, 0, "id");
+    load[1] = acct_i64(req->pool, req->who->account_id);
+    load[2] = load[3] = NULL;
+    for (attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+        if (acct_db_require_status(req, resp, *db, allowed) != 0) {
+            return -1;
+        }
+        changed = 0;
+        rc = acct_req_store(req, &st);
+        if (rc == ACCT_STORE_OK) {
+            rc = acct_store_exec(st, req->pool, sql, &changed,
+                                 nargs + ACCT_DB_STATUS_SLOTS, all);
+        }
+        if (rc != ACCT_STORE_OK) {
+            acct_resp_store_error(resp, req->pool, rc);
+            return -1;
+        }
+        if (changed > 0) {
+            return 0;
+        }
+        /* Another request changed the status first and has committed: the
+         * row as it is now says why this one lost (404 once deleted). */
+        if (!(*db = acct_req_row(req, resp, &q_load, 4, load))) {
+            return -1;
+        }
+    }
+    /* Found back in an allowed status each time: the client may retry. */
+    acct_resp_store_error(resp, req->pool, ACCT_STORE_UNAVAILABLE);
+    return -1;
+}
+
+int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
+                  const char *const *allowed, const char *status,
+                  const char *next, apr_int64_t seconds)
+{
+    const char *args[5];
+    apr_int64_t id = 0;
+
+    acct_parse_i64(acct_rows_get(*db, 0, "id"), &id);
+    transition_args(req, id, status, next, seconds, args);
+    return acct_db_change(req, resp, db, allowed, &q_transition_if, 5, args);
 }
 
 const char *acct_db_password_new(apr_pool_t *pool)

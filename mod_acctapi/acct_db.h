@@ -49,20 +49,46 @@ int acct_db_require_status(acct_req *req, acct_resp *resp,
 
 /*
  * Puts database `id` in `status` now and, unless the backend is external or
- * `next` is NULL, schedules `next` after `seconds`.
+ * `next` is NULL, schedules `next` after `seconds`.  Unconditional: for a row
+ * this request has just made.
  */
 acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
                                  const char *status, const char *next,
                                  apr_int64_t seconds);
 
 /*
- * The same, only if the database is still in status `from` (*changed tells):
- * two requests that both saw "active" cannot both start an operation.
+ * Status-bound changes are one compare-and-set: the allowed statuses are in
+ * the WHERE of the statement that changes the row, so of concurrent requests
+ * that all saw an allowed status exactly one changes it; on PostgreSQL's READ
+ * COMMITTED the others wait for its row lock, evaluate the WHERE again on the
+ * committed row and change nothing.  ACCT_DB_STATUS_IN ends such a WHERE; its
+ * arguments are the statement's last ACCT_DB_STATUS_SLOTS (as many as there
+ * are statuses), filled by acct_db_change.
  */
-acct_store_rc acct_db_transition_from(acct_req *req, apr_int64_t id,
-                                      const char *from, const char *status,
-                                      const char *next, apr_int64_t seconds,
-                                      int *changed);
+#define ACCT_DB_STATUS_SLOTS 10
+#define ACCT_DB_STATUS_IN \
+    "status IN (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+
+/*
+ * Runs `sql` (its `nargs` own arguments, then the status slots) on database
+ * *db of the acting account if its status is one of `allowed`.  0 when it
+ * changed the row (which stays locked until the transaction ends); otherwise
+ * -1 once answered: the status error of acct_db_require_status for the status
+ * *db shows, or now has after a concurrent change (then *db is the row read
+ * again), or 404 once the database is gone.
+ */
+int acct_db_change(acct_req *req, acct_resp *resp, acct_rows **db,
+                   const char *const *allowed, const acct_sql *sql,
+                   int nargs, const char *const *args);
+
+/*
+ * acct_db_change of a transition: puts the database in `status` (with `next`
+ * due as acct_db_transition does) if its status is one of `allowed`, so two
+ * requests that both saw "active" cannot both start an operation.
+ */
+int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
+                  const char *const *allowed, const char *status,
+                  const char *next, apr_int64_t seconds);
 
 #define ACCT_DB_PASSWORD_LEN 24
 

@@ -26,7 +26,8 @@
  *    stays 0 (nothing is stored in an emulated cluster).
  *  - updates: a PUT's object is merged onto the stored window and the result
  *    must satisfy DECISIONS.md; every accepted PUT puts the database in
- *    updating, and a resize takes its new disk size at once.
+ *    updating (so concurrent PUTs on one database: one wins, the others
+ *    find it updating), and a resize takes its new disk size at once.
  */
 #include "api_handlers.h"
 #include "acct_body.h"
@@ -157,10 +158,12 @@ static const acct_sql q_grants_delete = ACCT_SQL("db_grants_delete",
     "DELETE FROM entity_grants"
     " WHERE entity_type = 'database' AND entity_id = CAST(%s AS BIGINT)");
 
-/* Backups go with the database (ON DELETE CASCADE). */
+/* Backups go with the database (ON DELETE CASCADE); acct_db_change fills
+ * the statuses it may be deleted in. */
 static const acct_sql q_delete = ACCT_SQL("db_delete",
     "DELETE FROM databases"
-    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)");
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
+    " AND " ACCT_DB_STATUS_IN);
 
 static const acct_filter_field db_filter_fields[] = {
     {"label", "db.label", ACCT_FIELD_TEXT},
@@ -976,10 +979,29 @@ static int read_resize(acct_req *req, acct_resp *resp, const acct_rows *db,
     return 0;
 }
 
+/*
+ * What a PUT changes that depends on the stored row: the merged maintenance
+ * window into *updates, the new type and its disk (*gb, -1 for none).  0, or
+ * -1 after a store failure (answered).
+ */
+static int read_row_changes(acct_req *req, acct_resp *resp, const acct_rows *db,
+                            const char **updates, const char **type,
+                            apr_int64_t *gb)
+{
+    *updates = read_updates(req, resp, db);
+    return read_resize(req, resp, db, type, gb);
+}
+
+/*
+ * One PUT starts one update: the database goes to updating by acct_db_begin
+ * (active only, decided in its UPDATE's WHERE), and the fields change under
+ * that row's lock in the same transaction, so of concurrent PUTs, patches,
+ * snapshots... exactly one succeeds and what it answered is what is stored.
+ */
 void api_database_update(acct_req *req, acct_resp *resp)
 {
     acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
-                                 ACCT_LEVEL_READ_WRITE);
+                                 ACCT_LEVEL_READ_WRITE), *was;
     const char *label = NULL, *type = NULL, *allow, *updates, *args[9];
     apr_int64_t id, disk_gb;
     int changed = 0;
@@ -991,11 +1013,21 @@ void api_database_update(acct_req *req, acct_resp *resp)
     acct_body_only(req, resp, update_fields);
     read_label(req, resp, &label);
     allow = read_allow_list(req, resp);
-    updates = read_updates(req, resp, db);
-    if (read_resize(req, resp, db, &type, &disk_gb) != 0
+    if (read_row_changes(req, resp, db, &updates, &type, &disk_gb) != 0
         || acct_resp_failed(resp)
         || acct_db_require_status(req, resp, db, db_statuses_update) != 0
         || (label && answer_store(req, resp, lock_label(req, label)) != 0)) {
+        return;
+    }
+    was = db;
+    if (acct_db_begin(req, resp, &db, db_statuses_update, "updating",
+                      "active", req->settings->db_operation) != 0) {
+        return;
+    }
+    /* Changed and back to active meanwhile: merge onto the row as it is. */
+    if (db != was
+        && (read_row_changes(req, resp, db, &updates, &type, &disk_gb) != 0
+            || acct_resp_failed(resp))) {
         return;
     }
     args[0] = label;
@@ -1012,13 +1044,8 @@ void api_database_update(acct_req *req, acct_resp *resp)
         return;
     }
     if (!changed) {
+        /* The row is ours (updating, locked): only the label can be why. */
         acct_resp_invalid(resp, req->pool, "label", R_LABEL_TAKEN);
-        return;
-    }
-    if (answer_store(req, resp, acct_db_transition(req, id, "updating",
-                                                   "active",
-                                                   req->settings->db_operation))
-        != 0) {
         return;
     }
     respond_db(req, resp, id);
@@ -1028,22 +1055,27 @@ void api_database_update(acct_req *req, acct_resp *resp)
  * Delete
  */
 
-/* Grants name the database by id only: they go explicitly. */
+/*
+ * The status rule is in the DELETE's WHERE (acct_db_change): a delete racing
+ * a PUT or an operation either wins or answers the status that won.  Grants
+ * name the database by id only: they go explicitly, once the row is gone.
+ */
 void api_database_delete(acct_req *req, acct_resp *resp)
 {
     acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
                                  ACCT_LEVEL_READ_WRITE);
     const char *args[2];
 
-    if (!db || acct_db_require_status(req, resp, db, db_statuses_delete) != 0) {
+    if (!db) {
         return;
     }
     args[0] = acct_rows_get(db, 0, "id");
     args[1] = acct_i64(req->pool, req->who->account_id);
-    if (answer_store(req, resp, acct_store_exec(req->store, req->pool,
-                                                &q_grants_delete, NULL, 1,
-                                                args)) != 0
-        || acct_req_change(req, resp, &q_delete, 2, args) != 0) {
+    if (acct_db_change(req, resp, &db, db_statuses_delete, &q_delete, 2, args)
+        != 0
+        || answer_store(req, resp, acct_store_exec(req->store, req->pool,
+                                                   &q_grants_delete, NULL, 1,
+                                                   args)) != 0) {
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);

@@ -11,9 +11,11 @@
  * duplicates).  A snapshot's row is written when it is asked for, dated when
  * it finishes, and hidden until then.
  *
- * An operation that moves the database to a transient status does so with a
- * conditional UPDATE on the status it found, so two concurrent requests can
- * never both start one (two snapshots, a snapshot and a restore...).
+ * An operation that moves the database to a transient status does so with
+ * acct_db_begin, one UPDATE whose WHERE holds the allowed statuses, so two
+ * concurrent requests can never both start one (two snapshots, a snapshot
+ * and a restore, a PUT and a patch...); what the operation then checks or
+ * writes it does under that row's lock.
  *
  * Choices where the contract is silent:
  *  - Lists show finished backups only, by id; automatic ones are labelled
@@ -102,10 +104,6 @@ static const acct_sql q_snapshot_insert = ACCT_SQL("dbbackup_snapshot_insert",
     " VALUES (CAST(%s AS BIGINT), 'snapshot', %s, %s, CAST(%s AS BIGINT))"
     " ON CONFLICT (database_id, type, created) DO NOTHING RETURNING id");
 
-static const acct_sql q_db_row = ACCT_SQL("db_op_row",
-    "SELECT " ACCT_DB_COLUMNS " FROM databases db"
-    " WHERE db.id = CAST(%s AS BIGINT)");
-
 static const acct_sql q_password_set = ACCT_SQL("db_password_set",
     "UPDATE databases SET root_password_sealed = %s,"
     " credentials_reset = CAST(%s AS BIGINT) WHERE id = CAST(%s AS BIGINT)");
@@ -168,44 +166,6 @@ static acct_rows *load_db(acct_req *req, acct_resp *resp, acct_level need,
         return NULL;
     }
     return db;
-}
-
-/*
- * Puts the database in `status` (and `next` due after `seconds`, unless the
- * backend is external) if it is still in the status `db` shows.  If another
- * request changed it meanwhile, the fresh status is checked against
- * `allowed` again.  0, or -1 once answered.
- */
-static int begin_operation(acct_req *req, acct_resp *resp, const acct_rows *db,
-                           const char *const *allowed, const char *status,
-                           const char *next, apr_int64_t seconds)
-{
-    const char *id = acct_rows_get(db, 0, "id");
-    apr_int64_t db_id = 0;
-    int attempt, changed = 0;
-
-    acct_parse_i64(id, &db_id);
-    for (attempt = 0; attempt < 2; attempt++) {
-        if (acct_db_require_status(req, resp, db, allowed) != 0) {
-            return -1;
-        }
-        if (stored(req, resp,
-                   acct_db_transition_from(req, db_id,
-                                           acct_rows_get(db, 0, "status"),
-                                           status, next, seconds, &changed))
-            != 0) {
-            return -1;
-        }
-        if (changed > 0) {
-            return 0;
-        }
-        if (!(db = acct_req_row(req, resp, &q_db_row, 1, &id))) {
-            return -1;  /* deleted meanwhile: 404 */
-        }
-    }
-    /* Changed twice under us, still allowed: the client may simply retry. */
-    acct_resp_store_error(resp, req->pool, ACCT_STORE_UNAVAILABLE);
-    return -1;
 }
 
 /* The first 00:00 UTC strictly after `t`. */
@@ -436,11 +396,14 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
                           "Label must contain only ASCII letters and digits");
     }
     acct_body_enum(req, resp, "target", targets, &target);
+    /* Counted before the database is taken: a concurrent snapshot that
+     * could add to the counts holds it in backing_up, so acct_db_begin
+     * refuses this one. */
     if (acct_resp_failed(resp)
         || acct_db_require_status(req, resp, db, st_active) != 0
         || snapshot_allowed(req, resp, db) != 0
-        || begin_operation(req, resp, db, st_active, "backing_up", "active",
-                           op) != 0) {
+        || acct_db_begin(req, resp, &db, st_active, "backing_up", "active",
+                         op) != 0) {
         return;
     }
     /* Dated when it finishes, so hidden until then (DECISIONS). */
@@ -468,23 +431,39 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
  * it keeps is the contract's warning: a backup taken before the root
  * password was reset restores into a failed cluster.
  */
+/* Where a restore of `backup` ends: failed if the root password was reset
+ * after the backup was taken. */
+static const char *restore_outcome(const acct_rows *db, const acct_rows *backup)
+{
+    apr_int64_t reset = column_i64(db, "credentials_reset");
+
+    return reset && reset > column_i64(backup, "created") ? "failed" : "active";
+}
+
 void api_db_backup_restore(acct_req *req, acct_resp *resp)
 {
-    acct_rows *db = load_db_backups(req, resp, st_restorable), *backup;
-    apr_int64_t reset;
-    const char *next = "active";
+    acct_rows *db = load_db_backups(req, resp, st_restorable), *backup, *was;
+    apr_int64_t op = req->settings->db_operation;
+    const char *next;
 
     if (!db || !(backup = load_backup(req, resp, db))) {
         return;
     }
-    reset = column_i64(db, "credentials_reset");
-    if (reset && reset > column_i64(backup, "created")) {
-        next = "failed";
+    was = db;
+    next = restore_outcome(db, backup);
+    if (acct_db_begin(req, resp, &db, st_restorable, "restoring", next, op)
+        != 0) {
+        return;
     }
-    if (begin_operation(req, resp, db, st_restorable, "restoring", next,
-                        req->settings->db_operation) == 0) {
-        acct_resp_ok(resp, req->pool, NULL);
+    /* The status changed and came back meanwhile (db was read again), maybe
+     * through a credentials reset: the outcome follows the row as it is. */
+    if (db != was && strcmp(restore_outcome(db, backup), next) != 0
+        && stored(req, resp,
+                  acct_db_transition(req, column_i64(db, "id"), "restoring",
+                                     restore_outcome(db, backup), op)) != 0) {
+        return;
     }
+    acct_resp_ok(resp, req->pool, NULL);
 }
 
 /* ------------------------------------------------------------------------
@@ -550,8 +529,8 @@ void api_db_credentials_reset(acct_req *req, acct_resp *resp)
     if (seconds > RESET_SECONDS_MAX) {
         seconds = RESET_SECONDS_MAX;
     }
-    if (begin_operation(req, resp, db, st_active, "updating", "active",
-                        seconds) != 0) {
+    if (acct_db_begin(req, resp, &db, st_active, "updating", "active",
+                      seconds) != 0) {
         return;
     }
     args[0] = sealed;
@@ -566,8 +545,8 @@ void api_db_patch(acct_req *req, acct_resp *resp)
 {
     acct_rows *db = load_db(req, resp, ACCT_LEVEL_READ_WRITE, st_active);
 
-    if (db && begin_operation(req, resp, db, st_active, "updating", "active",
-                              req->settings->db_operation) == 0) {
+    if (db && acct_db_begin(req, resp, &db, st_active, "updating", "active",
+                            req->settings->db_operation) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }

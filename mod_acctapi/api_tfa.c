@@ -41,11 +41,23 @@
 #define R_REPLAY "This two-factor code has already been used; wait for the " \
                  "next one."
 
-static const acct_sql q_enable_state = ACCT_SQL("tfa_enable_state",
-    "SELECT two_factor_auth,"
-    " (SELECT COUNT(*) FROM security_answers a WHERE a.user_id = u.id)"
-    " AS answered"
-    " FROM users u WHERE u.id = CAST(%s AS BIGINT)");
+/*
+ * Enable, confirm and disable each take the user's row first (disable by
+ * updating it), on PostgreSQL with FOR UPDATE: the state they check is then
+ * still the state when they write, and they take their rows in one order.
+ * Otherwise an enable that saw two-factor off could reset a secret a
+ * concurrent confirm had just turned on, and a confirm (secret row, then
+ * user row) and a disable (user row, then secret row) could deadlock.
+ * SQLite writers are serial.
+ */
+#define ENABLE_STATE \
+    "SELECT two_factor_auth," \
+    " (SELECT COUNT(*) FROM security_answers a WHERE a.user_id = u.id)" \
+    " AS answered" \
+    " FROM users u WHERE u.id = CAST(%s AS BIGINT)"
+
+static const acct_sql q_enable_state = ACCT_SQL2("tfa_enable_state",
+    ENABLE_STATE, ENABLE_STATE " FOR UPDATE OF u");
 
 /* A new secret replaces a pending one; the wrong-code count stays. */
 static const acct_sql q_pending_put = ACCT_SQL("tfa_pending_put",
@@ -55,11 +67,15 @@ static const acct_sql q_pending_put = ACCT_SQL("tfa_pending_put",
     " secret_sealed = excluded.secret_sealed, expiry = excluded.expiry,"
     " confirmed = 0, last_step = 0, scratch_hash = NULL");
 
-static const acct_sql q_secret = ACCT_SQL("tfa_secret",
-    "SELECT u.two_factor_auth, t.secret_sealed, t.expiry, t.confirmed,"
-    " t.last_step, t.failed_window"
-    " FROM users u LEFT JOIN tfa_secrets t ON t.user_id = u.id"
-    " WHERE u.id = CAST(%s AS BIGINT)");
+#define SECRET_STATE \
+    "SELECT u.two_factor_auth, t.secret_sealed, t.expiry, t.confirmed," \
+    " t.last_step, t.failed_window" \
+    " FROM users u LEFT JOIN tfa_secrets t ON t.user_id = u.id" \
+    " WHERE u.id = CAST(%s AS BIGINT)"
+
+/* Locks the user's row, as q_enable_state does. */
+static const acct_sql q_secret = ACCT_SQL2("tfa_secret",
+    SECRET_STATE, SECRET_STATE " FOR UPDATE OF u");
 
 /*
  * Takes one attempt from the user's allowance, or none when it is used up

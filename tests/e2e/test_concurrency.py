@@ -8,6 +8,9 @@ import time
 import pytest
 import requests
 
+import harness
+from test_databases import MY, Account as DbAccount
+
 THREADS = 8
 PER_THREAD = 40
 
@@ -80,3 +83,147 @@ def test_pool_exhaustion_waits(make_server, backend):
     assert len(results) == THREADS * PER_THREAD
     bad = [r for r in results if r[1] not in (200, 204)]
     assert not bad, bad[:5]
+
+
+# --------------------------------------------------------------------------
+# Status-bound database operations: the status check is the WHERE of the
+# statement that changes it, so on PostgreSQL's READ COMMITTED a loser
+# re-evaluates it after the winner commits and loses (SQLite writers are
+# serial).  Exactly one of any set of racing operations starts.
+# --------------------------------------------------------------------------
+
+UPDATING = ("Your database is updating; please wait until the update is "
+            "complete to perform this operation.")
+BACKING_UP = ("Your database is backing_up; please wait until the backup is "
+              "complete to perform this operation.")
+# A snapshot that counts the winner's committed, still running snapshot
+# answers this (the counts come before its own compare-and-set).
+IN_PROGRESS = ("Another backup is in progress; please wait until it is "
+               "complete to perform this operation.")
+STATUS_ERRORS = {"updating": UPDATING, "backing_up": BACKING_UP,
+                 "running": IN_PROGRESS}
+
+
+@pytest.fixture
+def dbacct(backend, server):
+    a = DbAccount(backend, server)
+    yield a
+    a.close()
+
+
+ROUNDS = 5
+
+
+def one_winner(results):
+    """The one 200 of `results`, every other answer checked to be an exact
+    status error (or a 404 once a delete won)."""
+    ok = [body for status, body in results if status == 200]
+    assert len(ok) == 1, results
+    for status, body in results:
+        if status == 200:
+            continue
+        assert status in (400, 404), results
+        reasons = [e["reason"] for e in body["errors"]]
+        assert len(reasons) == 1, body
+        if status == 404:
+            assert reasons == ["Not found"], body
+        else:
+            assert reasons[0] in STATUS_ERRORS.values(), body
+    return ok[0]
+
+
+def test_parallel_puts_on_one_database(server, dbacct):
+    """50 PUTs with 50 labels: one 200, 49 times the updating error, and the
+    stored label and allow_list are the winner's.  A few rounds, as one
+    round of a race may happen to serialise."""
+    for n in range(ROUNDS):
+        db = dbacct.active(path=MY, label=f"put-race{n}")
+        calls = [("PUT", f"{MY}/{db['id']}", {"label": f"put-race{n}-{i}",
+                                              "allow_list": [f"192.0.2.{i + 1}"]})
+                 for i in range(50)]
+        results = harness.race(server, dbacct.client.token, calls)
+        won = one_winner(results)
+        assert sorted(s for s, _ in results) == [200] + [400] * 49, results
+        assert all(b == {"errors": [{"reason": UPDATING}]}
+                   for s, b in results if s == 400)
+        stored = dbacct.get(db, path=MY)
+        assert stored["status"] == "updating"
+        assert stored["label"] == won["label"]
+        assert stored["allow_list"] == won["allow_list"]
+
+
+OPERATIONS = {
+    "patch": ("POST", "/patch", None, "updating"),
+    "snapshot": ("POST", "/backups", {"label": "racing"}, "backing_up"),
+    "credentials": ("POST", "/credentials/reset", None, "updating"),
+    "delete": ("DELETE", "", None, None),
+}
+
+
+@pytest.mark.parametrize("operation", sorted(OPERATIONS))
+def test_put_racing_an_operation(server, backend, dbacct, operation):
+    """25 PUTs and 25 of another operation on one active database: exactly
+    one of the 50 starts, and what is stored is the winner's alone."""
+    method, tail, body, becomes = OPERATIONS[operation]
+    for n in range(ROUNDS):
+        db = dbacct.active(path=MY, label=f"op-race{n}")
+        path = f"{MY}/{db['id']}"
+        before = dbacct.client.get(f"{path}/credentials").json["password"]
+        calls = []
+        for i in range(25):
+            calls.append(("PUT", path, {"label": f"op-race{n}-{i}"}))
+            calls.append((method, path + tail, body))
+        results = harness.race(server, dbacct.client.token, calls)
+        won = one_winner(results)
+        if "label" in won:                                    # a PUT won
+            stored = dbacct.get(db, path=MY)
+            assert stored["status"] == "updating", stored
+            assert stored["label"] == won["label"], stored
+            dbacct.set_status(db, "active")
+            assert dbacct.client.get(f"{path}/credentials").json["password"] == before
+            assert backend.query("SELECT count(*) FROM database_backups"
+                                 f" WHERE database_id = {db['id']}") == [["0"]]
+        elif becomes is None:                                 # the delete won
+            assert dbacct.client.get(path).status == 404
+        else:
+            stored = dbacct.get(db, path=MY)
+            assert stored["status"] == becomes, stored
+            assert stored["label"] == f"op-race{n}", stored
+        # Whoever lost to a delete found the database gone, and only then.
+        assert (any(s == 404 for s, _ in results)
+                == (becomes is None and "label" not in won)), results
+
+
+# --------------------------------------------------------------------------
+# Two-factor: enable, confirm and disable of one user are serialised on the
+# user's row, so the stored flag and secret always agree.
+# --------------------------------------------------------------------------
+
+def test_tfa_confirm_racing_enables_and_disable(server, backend):
+    """One confirm of a pending secret, 23 new enables and a disable at once:
+    two-factor ends on only with the confirmed secret (never on with a
+    pending one, never a deadlock)."""
+    from otp import server_now, totp
+    from test_tfa import answer_three, enable
+
+    for n in range(ROUNDS):
+        uid, _ = backend.create_user()
+        user = server.client(token=backend.mint_token(scopes="*", user=uid))
+        try:
+            answer_three(user)
+            secret = enable(user)
+            code = totp(secret, server_now(backend))
+            calls = ([("POST", "/profile/tfa-enable-confirm", {"tfa_code": code})]
+                     + [("POST", "/profile/tfa-enable", None)] * 23
+                     + [("POST", "/profile/tfa-disable", None)])
+            results = harness.race(server, user.token, calls)
+            assert all(s in (200, 400) for s, _ in results), results
+            flag = backend.query(f"SELECT two_factor_auth FROM users WHERE id = {uid}")
+            pending = backend.query("SELECT confirmed FROM tfa_secrets"
+                                    f" WHERE user_id = {uid}")
+            on = flag[0][0] not in ("0", "f", "false")
+            # On means a confirmed secret; off means none or a pending one.
+            assert on == (pending != [] and pending[0][0] not in ("0", "f", "false")), \
+                (flag, pending, results)
+        finally:
+            user.close()
