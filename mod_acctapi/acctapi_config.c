@@ -509,8 +509,9 @@ const command_rec acctapi_cmds[] = {
                   "memory, the default) or database (shared by every node)"),
     AP_INIT_TAKE12("AcctapiRateLimit", set_rate_limit, NULL, ACCTAPI_CONTEXT,
                    "Requests per minute per user, whichever of their tokens "
-                   "is used (per client address without one): LISTS OTHERS for paginated list GETs and for every "
-                   "other request (default 200 1600), or off"),
+                   "is used (per client address without one): LISTS OTHERS "
+                   "for paginated list GETs and for every other request "
+                   "(default 200 1600), or off"),
     AP_INIT_TAKE1("AcctapiMaxTokensPerUser", set_max_tokens, NULL,
                   ACCTAPI_CONTEXT,
                   "Active (unexpired, unrevoked) personal access tokens a "
