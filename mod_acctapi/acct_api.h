@@ -52,6 +52,9 @@ typedef struct acct_settings {
     const char *zone_reload_command; /* AcctapiZoneReloadCommand, or NULL */
     apr_int64_t rate_lists;          /* AcctapiRateLimit: list GETs per minute */
     apr_int64_t rate_others;         /* and other requests; 0: no limit */
+    apr_int64_t max_tokens;          /* AcctapiMaxTokensPerUser: the most
+                                      * active personal access tokens a
+                                      * user may hold; 0: no cap */
 } acct_settings;
 
 #define ACCT_SEAL_KEY_LEN 32

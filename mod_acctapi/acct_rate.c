@@ -24,13 +24,13 @@ static const acct_sql q_rate_hit = ACCT_SQL("rate_hit",
 static const acct_sql q_rate_expire = ACCT_SQL("rate_expire",
     "DELETE FROM rate_counters WHERE window_start < CAST(%s AS BIGINT)");
 
-const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t token_id,
+const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t user_id,
                              const char *client_addr, int is_list)
 {
     const char *budget = is_list ? "list" : "other";
 
-    if (token_id > 0) {
-        return apr_psprintf(pool, "token:%" APR_INT64_T_FMT ":%s", token_id,
+    if (user_id > 0) {
+        return apr_psprintf(pool, "user:%" APR_INT64_T_FMT ":%s", user_id,
                             budget);
     }
     return apr_psprintf(pool, "addr:%s:%s", client_addr ? client_addr : "-",

@@ -1,5 +1,5 @@
 /*
- * Rate limits like the public API's: per token (per client address when no
+ * Rate limits like the public API's: per user (per client address when no
  * token identifies the caller), one budget for paginated list GETs and one
  * for every other request, counted in fixed one-minute windows, exactly: of
  * L + n requests in a window, exactly L succeed.  Counted in the database
@@ -31,10 +31,12 @@ typedef struct acct_rate_state {
 } acct_rate_state;
 
 /*
- * The bucket of a request: "token:<id>" when a token identifies the caller,
+ * The bucket of a request: "user:<id>" when a token identifies the caller,
  * else "addr:<client address>"; with ":list" or ":other" for its budget.
+ * Keyed on the user behind the token, not the token: tokens cost nothing to
+ * mint, so a budget per token would multiply with every token minted.
  */
-const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t token_id,
+const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t user_id,
                              const char *client_addr, int is_list);
 
 /*

@@ -488,6 +488,7 @@ static int cmd_token_create(admin_ctx *c)
         || (status = find_user(c, "create the token", &uid)) != ADMIN_OK) {
         return status;
     }
+    /* No AcctapiMaxTokensPerUser here: the operator decides (see --help). */
     rc = acct_token_create(c->st, c->pool, uid, label ? label : DEFAULT_LABEL,
                            c->scopes, c->expiry, now, &id, &token, &res);
     if (rc != ACCT_IDENT_OK) {
@@ -1243,7 +1244,11 @@ static const admin_cmd commands[] = {
       "commas; they are stored in canonical form.\n"
       "The expiry must lie in the future of the clock (see\n"
       "'" NAME " clock --help'); without --expiry the token never\n"
-      "expires.\n",
+      "expires.\n"
+      "\n"
+      "The operator is not bound by AcctapiMaxTokensPerUser: tokens made\n"
+      "here are minted whatever the user holds, and count towards the cap\n"
+      "the API applies to the user's own POST /profile/tokens.\n",
       NULL, 0, check_token_create, cmd_token_create,
       { { "--user", "USER", 1, "uid or username of the token's owner" },
         { "--scopes", "SCOPES", 0, "what the token may do (default \"*\")" },

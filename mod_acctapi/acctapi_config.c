@@ -27,6 +27,7 @@ void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
     c->rate_lists = c->rate_others = -1;
     c->rate_in_database = -1;
     c->db_timeout = -1;
+    c->max_tokens = -1;
     return c;
 }
 
@@ -77,6 +78,7 @@ void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
                              ? add->zone_reload_command
                              : base->zone_reload_command;
     c->db_timeout = add->db_timeout >= 0 ? add->db_timeout : base->db_timeout;
+    c->max_tokens = add->max_tokens >= 0 ? add->max_tokens : base->max_tokens;
     return c;
 }
 
@@ -119,6 +121,8 @@ void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
     out->rate_others = conf->rate_lists >= 0 ? conf->rate_others
                                              : ACCTAPI_DEFAULT_RATE_OTHERS;
     out->zone_reload_command = conf->zone_reload_command;
+    out->max_tokens = conf->max_tokens >= 0 ? conf->max_tokens
+                                            : ACCTAPI_DEFAULT_MAX_TOKENS;
     *max_body = conf->max_body >= 0 ? conf->max_body : ACCTAPI_DEFAULT_MAX_BODY;
 }
 
@@ -387,6 +391,14 @@ static const char *set_rate_limit(cmd_parms *cmd, void *dconf,
     return err;
 }
 
+/* The cap on a user's active personal access tokens; the operator's
+ * acctapi-admin token create is not bound by it. */
+static const char *set_max_tokens(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    return parse_bounded(cmd, arg, 1, APR_INT64_C(1000000),
+                         &((acctapi_dir_conf *)dconf)->max_tokens);
+}
+
 /* An absolute directory that exists when the configuration is read. */
 static const char *set_zone_dir(cmd_parms *cmd, void *dconf, const char *arg)
 {
@@ -528,9 +540,15 @@ const command_rec acctapi_cmds[] = {
                   "Where rate-limit counters live: node (this server's shared "
                   "memory, the default) or database (shared by every node)"),
     AP_INIT_TAKE12("AcctapiRateLimit", set_rate_limit, NULL, ACCTAPI_CONTEXT,
-                   "Requests per minute per token (per client address without "
-                   "one): LISTS OTHERS for paginated list GETs and for every "
-                   "other request (default 200 1600), or off"),
+                   "Requests per minute per user, whichever of their tokens "
+                   "is used (per client address without one): LISTS OTHERS "
+                   "for paginated list GETs and for every other request "
+                   "(default 200 1600), or off"),
+    AP_INIT_TAKE1("AcctapiMaxTokensPerUser", set_max_tokens, NULL,
+                  ACCTAPI_CONTEXT,
+                  "Active (unexpired, unrevoked) personal access tokens a "
+                  "user may hold before POST /profile/tokens is refused "
+                  "(1 to 1000000, default 100)"),
     AP_INIT_TAKE1("AcctapiTransferTimeout", set_transfer_timeout, NULL,
                   ACCTAPI_CONTEXT,
                   "Seconds a whole zone transfer may take, from connecting to "

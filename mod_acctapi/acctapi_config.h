@@ -18,9 +18,11 @@
 #define ACCTAPI_DEFAULT_DB_PROVISION_MAX (30 * 60)
 #define ACCTAPI_DEFAULT_DB_OPERATION (3 * 60)
 #define ACCTAPI_DEFAULT_DB_HOST_SUFFIX "db.example.com"
-/* Rate limits per token (or client address) and minute, as the public API. */
+/* Rate limits per user (or client address) and minute, as the public API. */
 #define ACCTAPI_DEFAULT_RATE_LISTS 200
 #define ACCTAPI_DEFAULT_RATE_OTHERS 1600
+/* Active personal access tokens one user may hold (POST /profile/tokens). */
+#define ACCTAPI_DEFAULT_MAX_TOKENS 100
 /* Zone transfers (domain import): the deadline of the whole exchange, from
  * connecting to the last message, in seconds. */
 #define ACCTAPI_DEFAULT_TRANSFER_TIMEOUT 10
@@ -53,6 +55,7 @@ typedef struct acctapi_dir_conf {
     apr_int64_t rate_others;
     int rate_in_database;            /* AcctapiRateLimitScope: -1 unset, 0 node */
     apr_interval_time_t db_timeout;  /* AcctapiDatabaseTimeout: -1 unset */
+    apr_int64_t max_tokens;          /* AcctapiMaxTokensPerUser: -1 unset */
 } acctapi_dir_conf;
 
 extern const command_rec acctapi_cmds[];

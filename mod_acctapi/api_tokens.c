@@ -2,7 +2,9 @@
  * Personal access tokens of the acting user: /profile/tokens.
  * The full token appears once, in the create response; every other view
  * shows its first 16 characters.  Revoked and expired tokens are gone from
- * every view and fail authentication at once.
+ * every view and fail authentication at once.  A user holds at most
+ * AcctapiMaxTokensPerUser active tokens: the rate limits are the user's,
+ * and the cap keeps the number of live credentials bounded.
  */
 #include "api_handlers.h"
 #include "acct_body.h"
@@ -31,6 +33,18 @@ static const acct_sql q_token_label = ACCT_SQL("pat_label",
 static const acct_sql q_token_revoke = ACCT_SQL("pat_revoke",
     "UPDATE tokens SET revoked = 1"
     " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+
+/*
+ * Creates of one user queue here, so that each counts the tokens the ones
+ * before it committed: without the lock, concurrent creates at the cap
+ * would all see room (PostgreSQL; SQLite writers are serial anyway).
+ */
+static const acct_sql q_token_lock_user = ACCT_SQL2("pat_lock_user",
+    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT)",
+    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT) FOR UPDATE");
+
+static const acct_sql q_token_count = ACCT_SQL("pat_count",
+    "SELECT count(*) AS n FROM tokens WHERE " TOKEN_ACTIVE);
 
 static const acct_filter_field token_fields[] = {
     {"label", "label", ACCT_FIELD_TEXT},
@@ -93,6 +107,49 @@ void api_token_get(acct_req *req, acct_resp *resp)
 }
 
 /*
+ * Is there room for one more active token of the acting user under
+ * AcctapiMaxTokensPerUser?  Locks the user's row for the rest of the
+ * transaction first.  0 when yes; -1 after answering the error.
+ */
+static int token_room(acct_req *req, acct_resp *resp, acct_store *st)
+{
+    apr_int64_t cap = req->settings->max_tokens, active = 0;
+    const char *args[2];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    if (cap <= 0) {
+        return 0;
+    }
+    args[0] = acct_i64(req->pool, req->who->user_id);
+    args[1] = acct_i64(req->pool, req->now);
+    rc = acct_store_select(st, req->pool, &q_token_lock_user, &rows, 1, args);
+    if (rc == ACCT_STORE_OK) {
+        /* A statement of its own: on PostgreSQL it sees what the creates
+         * that held the lock before committed. */
+        rc = acct_store_select(st, req->pool, &q_token_count, &rows, 2, args);
+    }
+    if (rc == ACCT_STORE_OK && (rows->nrows != 1
+        || acct_parse_i64(acct_rows_get(rows, 0, "n"), &active) != 0)) {
+        rc = ACCT_STORE_FAILED;
+    }
+    if (rc != ACCT_STORE_OK) {
+        acct_resp_store_error(resp, req->pool, rc);
+        return -1;
+    }
+    if (active >= cap) {
+        /* No one field is at fault: the item has no field. */
+        acct_resp_error(resp, req->pool, 400,
+                        apr_psprintf(req->pool, "You have reached the limit "
+                                     "of %" APR_INT64_T_FMT " active personal "
+                                     "access tokens; revoke one to create "
+                                     "another", cap), NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/*
  * The scopes of a new token: "*" or omitted inherit the acting token's;
  * explicit scopes may not exceed them.  Returns the canonical text or NULL
  * after adding the error item.
@@ -151,6 +208,9 @@ void api_token_create(acct_req *req, acct_resp *resp)
     rc = acct_req_store(req, &st);
     if (rc != ACCT_STORE_OK) {
         acct_resp_store_error(resp, req->pool, rc);
+        return;
+    }
+    if (token_room(req, resp, st) != 0) {
         return;
     }
     if (acct_token_create(st, req->pool, req->who->user_id, label, scopes,

@@ -447,10 +447,12 @@ static acct_store_rc rate_step(request_rec *r, acctapi_ctx *ctx, void *baton)
 /*
  * Counts the request against its budget (AcctapiRateLimit) and sets the
  * X-RateLimit-* headers; OK, or DONE after answering 429 (with Retry-After)
- * or the store's error.  `token_id` 0 counts the client address: public
- * routes, and requests whose token was refused (guessing tokens costs too).
+ * or the store's error.  The budget is the user's, shared by every token of
+ * theirs (minting tokens buys nothing); `user_id` 0 counts the client
+ * address: public routes, and requests whose token was refused (guessing
+ * tokens costs too).
  */
-static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t token_id)
+static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t user_id)
 {
     const acct_route *route = ctx->match.route;
     int is_list = (route->flags & ACCT_ROUTE_LIST)
@@ -463,7 +465,7 @@ static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t token_id)
     if (h.limit <= 0) {
         return OK;
     }
-    h.bucket = acct_rate_bucket(r->pool, token_id, r->useragent_ip, is_list);
+    h.bucket = acct_rate_bucket(r->pool, user_id, r->useragent_ip, is_list);
     /* In the table no connection is needed, except to read the test clock
      * (the lease does) before the first one of the request. */
     if ((ctx->settings.test_clock && !ctx->store) || !rate_count_here(ctx, &h)) {
@@ -530,7 +532,7 @@ static int authenticate(request_rec *r, acctapi_ctx *ctx)
     ctx->authenticated = 1;
     r->user = apr_pstrdup(r->pool, ctx->who.username);
     apr_table_setn(r->err_headers_out, "X-OAuth-Scopes", ctx->who.scopes_text);
-    return rate_limit(r, ctx, ctx->who.token_id);
+    return rate_limit(r, ctx, ctx->who.user_id);
 }
 
 /*

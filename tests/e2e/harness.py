@@ -458,12 +458,16 @@ SERVERS = []   # every server started in this session, for the log checks
 # count every request (the counters run on every test) against budgets no
 # test reaches; test_rate_limits.py starts servers with real ones.
 E2E_RATE_LIMIT = "1000000 1000000"
+# Likewise the suite's users accumulate far more than the module's default of
+# 100 active tokens (every test mints its own): AcctapiMaxTokensPerUser at a
+# cap no test reaches; the tests of the cap start servers with small ones.
+E2E_MAX_TOKENS = 1000000
 
 
 class Httpd:
     def __init__(self, backend, base, *, tls=None, max_body=None, extra=None,
                  test_clock="On", dbd_max=None, name="httpd",
-                 rate_limit=E2E_RATE_LIMIT, status=None):
+                 rate_limit=E2E_RATE_LIMIT, status=None, max_tokens=E2E_MAX_TOKENS):
         self.backend = backend
         self.root = make_tmpdir(f"{Path(base)}/{name}-") if base else make_tmpdir(f"acctapi-{name}-")
         self.port = free_port()
@@ -474,6 +478,7 @@ class Httpd:
         self.dbd_max = dbd_max
         self.rate_limit = rate_limit     # AcctapiRateLimit, or None: the module's
         self.status = status             # path of the module's counters, or None
+        self.max_tokens = max_tokens     # AcctapiMaxTokensPerUser, or None: the module's
         self.conf = self.root / "httpd.conf"
         self.error_log = self.root / "error.log"
         self.pid_file = self.root / "httpd.pid"
@@ -510,9 +515,14 @@ class Httpd:
             shutil.chown(self.sms_log, HTTPD_USER, HTTPD_USER)
         args += ["--secret-key-file", key,
                  "--sms-command", f"{SMS_TO_FILE} {self.sms_log}"]
-        if self.extra:
+        extra_text = self.extra or ""
+        if self.max_tokens is not None:
+            # First, so that a test's own extra text may set it again.
+            extra_text = (f'<Location "/v4">\n    AcctapiMaxTokensPerUser {self.max_tokens}\n'
+                          f'</Location>\n{extra_text}')
+        if extra_text:
             extra = self.root / "extra.conf"
-            extra.write_text(self.extra)
+            extra.write_text(extra_text)
             args += ["--extra", extra]
         if IS_ROOT:
             args += ["--user", HTTPD_USER, "--group", HTTPD_USER]

@@ -1,4 +1,5 @@
-"""Rate limits (AcctapiRateLimit): per token, per client address without one;
+"""Rate limits (AcctapiRateLimit): per user, whichever of their tokens is used
+(minting tokens gains nothing), per client address without a valid token;
 one budget for paginated list GETs and one for everything else; counters in
 the database, so they are exact across connections, children and servers.
 
@@ -47,10 +48,17 @@ def limited(make_server, scope):
                        extra=scope_conf(scope))
 
 
+def user_token(backend):
+    """A token of a fresh user: a budget of its own (the budget is the
+    user's, so the suite's own user, whose tokens every test mints, will
+    not do)."""
+    uid, _ = backend.create_user()
+    return backend.mint_token(scopes="*", user=uid)
+
+
 @pytest.fixture
 def token(backend):
-    """A fresh token: a budget of its own."""
-    return backend.mint_token(scopes="*")
+    return user_token(backend)
 
 
 def assert_rate_headers(r, limit, remaining, reset):
@@ -119,7 +127,7 @@ def test_node_scope_counts_per_server(make_server, token, window, backend):
     assert sorted(statuses) == [200] * (2 * OTHERS) + [429] * 4, statuses
     a.close()
     b.close()
-    results = harness.race(one, backend.mint_token(scopes="*"),
+    results = harness.race(one, user_token(backend),
                            [("GET", "/profile", None)] * (OTHERS + 10))
     assert sorted(s for s, _ in results) == [200] * OTHERS + [429] * 10, results
     assert backend.query("SELECT count(*) FROM rate_counters") == before
@@ -131,15 +139,56 @@ def test_scope_directive_refuses_other_values(make_server):
     assert "AcctapiRateLimitScope: node" in str(e.value)
 
 
-def test_tokens_do_not_share_budgets(limited, backend, window):
-    c1 = limited.client(token=backend.mint_token(scopes="*"))
-    c2 = limited.client(token=backend.mint_token(scopes="*"))
+def test_tokens_of_one_user_share_one_budget(limited, backend, window):
+    """Two tokens of one user, used in turn, count down one budget; once it
+    is spent, both are refused."""
+    uid, _ = backend.create_user()
+    a = limited.client(token=backend.mint_token(scopes="*", user=uid))
+    b = limited.client(token=backend.mint_token(scopes="*", user=uid))
+    for i in range(OTHERS):
+        r = (a if i % 2 == 0 else b).get("/profile")
+        assert r.status == 200, r
+        assert_rate_headers(r, OTHERS, OTHERS - i - 1, window)
+    for c in (a, b):
+        r = c.get("/profile")
+        assert_error(r, 429, R_RATE)
+        assert_rate_headers(r, OTHERS, 0, window)
+    a.close()
+    b.close()
+
+
+def test_users_have_separate_budgets(limited, backend, window):
+    spent = limited.client(token=user_token(backend))
+    other = limited.client(token=user_token(backend))
     for _ in range(OTHERS):
-        assert c1.get("/profile").status == 200
-    assert c1.get("/profile").status == 429
-    assert c2.get("/profile").status == 200
-    c1.close()
-    c2.close()
+        assert spent.get("/profile").status == 200
+    assert_error(spent.get("/profile"), 429, R_RATE)
+    r = other.get("/profile")
+    assert r.status == 200, r
+    assert_rate_headers(r, OTHERS, OTHERS - 1, window)
+    spent.close()
+    other.close()
+
+
+def test_minting_tokens_does_not_raise_the_budget(limited, backend, window):
+    """The attack of issue 17: a token mints more tokens through the API to
+    multiply its budget.  The new tokens spend the same budget: in the
+    window, all the user's tokens together get exactly OTHERS requests
+    (the creates included)."""
+    minted = 4
+    first = limited.client(token=user_token(backend))
+    tokens = []
+    for i in range(minted):
+        r = first.post("/profile/tokens", json={"label": f"e2e-mint-{i}"})
+        assert r.status == 200, r
+        tokens.append(r.json["token"])
+    clients = [first] + [limited.client(token=t) for t in tokens]
+    statuses = [clients[i % len(clients)].get("/profile").status
+                for i in range(OTHERS + len(clients))]
+    assert statuses == [200] * (OTHERS - minted) + [429] * (minted + len(clients)), statuses
+    for c in clients:
+        assert_error(c.get("/profile"), 429, R_RATE)
+        c.close()
 
 
 def test_public_routes_count_the_client_address(limited, backend, window):

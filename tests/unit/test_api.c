@@ -452,6 +452,56 @@ static void test_tokens(void **state)
     json_decref(doc);
 }
 
+/*
+ * AcctapiMaxTokensPerUser: the acting token counts; past the cap the create
+ * is a field-less 400 and nothing is stored; a revoked token frees its slot.
+ */
+static void test_token_cap(void **state)
+{
+    unit_db *db = *state;
+    acct_settings capped = {0, 0, "https://r.example/"};
+    acct_principal who;
+    acct_req *req;
+    json_t *doc, *err;
+    const char *id;
+    int status;
+
+    capped.max_tokens = 2;
+    unit_identity(db, "gina", 0, "*", &who);
+    req = unit_req(db, &who);
+    req->settings = &capped;
+    req->body = body(db, "{\"label\":\"second\"}");
+    doc = call(req, api_token_create, &status);
+    assert_int_equal(status, 200);
+    id = apr_psprintf(db->pool, "%" APR_INT64_T_FMT,
+                      (apr_int64_t)json_integer_value(json_object_get(doc,
+                                                                      "id")));
+    json_decref(doc);
+
+    doc = call(req, api_token_create, &status);
+    assert_int_equal(status, 400);
+    err = json_array_get(json_object_get(doc, "errors"), 0);
+    assert_string_equal(json_string_value(json_object_get(err, "reason")),
+                        "You have reached the limit of 2 active personal "
+                        "access tokens; revoke one to create another");
+    assert_null(json_object_get(err, "field"));
+    json_decref(doc);
+    req->body = NULL;
+    doc = call(req, api_tokens_list, &status);
+    assert_int_equal(json_integer_value(json_object_get(doc, "results")), 2);
+    json_decref(doc);
+
+    req->params[0] = id;
+    doc = call(req, api_token_revoke, &status);
+    assert_int_equal(status, 200);
+    json_decref(doc);
+    req->params[0] = NULL;
+    req->body = body(db, "{}");
+    doc = call(req, api_token_create, &status);
+    assert_int_equal(status, 200);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +515,7 @@ int main(void)
         UNIT_DB_TEST(test_profile),
         UNIT_DB_TEST(test_grants),
         UNIT_DB_TEST(test_tokens),
+        UNIT_DB_TEST(test_token_cap),
         UNIT_DB_TEST(test_grants_list_domains),
     };
 

@@ -42,7 +42,7 @@ static void test_exact_count_and_headers(void **state)
     int i;
 
     for (i = 1; i <= 5; i++) {
-        assert_int_equal(acct_rate_hit(db->store, db->pool, "token:1:other", 3,
+        assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:other", 3,
                                        NOW, &s), ACCT_STORE_OK);
         assert_int_equal(s.limit, 3);
         assert_int_equal(s.reset, WINDOW + ACCT_RATE_WINDOW);
@@ -57,16 +57,16 @@ static void test_buckets_are_separate(void **state)
     unit_db *db = *state;
     acct_rate_state s;
 
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "token:1:list", 1, NOW,
+    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:list", 1, NOW,
                                    &s), ACCT_STORE_OK);
     assert_false(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "token:1:other", 1, NOW,
+    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:other", 1, NOW,
                                    &s), ACCT_STORE_OK);
     assert_false(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "token:2:list", 1, NOW,
+    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:2:list", 1, NOW,
                                    &s), ACCT_STORE_OK);
     assert_false(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "token:1:list", 1, NOW,
+    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:list", 1, NOW,
                                    &s), ACCT_STORE_OK);
     assert_true(s.exceeded);
 }
@@ -81,7 +81,7 @@ static void test_new_window_starts_afresh_and_expires_old(void **state)
     assert_int_equal(acct_rate_hit(db->store, db->pool, "addr:192.0.2.1:other",
                                    1, NOW + 1, &s), ACCT_STORE_OK);
     assert_true(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "token:9:list", 1,
+    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:9:list", 1,
                                    NOW, &s), ACCT_STORE_OK);
     assert_int_equal(count_rows(db), 2);
     /* The next window: counting starts again, the ended window's rows go. */
@@ -94,12 +94,23 @@ static void test_new_window_starts_afresh_and_expires_old(void **state)
     assert_int_equal(count_rows(db), 1);
 }
 
+/*
+ * A caller with a token counts as its user: the bucket names the user and
+ * nothing of the token or the address, so every token of one user, from
+ * anywhere, spends one budget, and minting tokens gains nothing.
+ */
 static void test_bucket_names(void **state)
 {
     unit_db *db = *state;
 
     assert_string_equal(acct_rate_bucket(db->pool, 42, "192.0.2.1", 1),
-                        "token:42:list");
+                        "user:42:list");
+    assert_string_equal(acct_rate_bucket(db->pool, 42, "198.51.100.7", 1),
+                        "user:42:list");
+    assert_string_equal(acct_rate_bucket(db->pool, 42, NULL, 0),
+                        "user:42:other");
+    assert_string_equal(acct_rate_bucket(db->pool, 43, "192.0.2.1", 0),
+                        "user:43:other");
     assert_string_equal(acct_rate_bucket(db->pool, 0, "2001:db8::1", 0),
                         "addr:2001:db8::1:other");
     assert_string_equal(acct_rate_bucket(db->pool, 0, NULL, 0), "addr:-:other");
@@ -141,18 +152,18 @@ static void test_table_count_and_headers(void **state)
 
     (void)state;
     for (i = 1; i <= 3; i++) {
-        assert_int_equal(table_hits(t, "token:1:other", 3, NOW, &st), i);
+        assert_int_equal(table_hits(t, "user:1:other", 3, NOW, &st), i);
         assert_false(st.exceeded);
         assert_int_equal(st.reset, WINDOW + 60);
         assert_int_equal(st.retry_after, 50);
     }
-    assert_int_equal(acct_rate_table_hit(t, "token:1:other", 3, NOW, &st), 0);
+    assert_int_equal(acct_rate_table_hit(t, "user:1:other", 3, NOW, &st), 0);
     assert_true(st.exceeded);
     assert_int_equal(st.remaining, 0);
     /* Other buckets count alone; the next window starts afresh. */
-    assert_int_equal(table_hits(t, "token:1:list", 3, NOW, &st), 1);
-    assert_int_equal(table_hits(t, "token:2:other", 3, NOW, &st), 1);
-    assert_int_equal(table_hits(t, "token:1:other", 3, NOW + 60, &st), 1);
+    assert_int_equal(table_hits(t, "user:1:list", 3, NOW, &st), 1);
+    assert_int_equal(table_hits(t, "user:2:other", 3, NOW, &st), 1);
+    assert_int_equal(table_hits(t, "user:1:other", 3, NOW + 60, &st), 1);
     assert_int_equal(st.reset, WINDOW + 120);
     munmap(mem, size);
 }
@@ -207,7 +218,7 @@ static void test_table_shared_by_processes(void **state)
             int n;
 
             for (n = 0; n < HITS; n++) {
-                if (acct_rate_table_hit(t, "token:7:other", 1000000, NOW,
+                if (acct_rate_table_hit(t, "user:7:other", 1000000, NOW,
                                         &st) != 0) {
                     _exit(2);
                 }
@@ -219,7 +230,7 @@ static void test_table_shared_by_processes(void **state)
         assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
         assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
-    assert_int_equal(table_hits(t, "token:7:other", 1000000, NOW, &st),
+    assert_int_equal(table_hits(t, "user:7:other", 1000000, NOW, &st),
                      PROCS * HITS + 1);
 
     /* Processes killed while counting, again and again. */
@@ -229,13 +240,13 @@ static void test_table_shared_by_processes(void **state)
         assert_true(victim >= 0);
         if (victim == 0) {
             for (;;) {
-                acct_rate_table_hit(t, "token:8:other", 1000000, NOW, &st);
+                acct_rate_table_hit(t, "user:8:other", 1000000, NOW, &st);
             }
         }
         usleep(2000 + (useconds_t)(round * 500));
         kill(victim, SIGKILL);
         assert_int_equal(waitpid(victim, &status, 0), victim);
-        assert_int_equal(acct_rate_table_hit(t, "token:8:other", 1000000, NOW,
+        assert_int_equal(acct_rate_table_hit(t, "user:8:other", 1000000, NOW,
                                              &st), 0);
     }
     alarm(0);
