@@ -1,4 +1,7 @@
-"""scripts/quickstart: starts, writes $ACCTAPI_HOME/env, keeps data on re-run.
+"""scripts/quickstart: starts, writes $ACCTAPI_HOME/env, keeps data on re-run;
+on SQLite and on its private PostgreSQL cluster (ACCTAPI_DB=pgsql), which it
+stops when httpd exits; the testers' knobs (rate limits, nameservers,
+database host suffix) reach the module.
 
 Skipped when ACCTAPI_SKIP_QUICKSTART is set, or when the build directory is
 not the repository (the quickstart builds in the repository).
@@ -7,10 +10,12 @@ not the repository (the quickstart builds in the repository).
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import time
 
 import pytest
+import requests
 
 import harness
 from harness import REPO, free_port, make_tmpdir, run
@@ -44,16 +49,21 @@ def curl(url, token=None):
     return int(code or 0), body
 
 
+KNOBS = ("ACCTAPI_DB", "ACCTAPI_RATE_LIMIT", "ACCTAPI_NAMESERVERS", "ACCTAPI_DB_HOST_SUFFIX",
+         "ACCTAPI_PG_PORT")
+
+
 class Quickstart:
-    def __init__(self, home, port):
-        self.home, self.port = home, port
+    def __init__(self, home, port, **knobs):
+        self.home, self.port, self.knobs = home, port, knobs
         self.proc = None
         self.out = home.parent / f"quickstart-{port}.out"
 
     def start(self):
         env = dict(os.environ, ACCTAPI_HOME=str(self.home), PORT=str(self.port))
-        for v in ("ACCTAPI_DB_DRIVER", "ACCTAPI_DB_PARAMS", "ACCTAPI_URL", "ACCTAPI_TOKEN"):
+        for v in ("ACCTAPI_DB_DRIVER", "ACCTAPI_DB_PARAMS", "ACCTAPI_URL", "ACCTAPI_TOKEN") + KNOBS:
             env.pop(v, None)
+        env.update(self.knobs)
         f = open(self.out, "ab")
         self.proc = subprocess.Popen([str(REPO / "scripts" / "quickstart")], cwd=str(REPO),
                                      env=env, stdout=f, stderr=subprocess.STDOUT,
@@ -74,16 +84,58 @@ class Quickstart:
     def output(self):
         return self.out.read_text(errors="replace")[-4000:]
 
-    def stop(self):
+    def stop(self, ctrl_c=False):
+        """SIGTERM to the quickstart, or SIGINT to its process group as a
+        terminal's Ctrl-C sends it."""
         if self.proc and self.proc.poll() is None:
-            # httpd runs in the foreground in the quickstart's own process.
-            self.proc.send_signal(signal.SIGTERM)
+            if ctrl_c:
+                os.killpg(self.proc.pid, signal.SIGINT)
+            else:
+                self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
         self.proc = None
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def get(env, path, **kw):
+    return requests.get(env["ACCTAPI_URL"] + path, timeout=10,
+                        headers={"Authorization": f"Bearer {env['ACCTAPI_TOKEN']}"}, **kw)
+
+
+def post(env, path, body):
+    return requests.post(env["ACCTAPI_URL"] + path, json=body, timeout=10,
+                         headers={"Authorization": f"Bearer {env['ACCTAPI_TOKEN']}"})
+
+
+def check_error_log(home):
+    log = home / "error.log"
+    if log.exists():
+        text = log.read_text(errors="replace")
+        bad = [ln for ln in text.splitlines()
+               if harness.CRASH.search(ln)
+               or (harness.BAD_LEVEL.search(ln) and not harness.HTTPD_NOISE.search(ln))]
+        assert not bad, "quickstart error log:\n" + "\n".join(bad) + "\n--- full log:\n" + text[-6000:]
+
+
+def postmaster_running(home):
+    """The cluster's postmaster.pid names a live process."""
+    pidfile = home / "pg" / "data" / "postmaster.pid"
+    try:
+        pid = int(pidfile.read_text().split()[0])
+    except (FileNotFoundError, IndexError, ValueError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 @pytest.fixture
@@ -117,6 +169,12 @@ def test_quickstart(qs_home):
         assert code == 200, body
         code, _ = curl(env["ACCTAPI_URL"] + "/profile")
         assert code == 401
+        # Without knobs, the module's defaults: rate limits on.
+        r = get(env, "/profile")
+        assert r.status_code == 200 and r.headers.get("X-RateLimit-Limit"), dict(r.headers)
+        assert not (qs_home / "quickstart-extra.conf").exists()
+        # The token and DBDParams are for their owner only.
+        assert mode(qs_home / "httpd.conf") == 0o600 and mode(qs_home / "env") == 0o600
         # The CLI of env works against the same database.
         run(["bash", "-c", f'. "{qs_home}/env" && "$ACCTAPI_ADMIN" clock show'])
 
@@ -131,10 +189,79 @@ def test_quickstart(qs_home):
         assert env2["ACCTAPI_TOKEN"] == token, (env2, token)
     finally:
         qs.stop()
-    log = (qs_home / "error.log")
-    if log.exists():
-        text = log.read_text(errors="replace")
-        bad = [ln for ln in text.splitlines()
-               if harness.CRASH.search(ln)
-               or (harness.BAD_LEVEL.search(ln) and not harness.HTTPD_NOISE.search(ln))]
-        assert not bad, "quickstart error log:\n" + "\n".join(bad) + "\n--- full log:\n" + text[-6000:]
+    check_error_log(qs_home)
+
+
+def test_quickstart_postgresql(qs_home):
+    """ACCTAPI_DB=pgsql: a private cluster in the home, the same env file and
+    emulator, the knobs applied; the cluster stops when the quickstart does
+    (SIGTERM, or Ctrl-C), and a second run reuses it with the data."""
+    port = free_port()
+    suffix = "db.qs.test"
+    qs = Quickstart(qs_home, port, ACCTAPI_DB="pgsql", ACCTAPI_RATE_LIMIT="off",
+                    ACCTAPI_NAMESERVERS="ns1.qs.test ns2.qs.test",
+                    ACCTAPI_DB_HOST_SUFFIX=suffix)
+    try:
+        qs.start()
+        env = read_env(qs_home)
+        sock = qs_home / "pg" / "sock"
+        assert env["ACCTAPI_DB_DRIVER"] == "pgsql", env
+        assert f"host='{sock}'" in env["ACCTAPI_DB_PARAMS"], env
+        assert "dbname=acctapi" in env["ACCTAPI_DB_PARAMS"], env
+        assert env["ACCTAPI_URL"] == f"http://127.0.0.1:{port}/v4", env
+        assert mode(qs_home / "httpd.conf") == 0o600 and mode(qs_home / "env") == 0o600
+        assert postmaster_running(qs_home)
+        token = env["ACCTAPI_TOKEN"]
+        assert "PostgreSQL" in qs.output() and token in qs.output()
+
+        r = get(env, "/profile")
+        assert r.status_code == 200, r.text
+        # Rate limits off: no budget headers.
+        assert "X-RateLimit-Limit" not in r.headers, dict(r.headers)
+        code, _ = curl(env["ACCTAPI_URL"] + "/profile", token)
+        assert code == 200
+        # AcctapiNameservers: the zone's NS records.
+        r = post(env, "/domains", {"domain": "quickstart-pg.example", "type": "master",
+                                   "soa_email": "admin@quickstart-pg.example"})
+        assert r.status_code == 200, r.text
+        domain_id = r.json()["id"]
+        zone = get(env, f"/domains/{domain_id}/zone-file").json()["zone_file"]
+        ns = [ln for ln in zone if " IN NS " in ln]
+        assert ns == ["quickstart-pg.example. IN NS ns1.qs.test.",
+                      "quickstart-pg.example. IN NS ns2.qs.test."], zone
+        # AcctapiDatabaseHostSuffix: a provisioned database's hosts.
+        r = post(env, "/databases/mysql/instances",
+                 {"label": "qs-db", "region": "us-east", "type": "g6-nanode-1",
+                  "engine": "mysql/8.0.30"})
+        assert r.status_code == 200, r.text
+        db_id = r.json()["id"]
+        run(["bash", "-c", f'. "{qs_home}/env" && "$ACCTAPI_ADMIN" clock advance 1h'])
+        try:
+            db = get(env, f"/databases/mysql/instances/{db_id}").json()
+        finally:
+            run(["bash", "-c", f'. "{qs_home}/env" && "$ACCTAPI_ADMIN" clock reset'])
+        assert db["status"] == "active", db
+        assert db["hosts"]["primary"].endswith("." + suffix), db
+
+        qs.stop()
+        assert curl(env["ACCTAPI_URL"] + "/regions")[0] == 0, "still serving after SIGTERM"
+        assert not postmaster_running(qs_home), "the cluster outlived the quickstart"
+        assert "stopping PostgreSQL" in qs.output()
+
+        # Again: the same cluster (no initdb), the data and the token kept.
+        qs.start()
+        assert qs.output().count("initdb") == 1, qs.output()
+        env2 = read_env(qs_home)
+        assert env2["ACCTAPI_TOKEN"] == token and env2["ACCTAPI_DB_PARAMS"] == env["ACCTAPI_DB_PARAMS"]
+        r = get(env2, f"/domains/{domain_id}")
+        assert r.status_code == 200 and r.json()["domain"] == "quickstart-pg.example", r.text
+
+        qs.stop(ctrl_c=True)
+        assert curl(env["ACCTAPI_URL"] + "/regions")[0] == 0, "still serving after Ctrl-C"
+        assert not postmaster_running(qs_home), "the cluster outlived Ctrl-C"
+    finally:
+        qs.stop()
+        if postmaster_running(qs_home):
+            pid = int((qs_home / "pg" / "data" / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGQUIT)
+    check_error_log(qs_home)
