@@ -9,6 +9,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import threading
 import time
 
@@ -325,3 +326,81 @@ def test_ten_thousand_hostile_requests(make_server, backend):
         # Under AddressSanitizer freed memory waits in its quarantine (up to
         # 256 MB), so growth says nothing there; its reports do.
         assert max(growth.values()) < 8 * 1024, growth
+
+
+# --------------------------------------------------------------------------
+# Slow clients: connections that send half a request header and stall
+# --------------------------------------------------------------------------
+
+def max_request_workers(srv):
+    m = re.search(r"^MaxRequestWorkers\s+(\d+)", srv.conf.read_text(), re.M)
+    return int(m.group(1))
+
+
+# mod_reqtimeout's header deadline (scripts/httpd-conf: header=5-20).
+HEADER_TIMEOUT = 5
+
+
+@pytest.mark.skipif(harness.SANITIZE, reason="httpd -X under AddressSanitizer is "
+                    "too slow to hold thousands of connections in time")
+@pytest.mark.expect_log(r"AH00484: server reached MaxRequestWorkers")
+def test_slow_clients_leave_normal_requests_answered(make_server, backend):
+    """4 x MaxRequestWorkers connections that each send half a request
+    header and stall (slowloris): mod_reqtimeout closes each within its
+    header deadline, so ordinary clients are answered, never refused; they
+    wait for a worker meanwhile (httpd 2.4 reads a header with a blocking
+    worker thread), at worst one deadline per MaxRequestWorkers slow
+    connections queued ahead of them."""
+    srv = make_server(name="slow")
+    workers = max_request_workers(srv)
+    n = 4 * workers
+    # The slow connections queue ahead of ordinary ones: each batch of
+    # `workers` holds every worker for one header deadline at most.
+    bound = (n + workers - 1) // workers * HEADER_TIMEOUT + 2
+    slow, refused = [], 0
+    started = time.monotonic()
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.setblocking(False)
+            try:
+                s.connect(("127.0.0.1", srv.port))
+            except BlockingIOError:
+                pass
+            slow.append(s)
+        # Half a header on every connection the server has let in.
+        opened = time.monotonic()
+        pending = list(slow)
+        while pending and time.monotonic() - opened < 10:
+            still = []
+            for s in pending:
+                try:
+                    s.send(b"GET /v4/regions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                except (BlockingIOError, OSError):
+                    still.append(s)
+            pending = still
+            time.sleep(0.05)
+        refused = len(pending)
+        # Ordinary clients, each on a new connection, while the slow ones
+        # hold on: every answer within a second.
+        c = srv.client()
+        c.timeout = 30
+        waits, statuses = [], {}
+        probe_end = time.monotonic() + 12
+        while time.monotonic() < probe_end:
+            t0 = time.monotonic()
+            r = c.request("GET", "/regions", headers={"Connection": "close"})
+            waits.append(time.monotonic() - t0)
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            time.sleep(0.2)
+        c.close()
+    finally:
+        for s in slow:
+            s.close()
+    harness.report_figure(
+        f"slow clients ({backend.kind}): {n} half-header connections "
+        f"({n - refused} sent their half, {refused} still queued) for "
+        f"{time.monotonic() - started:.0f}s; {len(waits)} ordinary requests, statuses "
+        f"{statuses}, longest wait {max(waits) * 1000:.0f} ms (bound {bound * 1000:.0f} ms)")
+    assert set(statuses) == {200}, statuses
+    assert max(waits) < bound, sorted(waits)[-5:]
