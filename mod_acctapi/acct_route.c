@@ -1,4 +1,5 @@
 #include "acct_route.h"
+#include "acct_text.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -52,7 +53,22 @@ char *acct_percent_decode(apr_pool_t *pool, const char *s, size_t len)
     return out;
 }
 
-/* Splits "/a/b%2Fc/" into decoded segments; -1 on an empty or bad segment. */
+/*
+ * Whether a decoded segment is text a request may carry: strict UTF-8 without
+ * control characters, exactly what the body readers accept in a string.  A
+ * segment that is not is no id, label or literal of any route, so the path
+ * does not exist; checking it here, once, keeps bytes the database cannot
+ * store (PostgreSQL fails a statement on invalid UTF-8) out of every handler.
+ */
+static int segment_is_text(const char *seg)
+{
+    return acct_utf8_valid(seg) && !acct_has_control_character(seg);
+}
+
+/*
+ * Splits "/a/b%2Fc/" into decoded segments; -1 on an empty segment, a bad
+ * escape, or a segment that is not text (segment_is_text).
+ */
 static int split_path(apr_pool_t *pool, const char *path, segments *out)
 {
     const char *p = path, *end;
@@ -74,7 +90,7 @@ static int split_path(apr_pool_t *pool, const char *path, segments *out)
             return -1;
         }
         out->seg[out->n] = acct_percent_decode(pool, p, (size_t)(end - p));
-        if (!out->seg[out->n]) {
+        if (!out->seg[out->n] || !segment_is_text(out->seg[out->n])) {
             return -1;
         }
         out->n++;

@@ -50,7 +50,9 @@ extern const acct_route acct_routes[];
 /*
  * Matches `raw_path` (below the mount point, still percent-encoded, no query)
  * against `table`.  Each segment is percent-decoded on its own, so "%2F"
- * inside an engine id stays inside that parameter.  A template parameter
+ * inside an engine id stays inside that parameter.  A segment that decodes
+ * to anything but strict UTF-8 free of control characters (an encoded NUL
+ * included) names no path: no parameter ever holds such bytes.  A template parameter
  * written "{name...}" takes the rest of the path, slashes included.  A
  * trailing slash is ignored.  `method` is the HTTP method; HEAD matches GET
  * (httpd drops the body), and OPTIONS on a known path is ACCT_MATCH_OPTIONS:

@@ -803,10 +803,17 @@ def api_path(raw_path):
 
 
 def _percent_decode(seg):
-    """acct_percent_decode: None on a malformed escape or an encoded NUL."""
+    """acct_percent_decode, then acct_route.c segment_is_text: None on a
+    malformed escape, an encoded NUL, invalid UTF-8 or a control character."""
     if re.search(r"%(?![0-9A-Fa-f]{2})|%00|\x00", seg):
         return None
-    return urllib.parse.unquote_to_bytes(seg).decode("utf-8", "surrogateescape")
+    try:
+        text = urllib.parse.unquote_to_bytes(seg).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if re.search("[\x00-\x1f\x7f-\x9f]", text):
+        return None
+    return text
 
 
 def _split_path(path):

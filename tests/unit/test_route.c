@@ -163,6 +163,37 @@ static const match_case synth_cases[] = {
     {"GET", "/things/%00", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things/a%00", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things/%4/parts/1", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    /* Segments that are not text name no path (issue 17): invalid UTF-8 ... */
+    {"GET", "/things/%ff", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"DELETE", "/things/%FF", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/\xff", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%c3%28", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%c3", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%c0%af", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%e0%80%af", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%ed%a0%80", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%f4%90%80%80", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/a%80b", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%ff/parts/1", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/1/parts/%ed%a0%80", ACCT_MATCH_NO_PATH, NONE, NULL,
+     {0}},
+    {"GET", "/files/a/%c0%af/b", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"OPTIONS", "/things/%ff", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    /* ... and control characters: C0, DEL and C1. */
+    {"GET", "/things/1%0a", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/a%09b", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%7f", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/things/%c2%85", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    {"GET", "/files/a/b%1b", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
+    /* Valid UTF-8, any plane, still matches. */
+    {"GET", "/things/caf%C3%A9", ACCT_MATCH_FOUND, S_THING_GET, NULL,
+     {"caf\xc3\xa9"}},
+    {"GET", "/things/caf\xc3\xa9", ACCT_MATCH_FOUND, S_THING_GET, NULL,
+     {"caf\xc3\xa9"}},
+    {"GET", "/things/%e2%82%ac/parts/%f0%9f%98%80", ACCT_MATCH_FOUND,
+     S_PARTS_GET, NULL, {"\xe2\x82\xac", "\xf0\x9f\x98\x80"}},
+    {"GET", "/things/%c2%a0", ACCT_MATCH_FOUND, S_THING_GET, NULL,
+     {"\xc2\xa0"}},
 };
 
 /* Paths of the real table that are not expected to gain methods. */
