@@ -1,4 +1,5 @@
 #include "acct_json.h"
+#include "acct_api.h"
 #include "acct_store.h"
 #include "acct_time.h"
 
@@ -99,58 +100,251 @@ json_t *acct_json_parse_column(const char *text)
     return j ? j : json_null();
 }
 
-/*
- * Scans the raw text for nesting depth before jansson parses it: jansson
- * accepts up to 2048 levels and recurses for each, so a deep body would cost
- * stack and time before we could refuse it.
- */
-static int depth_within(const char *buf, size_t len, int max)
+const acct_json_limits acct_json_body_limits = {
+    ACCT_JSON_MAX_DEPTH, ACCT_JSON_MAX_VALUES, ACCT_JSON_MAX_STRING
+};
+
+/* Where acct_json_scan is in the grammar: what may come next. */
+typedef enum {
+    SCAN_VALUE,             /* a value: the start, after ':' or ',' in an array */
+    SCAN_VALUE_OR_CLOSE,    /* after '[': a value or ']' */
+    SCAN_KEY,               /* after ',' in an object: a key */
+    SCAN_KEY_OR_CLOSE,      /* after '{': a key or '}' */
+    SCAN_COLON,             /* after a key */
+    SCAN_NEXT,              /* after a value in a container: ',' or the close */
+    SCAN_END                /* after the top-level value: whitespace only */
+} scan_state;
+
+static int is_digit(char c)
 {
-    int depth = 0, in_string = 0;
-    size_t i;
+    return c >= '0' && c <= '9';
+}
 
-    for (i = 0; i < len; i++) {
-        char c = buf[i];
+static int is_hex(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
-        if (in_string) {
-            if (c == '\\') {
-                i++;
-            }
-            else if (c == '"') {
-                in_string = 0;
-            }
-            continue;
+/*
+ * The string whose opening quote is at buf[*i]: moves *i to its closing
+ * quote.  Its length in characters counts the bytes that start a UTF-8
+ * sequence (or are not UTF-8 at all: jansson refuses those later) and one
+ * per escape.
+ */
+static acct_json_scan_rc scan_string(const char *buf, size_t len, size_t *i,
+                                     size_t max_string)
+{
+    size_t p = *i + 1, chars = 0;
+
+    for (; p < len; p++) {
+        unsigned char c = (unsigned char)buf[p];
+
+        if (c == '"') {
+            *i = p;
+            return ACCT_JSON_SCAN_OK;
         }
-        switch (c) {
-        case '"':
-            in_string = 1;
-            break;
-        case '{':
-        case '[':
-            if (++depth > max) {
-                return 0;
+        if (c < 0x20) {             /* control characters must be escaped */
+            return ACCT_JSON_SCAN_MALFORMED;
+        }
+        if (c == '\\') {
+            if (++p == len) {
+                return ACCT_JSON_SCAN_MALFORMED;
             }
-            break;
-        case '}':
-        case ']':
-            depth--;
-            break;
-        default:
-            break;
+            if (buf[p] == 'u') {
+                if (len - p < 5 || !is_hex(buf[p + 1]) || !is_hex(buf[p + 2])
+                    || !is_hex(buf[p + 3]) || !is_hex(buf[p + 4])) {
+                    return ACCT_JSON_SCAN_MALFORMED;
+                }
+                p += 4;
+            }
+            else if (!strchr("\"\\/bfnrt", buf[p]) || buf[p] == '\0') {
+                return ACCT_JSON_SCAN_MALFORMED;
+            }
+        }
+        else if ((c & 0xC0) == 0x80) {
+            continue;               /* a continuation byte: no new character */
+        }
+        if (++chars > max_string) {
+            return ACCT_JSON_SCAN_STRING_TOO_LONG;
         }
     }
+    return ACCT_JSON_SCAN_MALFORMED;    /* unterminated */
+}
+
+/* The number starting at buf[*i] (RFC 8259, 6): *i moves to its last byte. */
+static int scan_number(const char *buf, size_t len, size_t *i)
+{
+    size_t p = *i;
+
+    if (buf[p] == '-') {
+        p++;
+    }
+    if (p < len && buf[p] == '0') {
+        p++;
+    }
+    else if (p < len && is_digit(buf[p])) {
+        while (p < len && is_digit(buf[p])) {
+            p++;
+        }
+    }
+    else {
+        return 0;
+    }
+    if (p < len && buf[p] == '.') {
+        if (++p == len || !is_digit(buf[p])) {
+            return 0;
+        }
+        while (p < len && is_digit(buf[p])) {
+            p++;
+        }
+    }
+    if (p < len && (buf[p] == 'e' || buf[p] == 'E')) {
+        if (++p < len && (buf[p] == '+' || buf[p] == '-')) {
+            p++;
+        }
+        if (p == len || !is_digit(buf[p])) {
+            return 0;
+        }
+        while (p < len && is_digit(buf[p])) {
+            p++;
+        }
+    }
+    *i = p - 1;
     return 1;
 }
 
-json_t *acct_json_decode_body(apr_pool_t *pool, const char *buf, size_t len)
+acct_json_scan_rc acct_json_scan(const char *buf, size_t len,
+                                 const acct_json_limits *lim)
 {
+    /* in_object[d]: whether the container at depth d + 1 is an object. */
+    unsigned char in_object[ACCT_JSON_MAX_DEPTH];
+    int depth = 0, max_depth = lim->max_depth;
+    size_t values = 0, i;
+    scan_state st = SCAN_VALUE;
+
+    if (max_depth > ACCT_JSON_MAX_DEPTH) {
+        max_depth = ACCT_JSON_MAX_DEPTH;
+    }
+    for (i = 0; i < len; i++) {
+        char c = buf[i];
+        acct_json_scan_rc rc;
+
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            continue;
+        }
+        switch (st) {
+        case SCAN_KEY:
+        case SCAN_KEY_OR_CLOSE:
+            if (c == '}' && st == SCAN_KEY_OR_CLOSE) {
+                break;              /* the close, handled below */
+            }
+            if (c != '"') {
+                return ACCT_JSON_SCAN_MALFORMED;
+            }
+            rc = scan_string(buf, len, &i, lim->max_string);
+            if (rc != ACCT_JSON_SCAN_OK) {
+                return rc;
+            }
+            st = SCAN_COLON;
+            continue;
+        case SCAN_COLON:
+            if (c != ':') {
+                return ACCT_JSON_SCAN_MALFORMED;
+            }
+            st = SCAN_VALUE;
+            continue;
+        case SCAN_NEXT:
+            if (c == ',') {
+                st = in_object[depth - 1] ? SCAN_KEY : SCAN_VALUE;
+                continue;
+            }
+            break;                  /* a close, handled below */
+        case SCAN_END:
+            return ACCT_JSON_SCAN_MALFORMED;
+        case SCAN_VALUE:
+        case SCAN_VALUE_OR_CLOSE:
+            if (c == ']' && st == SCAN_VALUE_OR_CLOSE) {
+                break;              /* the close, handled below */
+            }
+            if (++values > lim->max_values) {
+                return ACCT_JSON_SCAN_TOO_MANY_VALUES;
+            }
+            if (c == '{' || c == '[') {
+                if (depth == max_depth) {
+                    return ACCT_JSON_SCAN_TOO_DEEP;
+                }
+                in_object[depth++] = c == '{';
+                st = c == '{' ? SCAN_KEY_OR_CLOSE : SCAN_VALUE_OR_CLOSE;
+                continue;
+            }
+            if (c == '"') {
+                rc = scan_string(buf, len, &i, lim->max_string);
+                if (rc != ACCT_JSON_SCAN_OK) {
+                    return rc;
+                }
+            }
+            else if (c == 't' && len - i >= 4 && memcmp(buf + i, "true", 4) == 0) {
+                i += 3;
+            }
+            else if (c == 'f' && len - i >= 5 && memcmp(buf + i, "false", 5) == 0) {
+                i += 4;
+            }
+            else if (c == 'n' && len - i >= 4 && memcmp(buf + i, "null", 4) == 0) {
+                i += 3;
+            }
+            else if (!scan_number(buf, len, &i)) {
+                return ACCT_JSON_SCAN_MALFORMED;
+            }
+            st = depth ? SCAN_NEXT : SCAN_END;
+            continue;
+        }
+        /* A close: it must match the innermost container. */
+        if (c != (in_object[depth - 1] ? '}' : ']')) {
+            return ACCT_JSON_SCAN_MALFORMED;
+        }
+        depth--;
+        st = depth ? SCAN_NEXT : SCAN_END;
+    }
+    return st == SCAN_END ? ACCT_JSON_SCAN_OK : ACCT_JSON_SCAN_MALFORMED;
+}
+
+const char *acct_json_scan_reason(apr_pool_t *pool, acct_json_scan_rc rc)
+{
+    switch (rc) {
+    case ACCT_JSON_SCAN_OK:
+        return NULL;
+    case ACCT_JSON_SCAN_TOO_MANY_VALUES:
+        return apr_psprintf(pool, "Request body has too many JSON values "
+                            "(at most %d)", ACCT_JSON_MAX_VALUES);
+    case ACCT_JSON_SCAN_STRING_TOO_LONG:
+        return apr_psprintf(pool, "Request body has a JSON string that is "
+                            "too long (at most %d characters)",
+                            ACCT_JSON_MAX_STRING);
+    case ACCT_JSON_SCAN_MALFORMED:
+    case ACCT_JSON_SCAN_TOO_DEEP:
+        break;
+    }
+    return ACCT_R_INVALID_JSON;
+}
+
+json_t *acct_json_decode_body(apr_pool_t *pool, const char *buf, size_t len,
+                              const char **reason)
+{
+    acct_json_scan_rc rc = buf ? acct_json_scan(buf, len,
+                                                &acct_json_body_limits)
+                               : ACCT_JSON_SCAN_MALFORMED;
+    json_t *root = NULL;
     json_error_t err;
 
-    if (!buf || !depth_within(buf, len, ACCT_JSON_MAX_DEPTH)) {
-        return NULL;
+    if (rc == ACCT_JSON_SCAN_OK) {
+        root = acct_json_own(pool, json_loadb(buf, len,
+                                              JSON_REJECT_DUPLICATES, &err));
     }
-    return acct_json_own(pool, json_loadb(buf, len, JSON_REJECT_DUPLICATES,
-                                          &err));
+    if (!root && reason) {
+        *reason = rc == ACCT_JSON_SCAN_OK ? ACCT_R_INVALID_JSON
+                                          : acct_json_scan_reason(pool, rc);
+    }
+    return root;
 }
 
 char *acct_json_dump(apr_pool_t *pool, const json_t *j, size_t *len)

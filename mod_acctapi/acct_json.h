@@ -11,8 +11,44 @@
 #include <apr_pools.h>
 #include <jansson.h>
 
-/* Maximum nesting accepted in a request body (objects and arrays). */
+/*
+ * Limits of a request body, checked on its raw text before jansson builds a
+ * tree (acct_json_scan), each far above what a valid request can hold:
+ *
+ * - nesting: 64 levels of objects and arrays (jansson accepts 2048 and
+ *   recurses for each); no document of the contract nests more than a few.
+ * - values: 65,536 JSON values (every scalar, object and array, keys not
+ *   counted: each key has its value).  The largest count a valid request can
+ *   hold is a preferences document (65,535 characters compact): at most
+ *   32,767 values, as in {"":[0,0,...]}; the other lists (tags, allow_list,
+ *   security questions, IP lists) hold tens.  A 1 MiB body can carry half a
+ *   million values, which jansson would store in some 25 MB of small blocks.
+ * - string length: 262,144 characters (code points; an escape counts as one,
+ *   a surrogate pair as two), object keys included: four times the longest
+ *   string the contract admits, a 65,535-character record target or
+ *   preferences document (an SSH key line is at most 16,384).
+ */
 #define ACCT_JSON_MAX_DEPTH 64
+#define ACCT_JSON_MAX_VALUES 65536
+#define ACCT_JSON_MAX_STRING 262144
+
+/* What acct_json_scan found first in a body's text. */
+typedef enum {
+    ACCT_JSON_SCAN_OK = 0,
+    ACCT_JSON_SCAN_MALFORMED,       /* not JSON text (jansson has the last word) */
+    ACCT_JSON_SCAN_TOO_DEEP,        /* nesting past max_depth */
+    ACCT_JSON_SCAN_TOO_MANY_VALUES, /* more than max_values values */
+    ACCT_JSON_SCAN_STRING_TOO_LONG  /* a string longer than max_string */
+} acct_json_scan_rc;
+
+typedef struct acct_json_limits {
+    int max_depth;              /* at most ACCT_JSON_MAX_DEPTH */
+    size_t max_values;
+    size_t max_string;          /* characters */
+} acct_json_limits;
+
+/* The limits above, those of every request body. */
+extern const acct_json_limits acct_json_body_limits;
 
 /* Registers a pool cleanup that drops the reference to `j`; returns `j`. */
 json_t *acct_json_own(apr_pool_t *pool, json_t *j);
@@ -42,12 +78,33 @@ json_t *acct_json_time(apr_pool_t *pool, const char *epoch_seconds);
 json_t *acct_json_parse_column(const char *text);
 
 /*
- * Decodes a request body: UTF-8, duplicate keys rejected, nesting capped at
- * ACCT_JSON_MAX_DEPTH.  The depth check runs on the raw text before jansson
- * sees it, so a hostile 10,000-deep body costs nothing.  The root is owned by
- * `pool`.  Returns NULL on any defect.
+ * One linear pass over `len` bytes of JSON text, allocating nothing: checks
+ * the grammar (structure, string escapes, numbers, literals; not UTF-8,
+ * which jansson checks) and counts nesting, values and string lengths
+ * against `lim`, stopping at the first defect in reading order, as a
+ * streaming parser would.  So a body that would cost memory or stack out of
+ * proportion to its size is refused before jansson allocates anything.
  */
-json_t *acct_json_decode_body(apr_pool_t *pool, const char *buf, size_t len);
+acct_json_scan_rc acct_json_scan(const char *buf, size_t len,
+                                 const acct_json_limits *lim);
+
+/*
+ * The answer's reason for what acct_json_scan found: NULL for OK,
+ * ACCT_R_INVALID_JSON for malformed text and too deep a nesting (as it always
+ * answered), else the text naming the limit the body went past, such as
+ * "Request body has too many JSON values (at most 65536)".
+ */
+const char *acct_json_scan_reason(apr_pool_t *pool, acct_json_scan_rc rc);
+
+/*
+ * Decodes a request body: acct_json_scan with acct_json_body_limits, then
+ * jansson (UTF-8 checked, duplicate keys rejected).  The root is owned by
+ * `pool`.  Returns NULL on any defect, with *reason (when `reason` is not
+ * NULL) the answer's text: acct_json_scan_reason, ACCT_R_INVALID_JSON for
+ * what jansson refuses.
+ */
+json_t *acct_json_decode_body(apr_pool_t *pool, const char *buf, size_t len,
+                              const char **reason);
 
 /* Serialises compactly into pool memory (keys in insertion order). */
 char *acct_json_dump(apr_pool_t *pool, const json_t *j, size_t *len);

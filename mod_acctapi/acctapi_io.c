@@ -7,15 +7,37 @@
 
 #include <apr_strings.h>
 
+/* The first buffer of a body: larger than almost every valid request. */
+#define BODY_FIRST_CAP ((apr_size_t)64 * 1024)
+
+/*
+ * Whether the `len` bytes read so far are already past a JSON body limit
+ * (then *reason is set).  Limits only grow with the text, so a prefix that
+ * is past one is refused whatever follows; the prefix's end is not the
+ * body's, so what looks malformed there is decided once all is read.
+ */
+static int json_prefix_refused(apr_pool_t *pool, const char *buf,
+                               apr_size_t len, const char **reason)
+{
+    acct_json_scan_rc rc = acct_json_scan(buf, len, &acct_json_body_limits);
+
+    if (rc == ACCT_JSON_SCAN_OK || rc == ACCT_JSON_SCAN_MALFORMED) {
+        return 0;
+    }
+    *reason = acct_json_scan_reason(pool, rc);
+    return 1;
+}
+
 int acctapi_read_body(request_rec *r, apr_off_t limit, char **buf,
-                      apr_size_t *len)
+                      apr_size_t *len, const char **reason)
 {
     const char *cl = apr_table_get(r->headers_in, "Content-Length");
     apr_bucket_brigade *bb;
-    apr_size_t cap = 0, used = 0;
+    apr_size_t cap = 0, used = 0, whole = 0;
     char *out = NULL, *end;
     int seen_eos = 0;
 
+    *reason = NULL;
     if (cl) {
         apr_off_t n;
 
@@ -25,9 +47,14 @@ int acctapi_read_body(request_rec *r, apr_off_t limit, char **buf,
         if (n > limit) {
             return HTTP_REQUEST_ENTITY_TOO_LARGE;
         }
-        cap = (apr_size_t)n;
+        whole = (apr_size_t)n + 1;
     }
-    cap = cap ? cap + 1 : 4096;
+    /*
+     * Scanned at each doubling, the text is scanned about twice in all:
+     * linear, and a body past a limit stops within twice the bytes needed
+     * to pass it.
+     */
+    cap = !whole ? 4096 : whole < BODY_FIRST_CAP ? whole : BODY_FIRST_CAP;
     out = apr_palloc(r->pool, cap);
     bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
     while (!seen_eos) {
@@ -64,8 +91,16 @@ int acctapi_read_body(request_rec *r, apr_off_t limit, char **buf,
             if (used + n + 1 > cap) {
                 char *bigger;
 
+                if (json_prefix_refused(r->pool, out, used, reason)) {
+                    apr_brigade_destroy(bb);
+                    return HTTP_BAD_REQUEST;
+                }
                 while (used + n + 1 > cap) {
                     cap *= 2;
+                }
+                /* The last buffer holds the announced length exactly. */
+                if (whole && cap > whole && used + n + 1 <= whole) {
+                    cap = whole;
                 }
                 bigger = apr_palloc(r->pool, cap);
                 memcpy(bigger, out, used);

@@ -10,13 +10,18 @@
 struct acct_resp; /* acct_api.h */
 
 /*
- * Reads the whole body (Content-Length or chunked) into pool memory.  The
- * module's own limit is checked against Content-Length first and against a
- * running count after, so httpd's HTML 413 is never reached for bodies the
- * module refuses.  Returns OK, or the HTTP status to answer (413, 400).
+ * Reads the whole JSON body (Content-Length or chunked) into pool memory.
+ * The module's own limit is checked against Content-Length first and against
+ * a running count after, so httpd's HTML 413 is never reached for bodies the
+ * module refuses.  The buffer grows with the data, not to Content-Length at
+ * once, and each time it fills, the text so far is scanned against the JSON
+ * body limits (acct_json_scan): a body past one is refused before the rest
+ * of it is read or stored, so hostile bodies cost a fraction of their size.
+ * Returns OK, or the HTTP status to answer (413, 400) with *reason set to the
+ * reason of a 400 for a JSON limit (NULL for other statuses).
  */
 int acctapi_read_body(request_rec *r, apr_off_t limit, char **buf,
-                      apr_size_t *len);
+                      apr_size_t *len, const char **reason);
 
 /* Is the request's Content-Type application/json (parameters allowed)? */
 int acctapi_body_is_json(request_rec *r);

@@ -659,22 +659,26 @@ static acct_store_rc open_store_for_core(acct_req *req, acct_store **out)
 static int read_json_body(request_rec *r, acctapi_ctx *ctx, json_t **body)
 {
     char *buf = NULL;
+    const char *reason = NULL;
     apr_size_t len = 0;
     int status;
 
     if (!acctapi_body_is_json(r)) {
         return answer(r, HTTP_UNSUPPORTED_MEDIA_TYPE, ACCT_R_MEDIA_TYPE);
     }
-    status = acctapi_read_body(r, ctx->max_body, &buf, &len);
+    status = acctapi_read_body(r, ctx->max_body, &buf, &len, &reason);
     if (status == HTTP_REQUEST_ENTITY_TOO_LARGE) {
         return answer(r, status, ACCT_R_TOO_LARGE);
     }
     if (status != OK) {
-        return answer(r, status, acct_reason_for_status(status));
+        /* A JSON body limit's reason, or the status's own. */
+        return answer(r, status, reason ? reason
+                                        : acct_reason_for_status(status));
     }
-    *body = acct_json_decode_body(r->pool, buf, len);
+    *body = acct_json_decode_body(r->pool, buf, len, &reason);
     if (!*body || !json_is_object(*body)) {
-        return answer(r, HTTP_BAD_REQUEST, ACCT_R_INVALID_JSON);
+        /* "Invalid JSON", or the text of the body limit it went past. */
+        return answer(r, HTTP_BAD_REQUEST, *body ? ACCT_R_INVALID_JSON : reason);
     }
     return OK;
 }

@@ -501,3 +501,108 @@ def test_invalid_utf8_in_query_parameters(server, backend, query, want):
                           b"Authorization: Bearer " + backend.token.encode() + b"\r\n"))
     assert status == want, (query, status, body)
     assert ctype == "application/json", (query, ctype, body)
+
+
+# --------------------------------------------------------------------------
+# Array amplification: a 1 MB body of half a million values (issue 17)
+# --------------------------------------------------------------------------
+
+AMPLIFY_VALUES = 520000
+JSON_MAX_VALUES = 65536         # acct_json.h: ACCT_JSON_MAX_VALUES
+
+
+def amplifying_body():
+    """A 1 MB JSON object (under the default 1 MiB body limit) whose one
+    array holds 520,000 integers: cheap to send, some 25 MB as a tree."""
+    body = ('{"label":"amplify","scopes":[' + ",".join(["1"] * AMPLIFY_VALUES)
+            + "]}").encode()
+    assert len(body) < 1024 * 1024
+    return body
+
+
+def test_array_amplification(make_server, backend):
+    """30 such requests from 10 clients: each a 400 naming the limit, refused
+    before any tree is built, and the children's memory stays where it was."""
+    srv = make_server(name="amplify")
+    body = amplifying_body()
+    headers = {"Content-Type": "application/json"}
+    warm = srv.client(token=backend.token)
+    for _ in range(4):      # every child's first allocations, before measuring
+        assert warm.post("/profile/tokens", json={"label": "x" * 200}).status == 400
+    warm.close()
+    kids = children_of(srv.pid) or ([srv.pid] if harness.SANITIZE else [])
+    assert kids, "no httpd children"
+    before = {p: rss_kb(p) for p in kids}
+    statuses, errors, lock = {}, [], threading.Lock()
+
+    def client(k):
+        c = srv.client(token=backend.token)
+        try:
+            for _ in range(3):
+                r = c.post("/profile/tokens", data=body, headers=headers)
+                assert_error(r, 400, f"Request body has too many JSON values "
+                                     f"(at most {JSON_MAX_VALUES})")
+                with lock:
+                    statuses[r.status] = statuses.get(r.status, 0) + 1
+        except Exception as e:  # reported by the test, not lost in a thread
+            errors.append(f"client {k}: {e}")
+        finally:
+            c.close()
+
+    started = time.monotonic()
+    ts = [threading.Thread(target=client, args=(k,)) for k in range(10)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    took = time.monotonic() - started
+    assert not errors, errors[0]
+    assert statuses == {400: 30}, statuses
+    after = {p: rss_kb(p) for p in (children_of(srv.pid) or kids)}
+    assert set(after) == set(before), (before, after)
+    growth = {p: after[p] - before[p] for p in before}
+    harness.report_figure(
+        f"array amplification ({backend.kind}): 30 requests of {len(body)} bytes "
+        f"({AMPLIFY_VALUES} integers) from 10 clients in {took:.1f}s, statuses {statuses}; "
+        f"child RSS before {[before[p] for p in sorted(before)]} kB, "
+        f"after {[after[p] for p in sorted(before)]} kB (bound +10240)")
+    if not harness.SANITIZE:
+        # Under AddressSanitizer freed memory waits in its quarantine.
+        assert max(growth.values()) < 10 * 1024, growth
+
+
+def test_longest_json_string(api):
+    """A string past ACCT_JSON_MAX_STRING characters is refused by name,
+    one at the limit reaches the field checks (a label of 100 at most)."""
+    limit = 262144              # acct_json.h: ACCT_JSON_MAX_STRING
+    h = {"Content-Type": "application/json"}
+    def body(n):            # two bytes a character: 512 KiB, under the 1 MiB limit
+        return json.dumps({"label": "é" * n}, ensure_ascii=False).encode()
+    r = api.post("/profile/tokens", data=body(limit), headers=h)
+    assert_error(r, 400, field="label")
+    r = api.post("/profile/tokens", data=body(limit + 1), headers=h)
+    assert_error(r, 400, f"Request body has a JSON string that is too long "
+                         f"(at most {limit} characters)")
+
+
+def test_values_limit_refused_before_the_rest_is_read(server, backend):
+    """The body is scanned as it arrives: a client that announced 1 MB and
+    sent the first 320 KB (past the values limit) has its answer without
+    sending the rest, so the server never holds the whole body."""
+    body = amplifying_body()
+    head = (b"POST /v4/profile/tokens HTTP/1.1\r\nHost: localhost\r\n"
+            b"Authorization: Bearer " + backend.token.encode() + b"\r\n"
+            b"Content-Type: application/json\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(head + body[:320 * 1024])
+        out = b""
+        while b"\r\n\r\n" not in out or not out.endswith(b"}"):
+            chunk = s.recv(65536)     # a socket.timeout here: it waited
+            if not chunk:
+                break
+            out += chunk
+    status_line, _, rest = out.partition(b"\r\n")
+    assert status_line.split()[1] == b"400", out
+    assert json.loads(rest.partition(b"\r\n\r\n")[2]) == {"errors": [{
+        "reason": f"Request body has too many JSON values (at most {JSON_MAX_VALUES})"}]}, out

@@ -36,7 +36,7 @@ static inline acct_req *fuzz_req(apr_pool_t *pool, const uint8_t *data, size_t s
     acct_req *req = apr_pcalloc(pool, sizeof(*req));
 
     req->pool = pool;
-    req->body = acct_json_decode_body(pool, (const char *)data, size);
+    req->body = acct_json_decode_body(pool, (const char *)data, size, NULL);
     req->query = apr_table_make(pool, 1);
     return req;
 }

@@ -30,7 +30,7 @@ static void expect_dump(const char *label, const json_t *j, const char *want)
 
 static json_t *decode(const char *text)
 {
-    return acct_json_decode_body(pool, text, strlen(text));
+    return acct_json_decode_body(pool, text, strlen(text), NULL);
 }
 
 /* ------------------------------------------------------------------------
@@ -149,16 +149,16 @@ static void test_decode_null_and_length(void **state)
     static const char nul[] = "{\"a\":\"x\0\"}";
     json_t *j;
 
-    assert_null(acct_json_decode_body(pool, NULL, 0));
-    assert_null(acct_json_decode_body(pool, "{}", 0));
+    assert_null(acct_json_decode_body(pool, NULL, 0, NULL));
+    assert_null(acct_json_decode_body(pool, "{}", 0, NULL));
     /* Only `len` bytes are read: the rest of the buffer does not count. */
-    j = acct_json_decode_body(pool, two, 2);
+    j = acct_json_decode_body(pool, two, 2, NULL);
     assert_non_null(j);
     assert_int_equal(json_object_size(j), 0);
-    assert_null(acct_json_decode_body(pool, two, 3));
+    assert_null(acct_json_decode_body(pool, two, 3, NULL));
     /* A raw NUL byte inside the body. */
-    assert_null(acct_json_decode_body(pool, nul, sizeof(nul) - 1));
-    j = acct_json_decode_body(pool, "[1]xxxxxxxx[[[[", 3);
+    assert_null(acct_json_decode_body(pool, nul, sizeof(nul) - 1, NULL));
+    j = acct_json_decode_body(pool, "[1]xxxxxxxx[[[[", 3, NULL);
     assert_non_null(j);
 }
 
@@ -308,7 +308,7 @@ static void test_decode_owned_by_pool(void **state)
 
     assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
     j = acct_json_decode_body(sub, "{\"a\":[1,{\"b\":\"c\"}]}",
-                              strlen("{\"a\":[1,{\"b\":\"c\"}]}"));
+                              strlen("{\"a\":[1,{\"b\":\"c\"}]}"), NULL);
     assert_non_null(j);
     /* One reference, held by the pool. */
     assert_int_equal(j->refcount, 1);
@@ -321,7 +321,7 @@ static void test_decode_owned_by_pool(void **state)
     /* A refused body leaves nothing behind (valgrind checks). */
     assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
     assert_null(acct_json_decode_body(sub, "{\"a\":1,\"a\":2}",
-                                      strlen("{\"a\":1,\"a\":2}")));
+                                      strlen("{\"a\":1,\"a\":2}"), NULL));
     apr_pool_destroy(sub);
 
     /* Decoded roots without a manual decref: the test pool frees them. */
@@ -758,6 +758,192 @@ static void test_reason_for_status(void **state)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * acct_json_scan: the body limits, checked on the raw text
+ * ------------------------------------------------------------------------ */
+
+#define OK_ ACCT_JSON_SCAN_OK
+#define BAD ACCT_JSON_SCAN_MALFORMED
+#define DEEP ACCT_JSON_SCAN_TOO_DEEP
+#define MANY ACCT_JSON_SCAN_TOO_MANY_VALUES
+#define LONG ACCT_JSON_SCAN_STRING_TOO_LONG
+
+typedef struct {
+    const char *text;
+    acct_json_scan_rc rc;
+} scan_case;
+
+/* Small limits: depth 2, 4 values, strings of 3 characters. */
+static const acct_json_limits small = {2, 4, 3};
+
+static const scan_case scan_cases[] = {
+    /* Values: every scalar, array and object counts; keys do not. */
+    {"[1,2,3]", OK_},                       /* 4: at the bound */
+    {"[1,2,3,4]", MANY},                    /* 5: one past */
+    {"{\"a\":1,\"b\":2,\"c\":3}", OK_},
+    {"{\"a\":1,\"b\":2,\"c\":3,\"d\":4}", MANY},
+    {"[[],{},null]", OK_},
+    {"[[],{},null,true]", MANY},
+    {"[\"a\",false,-1.5e+3]", OK_},
+    {"[\"a\",false,-1.5e+3,0]", MANY},
+    {"[1,2,3,4", MANY},                     /* the limit comes first */
+    {"[x,1,2,3,4]", BAD},                   /* the defect comes first */
+    /* Strings: characters, not bytes; an escape is one; keys count too. */
+    {"[\"abc\"]", OK_},
+    {"[\"abcd\"]", LONG},
+    {"[\"\\n\\t\\\"\"]", OK_},
+    {"[\"\\n\\t\\\"x\"]", LONG},
+    {"[\"\\u00e9\\/\\\\\"]", OK_},
+    {"[\"\\u00e9\\/\\\\\\b\"]", LONG},
+    {"[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]", OK_},
+    {"[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80!\"]", LONG},
+    {"{\"abc\":\"\"}", OK_},
+    {"{\"abcd\":\"\"}", LONG},
+    {"[\"[[[[{{{{\"]", LONG},              /* brackets in strings are text */
+    {"[\"[[{\"]", OK_},
+    /* Depth: objects and arrays alike. */
+    {"[[1]]", OK_},
+    {"[[[1]]]", DEEP},
+    {"{\"a\":{\"b\":1}}", OK_},
+    {"{\"a\":{\"b\":{}}}", DEEP},
+    {"[{\"a\":[]}]", DEEP},
+    {"[[],[],[]]", OK_},
+    /* Malformed text. */
+    {"", BAD}, {"  ", BAD}, {"[", BAD}, {"]", BAD}, {"[1,]", BAD},
+    {"[,1]", BAD}, {"[1 2]", BAD}, {"{\"a\"}", BAD}, {"{\"a\":}", BAD},
+    {"{\"a\":1,}", BAD}, {"{1:2}", BAD}, {"{\"a\" 1}", BAD}, {"[1}", BAD},
+    {"{\"a\":1]", BAD}, {"[1]x", BAD}, {"[1][2]", BAD}, {"01", BAD},
+    {"-", BAD}, {"1.", BAD}, {"1.e3", BAD}, {"1e", BAD}, {"1e+", BAD},
+    {"+1", BAD}, {"tru", BAD}, {"nul", BAD}, {"True", BAD}, {"[\"a", BAD},
+    {"[\"a\\", BAD}, {"[\"\\x\"]", BAD}, {"[\"\\u12g4\"]", BAD},
+    {"[\"\\u12\"]", BAD}, {"[\"a\x01\"]", BAD}, {"[\"a\tb\"]", BAD},
+    {"\"abc", BAD}, {"[1]\x0b", BAD},
+    /* Well-formed: scalars at the top too (jansson refuses those later). */
+    {" \t\r\n[ -0 , 0.5 , 1E-2 ] \n", OK_},
+    {"\"abc\"", OK_}, {"-12.5e7", OK_}, {"true", OK_}, {"null", OK_},
+    {"{}", OK_}, {"[]", OK_}, {"{ \"a\" : [ ] }", OK_},
+};
+
+static void test_scan_table(void **state)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(scan_cases) / sizeof(scan_cases[0]); i++) {
+        const scan_case *c = &scan_cases[i];
+        acct_json_scan_rc rc = acct_json_scan(c->text, strlen(c->text),
+                                              &small);
+
+        if (rc != c->rc) {
+            print_error("scan case %u (%s): rc %d, want %d\n", (unsigned)i,
+                        c->text, (int)rc, (int)c->rc);
+            fail();
+        }
+    }
+}
+
+/* Only `len` bytes count, and a NUL byte is no terminator. */
+static void test_scan_length(void **state)
+{
+    static const char nul[] = "[\"a\0\"]";
+
+    assert_int_equal(acct_json_scan("[1]]]]", 3, &small), ACCT_JSON_SCAN_OK);
+    assert_int_equal(acct_json_scan("[1,2,3,4]", 6, &small),
+                     ACCT_JSON_SCAN_MALFORMED);
+    assert_int_equal(acct_json_scan(nul, sizeof(nul) - 1, &small),
+                     ACCT_JSON_SCAN_MALFORMED);
+    assert_int_equal(acct_json_scan("[1,\0]", 5, &small),
+                     ACCT_JSON_SCAN_MALFORMED);
+}
+
+/* A body of `n` values: an array of n - 1 zeros. */
+static char *values_body(size_t n)
+{
+    char *text = apr_palloc(pool, 2 * n + 2), *p = text;
+    size_t i;
+
+    *p++ = '[';
+    for (i = 0; i + 1 < n; i++) {
+        *p++ = '0';
+        *p++ = i + 2 < n ? ',' : ']';
+    }
+    *p = '\0';
+    return text;
+}
+
+/* {"a":"xxx..."}: a string of `n` characters. */
+static char *string_body(size_t n, const char *unit, size_t unit_len)
+{
+    char *text = apr_palloc(pool, n * unit_len + 16), *p = text;
+    size_t i;
+
+    memcpy(p, "{\"a\":\"", 6);
+    p += 6;
+    for (i = 0; i < n; i++) {
+        memcpy(p, unit, unit_len);
+        p += unit_len;
+    }
+    memcpy(p, "\"}", 3);
+    return text;
+}
+
+static void expect_reason(const char *text, const char *want)
+{
+    const char *reason = "(unset)";
+    json_t *j = acct_json_decode_body(pool, text, strlen(text), &reason);
+
+    if (want == NULL) {
+        assert_non_null(j);
+        return;
+    }
+    assert_null(j);
+    if (strcmp(reason, want) != 0) {
+        print_error("reason \"%s\", want \"%s\"\n", reason, want);
+        fail();
+    }
+}
+
+/* The body limits themselves, exactly at and one past each. */
+static void test_decode_body_limits(void **state)
+{
+    static const char many[] =
+        "Request body has too many JSON values (at most 65536)";
+    static const char longer[] =
+        "Request body has a JSON string that is too long "
+        "(at most 262144 characters)";
+    json_t *j;
+
+    assert_int_equal(ACCT_JSON_MAX_VALUES, 65536);
+    assert_int_equal(ACCT_JSON_MAX_STRING, 262144);
+    assert_int_equal(acct_json_body_limits.max_depth, ACCT_JSON_MAX_DEPTH);
+    assert_int_equal(acct_json_body_limits.max_values, ACCT_JSON_MAX_VALUES);
+    assert_int_equal(acct_json_body_limits.max_string, ACCT_JSON_MAX_STRING);
+
+    j = acct_json_decode_body(pool, values_body(ACCT_JSON_MAX_VALUES),
+                              2 * ACCT_JSON_MAX_VALUES - 1, NULL);
+    assert_non_null(j);
+    assert_int_equal(json_array_size(j), ACCT_JSON_MAX_VALUES - 1);
+    expect_reason(values_body(ACCT_JSON_MAX_VALUES + 1), many);
+    /* Half a million values: refused by the scan, no tree built. */
+    expect_reason(values_body(520000), many);
+
+    expect_reason(string_body(ACCT_JSON_MAX_STRING, "x", 1), NULL);
+    expect_reason(string_body(ACCT_JSON_MAX_STRING + 1, "x", 1), longer);
+    /* Characters, not bytes: four-byte characters, and escapes. */
+    expect_reason(string_body(ACCT_JSON_MAX_STRING, "\xf0\x9f\x98\x80", 4),
+                  NULL);
+    expect_reason(string_body(ACCT_JSON_MAX_STRING + 1, "\xf0\x9f\x98\x80", 4),
+                  longer);
+    expect_reason(string_body(ACCT_JSON_MAX_STRING, "\\u00e9", 6), NULL);
+    expect_reason(string_body(ACCT_JSON_MAX_STRING + 1, "\\n", 2), longer);
+
+    /* Malformed text and too deep a nesting keep "Invalid JSON". */
+    expect_reason("{\"a\":", ACCT_R_INVALID_JSON);
+    expect_reason("{\"a\":1,\"a\":2}", ACCT_R_INVALID_JSON);  /* jansson's */
+    expect_reason("{\"a\":\"\xff\"}", ACCT_R_INVALID_JSON);   /* jansson's */
+    expect_reason(nested(ACCT_JSON_MAX_DEPTH + 1, 2), ACCT_R_INVALID_JSON);
+    assert_null(acct_json_scan_reason(pool, ACCT_JSON_SCAN_OK));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -768,6 +954,9 @@ int main(void)
         UNIT_TEST(test_decode_very_deep_is_cheap),
         UNIT_TEST(test_decode_brackets_in_strings),
         UNIT_TEST(test_decode_owned_by_pool),
+        UNIT_TEST(test_scan_table),
+        UNIT_TEST(test_scan_length),
+        UNIT_TEST(test_decode_body_limits),
         UNIT_TEST(test_json_str),
         UNIT_TEST(test_json_int_table),
         UNIT_TEST(test_json_bool_table),

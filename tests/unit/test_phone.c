@@ -431,7 +431,7 @@ static reply call(env *e, const acct_principal *who, acct_handler *h,
     req->settings = &e->settings;
     req->now = e->now;
     if (body) {
-        req->body = acct_json_decode_body(req->pool, body, strlen(body));
+        req->body = acct_json_decode_body(req->pool, body, strlen(body), NULL);
         assert_non_null(req->body);
     }
     acct_resp_init(&resp, req->pool);
