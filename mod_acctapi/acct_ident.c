@@ -171,6 +171,20 @@ acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
     return ACCT_IDENT_OK;
 }
 
+static const acct_sql q_user_lock = ACCT_SQL2("user_lock",
+    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT)",
+    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT) FOR UPDATE");
+
+acct_store_rc acct_user_lock(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t user_id)
+{
+    const char *args[1];
+    acct_rows *rows = NULL;
+
+    args[0] = acct_i64(pool, user_id);
+    return acct_store_select(st, pool, &q_user_lock, &rows, 1, args);
+}
+
 acct_ident_rc acct_user_find(acct_store *st, apr_pool_t *pool,
                              const char *user, apr_int64_t *uid,
                              acct_ident_result *res)

@@ -32,6 +32,18 @@ acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
                                apr_int64_t now, apr_int64_t *uid,
                                acct_ident_result *res);
 
+/*
+ * Serialises the writes of one user that check a rule first (a count, a
+ * state): locks the user's row until the transaction ends (FOR UPDATE on
+ * PostgreSQL; SQLite writers are serial).  Read what the rule depends on in
+ * statements after this one: under READ COMMITTED they see what the
+ * transactions that held the lock before committed, whereas a statement that
+ * locks and reads at once may see the other tables as they were when it
+ * started.
+ */
+acct_store_rc acct_user_lock(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t user_id);
+
 /* Resolves a uid ("12") or a username to a uid. */
 acct_ident_rc acct_user_find(acct_store *st, apr_pool_t *pool,
                              const char *user, apr_int64_t *uid,

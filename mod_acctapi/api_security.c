@@ -6,6 +6,7 @@
  */
 #include "api_handlers.h"
 #include "acct_body.h"
+#include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_seal.h"
@@ -23,11 +24,6 @@ static const acct_sql q_questions = ACCT_SQL("security_questions",
     " LEFT JOIN security_answers a"
     " ON a.question_id = q.id AND a.user_id = CAST(%s AS BIGINT)"
     " ORDER BY q.id");
-
-/* Answers of one user are replaced as a whole: serialise them per user. */
-static const acct_sql q_lock_user = ACCT_SQL2("security_lock_user",
-    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT)",
-    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT) FOR UPDATE");
 
 static const acct_sql q_forget = ACCT_SQL("security_forget",
     "DELETE FROM security_answers WHERE user_id = CAST(%s AS BIGINT)");
@@ -267,12 +263,12 @@ static void store_answers(acct_req *req, acct_resp *resp,
                           const unsigned char *key, const answer *answers)
 {
     const char *uid = acct_i64(req->pool, req->who->user_id), *args[3];
-    acct_rows *rows = NULL;
     acct_store_rc rc;
     int i;
 
     args[0] = uid;
-    rc = acct_store_select(req->store, req->pool, &q_lock_user, &rows, 1, args);
+    /* Answers of one user are replaced as a whole: one request at a time. */
+    rc = acct_user_lock(req->store, req->pool, req->who->user_id);
     if (rc == ACCT_STORE_OK) {
         rc = acct_store_exec(req->store, req->pool, &q_forget, NULL, 1, args);
     }

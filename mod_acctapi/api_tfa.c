@@ -15,6 +15,7 @@
 #include "api_handlers.h"
 #include "acct_body.h"
 #include "acct_crypto.h"
+#include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_seal.h"
@@ -42,13 +43,17 @@
                  "next one."
 
 /*
- * Enable, confirm and disable each take the user's row first (disable by
- * updating it), on PostgreSQL with FOR UPDATE: the state they check is then
- * still the state when they write, and they take their rows in one order.
- * Otherwise an enable that saw two-factor off could reset a secret a
- * concurrent confirm had just turned on, and a confirm (secret row, then
- * user row) and a disable (user row, then secret row) could deadlock.
- * SQLite writers are serial.
+ * Enable, confirm and disable each take the user's row first (enable and
+ * confirm with acct_user_lock, disable by updating it), and enable and
+ * confirm read the state they check afterwards, in statements of their own:
+ * that state is then still the state when they write, and they take their
+ * rows in one order.  Otherwise an enable that saw two-factor off could
+ * reset a secret a concurrent confirm had just turned on; a confirm could
+ * act on a secret a concurrent disable had deleted or an enable replaced
+ * (a statement that locks the user's row and reads the secret at once sees
+ * the secret as it was when the statement started); and a confirm (secret
+ * row, then user row) and a disable (user row, then secret row) could
+ * deadlock.  SQLite writers are serial.
  */
 #define ENABLE_STATE \
     "SELECT two_factor_auth," \
@@ -56,8 +61,8 @@
     " AS answered" \
     " FROM users u WHERE u.id = CAST(%s AS BIGINT)"
 
-static const acct_sql q_enable_state = ACCT_SQL2("tfa_enable_state",
-    ENABLE_STATE, ENABLE_STATE " FOR UPDATE OF u");
+static const acct_sql q_enable_state = ACCT_SQL("tfa_enable_state",
+    ENABLE_STATE);
 
 /* A new secret replaces a pending one; the wrong-code count stays. */
 static const acct_sql q_pending_put = ACCT_SQL("tfa_pending_put",
@@ -73,9 +78,7 @@ static const acct_sql q_pending_put = ACCT_SQL("tfa_pending_put",
     " FROM users u LEFT JOIN tfa_secrets t ON t.user_id = u.id" \
     " WHERE u.id = CAST(%s AS BIGINT)"
 
-/* Locks the user's row, as q_enable_state does. */
-static const acct_sql q_secret = ACCT_SQL2("tfa_secret",
-    SECRET_STATE, SECRET_STATE " FOR UPDATE OF u");
+static const acct_sql q_secret = ACCT_SQL("tfa_secret", SECRET_STATE);
 
 /*
  * Takes one attempt from the user's allowance, or none when it is used up
@@ -113,7 +116,8 @@ static const char *secret_context(acct_req *req)
     return apr_psprintf(req->pool, "tfa:%" APR_INT64_T_FMT, req->who->user_id);
 }
 
-/* Runs one SELECT about the acting user; answers the error itself. */
+/* Locks the acting user's row, then runs one SELECT about them; answers
+ * the error itself. */
 static acct_rows *select_self(acct_req *req, acct_resp *resp,
                               const acct_sql *sql)
 {
@@ -123,6 +127,9 @@ static acct_rows *select_self(acct_req *req, acct_resp *resp,
     acct_store_rc rc;
 
     rc = acct_req_store(req, &st);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_user_lock(st, req->pool, req->who->user_id);
+    }
     if (rc == ACCT_STORE_OK) {
         args[0] = acct_i64(req->pool, req->who->user_id);
         rc = acct_store_select(st, req->pool, sql, &rows, 1, args);

@@ -34,15 +34,8 @@ static const acct_sql q_token_revoke = ACCT_SQL("pat_revoke",
     "UPDATE tokens SET revoked = 1"
     " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
 
-/*
- * Creates of one user queue here, so that each counts the tokens the ones
- * before it committed: without the lock, concurrent creates at the cap
- * would all see room (PostgreSQL; SQLite writers are serial anyway).
- */
-static const acct_sql q_token_lock_user = ACCT_SQL2("pat_lock_user",
-    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT)",
-    "SELECT id FROM users WHERE id = CAST(%s AS BIGINT) FOR UPDATE");
-
+/* Counted after acct_user_lock: creates of one user queue there, so that
+ * each counts the tokens the ones before it committed. */
 static const acct_sql q_token_count = ACCT_SQL("pat_count",
     "SELECT count(*) AS n FROM tokens WHERE " TOKEN_ACTIVE);
 
@@ -123,7 +116,7 @@ static int token_room(acct_req *req, acct_resp *resp, acct_store *st)
     }
     args[0] = acct_i64(req->pool, req->who->user_id);
     args[1] = acct_i64(req->pool, req->now);
-    rc = acct_store_select(st, req->pool, &q_token_lock_user, &rows, 1, args);
+    rc = acct_user_lock(st, req->pool, req->who->user_id);
     if (rc == ACCT_STORE_OK) {
         /* A statement of its own: on PostgreSQL it sees what the creates
          * that held the lock before committed. */
