@@ -395,6 +395,18 @@ static char *pg_placeholders(apr_pool_t *pool, const char *sql)
 }
 
 /*
+ * Sends a statement: the session's prepared `name`, or `text` planned for
+ * this run only when name is NULL.  The outcome of the PQsend* call.
+ */
+static int pg_send(PGconn *conn, apr_pool_t *pool, const char *name,
+                   const char *text, int nargs, const char *const *args)
+{
+    return name ? PQsendQueryPrepared(conn, name, nargs, args, NULL, NULL, 0)
+                : PQsendQueryParams(conn, pg_placeholders(pool, text), nargs,
+                                    NULL, args, NULL, NULL, 0);
+}
+
+/*
  * A new backend session's settings.  Generic plans: every statement of the
  * module is a keyed lookup or write whose best plan does not depend on its
  * arguments, yet PostgreSQL's default (auto) keeps planning some of them
@@ -445,11 +457,9 @@ static const char *pg_prepare(acct_store *st, const char *text,
     conn_state *cs = st->conn;
     const char *name = apr_psprintf(cs->pg_pool, "acct_%u", ++cs->pg_named);
     PGconn *conn = pg_conn(st);
+    const char *sql = pg_placeholders(cs->pg_pool, text);
     PGresult *res = pg_collect(st, conn,
-                               PQsendPrepare(conn, name,
-                                             pg_placeholders(cs->pg_pool,
-                                                             text),
-                                             0, NULL));
+                               PQsendPrepare(conn, name, sql, 0, NULL));
 
     if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
         *rc = pg_error(st, res, apr_pstrcat(cs->pg_pool, what, " (prepare)",
@@ -563,10 +573,7 @@ static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
         return NULL;
     }
     sent = PQsendQueryParams(conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0)
-           && (name ? PQsendQueryPrepared(conn, name, nargs, args, NULL, NULL,
-                                          0)
-                    : PQsendQueryParams(conn, pg_placeholders(pool, text),
-                                        nargs, NULL, args, NULL, NULL, 0))
+           && pg_send(conn, pool, name, text, nargs, args)
            && PQpipelineSync(conn);
     /* Each query's result, a NULL after each, then the sync's result; a
      * broken connection gives NULLs only (bounded by `rounds`). */
@@ -652,13 +659,7 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
         }
         else {
             res = pg_collect(st, conn,
-                             name ? PQsendQueryPrepared(conn, name, nargs,
-                                                        args, NULL, NULL, 0)
-                                  : PQsendQueryParams(conn,
-                                                      pg_placeholders(pool,
-                                                                      text),
-                                                      nargs, NULL, args,
-                                                      NULL, NULL, 0));
+                             pg_send(conn, pool, name, text, nargs, args));
         }
         if (res && (PQresultStatus(res) == PGRES_TUPLES_OK
                     || PQresultStatus(res) == PGRES_COMMAND_OK)) {

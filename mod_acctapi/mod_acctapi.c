@@ -171,6 +171,24 @@ static int outage(const acctapi_ctx *ctx)
            || (ctx->store && acct_store_dialect(ctx->store) == ACCT_DIALECT_PGSQL);
 }
 
+/*
+ * What the database did for this request: unavailable ends the request's
+ * use of it (each try costs up to a timeout) and, when it is an outage,
+ * trips the child's breaker; an answer clears a probe's breaker.
+ */
+static void breaker_note(acctapi_ctx *ctx, acct_store_rc rc)
+{
+    if (rc == ACCT_STORE_UNAVAILABLE) {
+        if (outage(ctx)) {
+            breaker_trip(ctx);
+        }
+        ctx->db_down = 1;
+    }
+    else if (rc == ACCT_STORE_OK) {
+        breaker_clear(ctx);
+    }
+}
+
 static apr_status_t lease_release(void *data)
 {
     lease_rec *l = data;
@@ -243,8 +261,7 @@ static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, ACCTLOGNO(00054) "no database connection "
                       "available (check DBDriver, DBDParams and DBDMax)");
         ctx->pool_refused = 1;
-        ctx->db_down = 1;
-        breaker_trip(ctx);
+        breaker_note(ctx, ACCT_STORE_UNAVAILABLE);
         acctapi_status_lease_failed();
         lease_drop(ctx);
         return ACCT_STORE_UNAVAILABLE;
@@ -395,15 +412,9 @@ static acct_store_rc on_lease(request_rec *r, acctapi_ctx *ctx,
         }
         lease_drop(ctx);
     }
+    breaker_note(ctx, rc);
     if (rc == ACCT_STORE_UNAVAILABLE) {
-        if (outage(ctx)) {
-            breaker_trip(ctx);
-        }
         lease_drop(ctx);
-        ctx->db_down = 1;
-    }
-    else if (rc == ACCT_STORE_OK) {
-        breaker_clear(ctx);
     }
     return rc;
 }
@@ -777,9 +788,7 @@ static int acctapi_handler(request_rec *r)
             rc = acct_store_begin(req.store, r->pool);
         }
         if (rc != ACCT_STORE_OK) {
-            if (rc == ACCT_STORE_UNAVAILABLE && outage(ctx)) {
-                breaker_trip(ctx);
-            }
+            breaker_note(ctx, rc);
             answer_store_error(r, rc);
             return OK;
         }
@@ -797,11 +806,11 @@ static int acctapi_handler(request_rec *r)
             acct_publish_committed(&req);
         }
     }
-    if (resp.status == HTTP_SERVICE_UNAVAILABLE && outage(ctx)) {
-        breaker_trip(ctx);
-    }
-    else if (ctx->store && resp.status < 500) {
-        breaker_clear(ctx);
+    if (ctx->store) {
+        breaker_note(ctx, resp.status == HTTP_SERVICE_UNAVAILABLE
+                          ? ACCT_STORE_UNAVAILABLE
+                          : resp.status < 500 ? ACCT_STORE_OK
+                                              : ACCT_STORE_FAILED);
     }
     if (resp.status >= 500) {
         /* The core has logged the cause; this names the request. */
