@@ -133,11 +133,11 @@ int acctapi_body_is_json(request_rec *r)
            && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-/* The one way a JSON answer leaves: `len` bytes of `text`, or none. */
 /* Seconds a 503 asks clients to wait (the database's outages that the
  * module sees are restarts and failovers: seconds). */
 #define ACCTAPI_RETRY_AFTER_UNAVAILABLE "5"
 
+/* The one way a JSON answer leaves: `len` bytes of `text`, or none. */
 static void write_body(request_rec *r, int status, const char *text,
                        apr_size_t len)
 {
