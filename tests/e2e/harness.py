@@ -383,6 +383,19 @@ class Backend:
             self.cluster.destroy()
 
 
+def run_all(target, args_list, timeout, what="workers"):
+    """Runs target(*args) for each args in threads at once and waits for all
+    of them, `timeout` seconds in all; a thread still running then fails the
+    test (a hang is a failure, never waited out)."""
+    threads = [threading.Thread(target=target, args=a, daemon=True) for a in args_list]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + timeout
+    for t in threads:
+        t.join(timeout=max(0.1, deadline - time.monotonic()))
+    assert not any(t.is_alive() for t in threads), f"{what} hung"
+
+
 def race(server, token, calls):
     """Runs (method, path, body) calls at once, each over its own connection,
     released together by a barrier; returns [(status, json)] in completion
@@ -408,13 +421,7 @@ def race(server, token, calls):
             if r is not None:
                 answered.append(r)
 
-    threads = [threading.Thread(target=worker, args=c, daemon=True) for c in calls]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + 120
-    for t in threads:
-        t.join(timeout=max(0.1, deadline - time.monotonic()))
-    assert not any(t.is_alive() for t in threads), "workers hung"
+    run_all(worker, calls, 120)
     for r in answered:   # here, so that a failure fails the test
         check_response(r)
     return results

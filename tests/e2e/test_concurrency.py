@@ -42,12 +42,7 @@ def hammer(server, token, paths, method="GET", body=None):
         finally:
             s.close()
 
-    threads = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=90)
-    assert not any(t.is_alive() for t in threads), "workers hung"
+    harness.run_all(worker, [(n,) for n in range(THREADS)], 90)
     return results
 
 

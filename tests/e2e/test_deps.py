@@ -13,7 +13,6 @@ reports as loaded, when it installs libapr1).
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 

@@ -14,7 +14,6 @@ import threading
 import time
 
 import pytest
-import requests
 
 import harness
 import rawhttp
@@ -247,6 +246,22 @@ def rss_kb(pid):
     return int(m.group(1)) if m else 0
 
 
+def child_rss(srv):
+    """{pid: RSS in kB} of the server's children (under scripts/test
+    --sanitize httpd serves from its one process, -X)."""
+    kids = children_of(srv.pid) or ([srv.pid] if harness.SANITIZE else [])
+    assert kids, "no httpd children"
+    return {p: rss_kb(p) for p in kids}
+
+
+def rss_growth(srv, before):
+    """(RSS after, growth) per child since `before`; the same children must
+    have served it all (none crashed and was replaced)."""
+    after = {p: rss_kb(p) for p in (children_of(srv.pid) or list(before))}
+    assert set(after) == set(before), (before, after)
+    return after, {p: after[p] - before[p] for p in before}
+
+
 def hostile_calls(backend, i):
     """The i-th request of the flood: (method, path, kwargs)."""
     t = backend.token
@@ -293,11 +308,7 @@ def flood(server, backend, n, threads=8):
         finally:
             c.close()
 
-    ts = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    harness.run_all(worker, [(k,) for k in range(threads)], 600)
     assert not errors, errors[0]
     return statuses
 
@@ -305,19 +316,13 @@ def flood(server, backend, n, threads=8):
 def test_ten_thousand_hostile_requests(make_server, backend):
     srv = make_server(name="hostile")
     flood(srv, backend, 1000)                   # warm every child up
-    # Under scripts/test --sanitize httpd serves from its one process (-X).
-    kids = children_of(srv.pid) or ([srv.pid] if harness.SANITIZE else [])
-    assert kids, "no httpd children"
-    before = {p: rss_kb(p) for p in kids}
+    before = child_rss(srv)
     started = time.monotonic()
     statuses = flood(srv, backend, 10000)
     took = time.monotonic() - started
-    after = {p: rss_kb(p) for p in (children_of(srv.pid) or kids)}
     assert sum(statuses.values()) == 10000
     assert all(400 <= s < 500 for s in statuses), statuses
-    # The same children served it all: none crashed and was replaced.
-    assert set(after) == set(before), (before, after)
-    growth = {p: after[p] - before[p] for p in before}
+    _, growth = rss_growth(srv, before)
     harness.report_figure(
         f"hostile input ({backend.kind}): 10000 requests in {took:.1f}s, statuses "
         f"{dict(sorted(statuses.items()))}; child RSS before {sorted(before.values())} kB, "
@@ -530,9 +535,7 @@ def test_array_amplification(make_server, backend):
     for _ in range(4):      # every child's first allocations, before measuring
         assert warm.post("/profile/tokens", json={"label": "x" * 200}).status == 400
     warm.close()
-    kids = children_of(srv.pid) or ([srv.pid] if harness.SANITIZE else [])
-    assert kids, "no httpd children"
-    before = {p: rss_kb(p) for p in kids}
+    before = child_rss(srv)
     statuses, errors, lock = {}, [], threading.Lock()
 
     def client(k):
@@ -550,17 +553,11 @@ def test_array_amplification(make_server, backend):
             c.close()
 
     started = time.monotonic()
-    ts = [threading.Thread(target=client, args=(k,)) for k in range(10)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    harness.run_all(client, [(k,) for k in range(10)], 120, what="clients")
     took = time.monotonic() - started
     assert not errors, errors[0]
     assert statuses == {400: 30}, statuses
-    after = {p: rss_kb(p) for p in (children_of(srv.pid) or kids)}
-    assert set(after) == set(before), (before, after)
-    growth = {p: after[p] - before[p] for p in before}
+    after, growth = rss_growth(srv, before)
     harness.report_figure(
         f"array amplification ({backend.kind}): 30 requests of {len(body)} bytes "
         f"({AMPLIFY_VALUES} integers) from 10 clients in {took:.1f}s, statuses {statuses}; "

@@ -69,14 +69,7 @@ def run_clients(srv, token, domain_ids, clients, rounds):
         finally:
             session.close()
 
-    threads = [threading.Thread(target=client, args=(k,), daemon=True)
-               for k in range(clients)]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + 300
-    for t in threads:
-        t.join(timeout=max(0.1, deadline - time.monotonic()))
-    assert not any(t.is_alive() for t in threads), "clients hung"
+    harness.run_all(client, [(k,) for k in range(clients)], 300, what="clients")
     return statuses, problems, latencies, created[0]
 
 

@@ -318,12 +318,8 @@ def test_frozen_postgres_answers_503_in_bounded_time(pg, expect_log):
         os.kill(pid, signal.SIGSTOP)
     frozen_at = time.monotonic()
     try:
-        threads = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(12)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-        assert not any(t.is_alive() for t in threads), "requests hung on a frozen database"
+        harness.run_all(client, [(n,) for n in range(12)], 120,
+                        what="requests on a frozen database")
         frozen_for = time.monotonic() - frozen_at
         time.sleep(max(0.0, FROZEN_SECONDS - frozen_for))
     finally:
