@@ -39,6 +39,16 @@ static const acct_sql q_slot_claim = ACCT_SQL("record_slot_claim",
     " RETURNING " ACCT_DOMAIN_COLUMNS_OF(""));
 
 /*
+ * A record update's first statement: the serial of the change, in one write
+ * that takes the domain row and returns it as it is now, so that the slave
+ * rule judges the domain under its lock (a concurrent domain PUT may just
+ * have made it a slave).  No row back: the domain is gone.
+ */
+static const acct_sql q_domain_take = ACCT_SQL("record_domain_take",
+    "UPDATE domains SET" ACCT_DNS_TOUCH_SET " WHERE id = CAST(%s AS BIGINT)"
+    " RETURNING " ACCT_DOMAIN_COLUMNS_OF(""));
+
+/*
  * A new record, written only when no neighbour rule forbids it (the rules
  * of check_cname and check_mx, for a record without an id), and returned
  * as stored.  No row back: a rule forbids it, and check_neighbours says
@@ -195,6 +205,28 @@ static int touch_domain(acct_req *req, acct_resp *resp,
      * this point rolls back and publishes nothing. */
     acct_publish_note(req, id, NULL, ACCT_PUBLISH_ZONE);
     return 0;
+}
+
+/*
+ * touch_domain for a record update: the domain row taken, as it is now
+ * (q_domain_take), and refused if it is a slave; NULL once answered.
+ */
+static acct_rows *take_master_domain(acct_req *req, acct_resp *resp,
+                                     const acct_rows *domain)
+{
+    const char *args[4];
+    acct_rows *now;
+    apr_int64_t id = 0;
+
+    args[0] = args[1] = args[2] = acct_i64(req->pool, req->now);
+    args[3] = domain_id(domain);
+    if (!(now = acct_req_row(req, resp, &q_domain_take, 4, args))
+        || refuse_slave(req, resp, now) != 0) {
+        return NULL;
+    }
+    acct_parse_i64(args[3], &id);
+    acct_publish_note(req, id, NULL, ACCT_PUBLISH_ZONE);
+    return now;
 }
 
 static void zone_of(acct_req *req, const acct_rows *domain,
@@ -435,8 +467,7 @@ void api_record_update(acct_req *req, acct_resp *resp)
 
     /* The domain first, then the record: the record is read under the
      * domain's lock, so the merge starts from its latest version. */
-    if (!domain || refuse_slave(req, resp, domain) != 0
-        || touch_domain(req, resp, domain) != 0
+    if (!domain || !(domain = take_master_domain(req, resp, domain))
         || !(rows = load_record(req, resp, domain))) {
         return;
     }

@@ -223,3 +223,51 @@ def test_tfa_confirm_racing_enables_and_disable(server, backend):
                 (flag, pending, results)
         finally:
             user.close()
+
+
+# --------------------------------------------------------------------------
+# A record update racing the domain turning into a slave
+# --------------------------------------------------------------------------
+
+def hold_write(backend, sql, seconds):
+    """Runs `sql` in a transaction that stays open `seconds` before it
+    commits, in another session: the row locks it takes are held meanwhile
+    (PostgreSQL), or the database's write lock (SQLite)."""
+    if backend.kind == "pgsql":
+        return backend.cluster.psql(f"BEGIN; {sql}; SELECT pg_sleep({seconds}); COMMIT;",
+                                    db="acctapi")
+    import sqlite3
+    con = sqlite3.connect(backend.params, timeout=30, isolation_level=None)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute(sql)
+        time.sleep(seconds)
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+def test_record_update_waits_out_a_domain_turning_slave(api, backend):
+    """A record update that read the domain as a master while a change to
+    slave was under way judges it again under the domain's lock: refused,
+    the record unchanged."""
+    d = api.post("/domains", json={"domain": f"{backend.unique('slaverace')}.example",
+                                   "type": "master", "soa_email": "admin@example.com"})
+    assert d.status == 200, d
+    did = d.json["id"]
+    rec = api.post(f"/domains/{did}/records", json={"type": "A", "name": "www",
+                                                    "target": "192.0.2.1"})
+    assert rec.status == 200, rec
+    rid = rec.json["id"]
+    holder = threading.Thread(target=hold_write, daemon=True, args=(
+        backend, f"UPDATE domains SET type = 'slave', master_ips = '[\"192.0.2.53\"]'"
+                 f" WHERE id = {did}", 1.5))
+    holder.start()
+    time.sleep(0.5)     # the holder has the lock: the update queues behind it
+    r = api.put(f"/domains/{did}/records/{rid}", json={"target": "192.0.2.2"})
+    holder.join(timeout=30)
+    assert not holder.is_alive()
+    assert r.status == 400, r
+    assert r.json["errors"][0]["reason"].startswith("Records of a slave domain"), r
+    stored = backend.query(f"SELECT target FROM domain_records WHERE id = {rid}")
+    assert stored == [["192.0.2.1"]], stored
