@@ -227,6 +227,7 @@ static void test_writer_gate(void **state)
     unit_db *db = *state;
     apr_global_mutex_t *gate = NULL;
     acct_store *other = NULL;
+    apr_pool_t *other_pool = NULL;
     const char *err = NULL;
     const char *args[2] = {"late", "note"};
     apr_time_t started;
@@ -234,7 +235,10 @@ static void test_writer_gate(void **state)
     assert_int_equal(apr_global_mutex_create(&gate, NULL,
                                              APR_LOCK_DEFAULT_TIMED, db->pool),
                      APR_SUCCESS);
-    assert_int_equal(acct_store_open(&other, db->pool, "sqlite3", db->path,
+    /* A connection of its own lives in a pool of its own (its statements
+     * are kept in its pool). */
+    apr_pool_create(&other_pool, db->pool);
+    assert_int_equal(acct_store_open(&other, other_pool, "sqlite3", db->path,
                                      &err), ACCT_STORE_OK);
     acct_store_set_limits(db->store, apr_time_from_msec(200), gate);
     acct_store_set_limits(other, apr_time_from_msec(200), gate);
@@ -262,6 +266,7 @@ static void test_writer_gate(void **state)
     /* The rollback gave the turn back. */
     assert_non_null(insert(db, "second", "y"));
     assert_int_equal(count_rows(db), 2);
+    apr_pool_destroy(other_pool);
 }
 
 static void test_migrations(void **state)
