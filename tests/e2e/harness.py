@@ -527,6 +527,13 @@ class Httpd:
             # First, so that a test's own extra text may set it again.
             extra_text = (f'<Location "/v4">\n    AcctapiMaxTokensPerUser {self.max_tokens}\n'
                           f'</Location>\n{extra_text}')
+        if SANITIZE:
+            # httpd -X serves every connection from its one process, which
+            # the generated configuration sizes for half of them (two
+            # children): the same threads for the whole server here.  First,
+            # so that a test's own extra text may set it again.
+            extra_text = ("ThreadLimit 400\nThreadsPerChild 400\n"
+                          "MaxRequestWorkers 400\n" + extra_text)
         if extra_text:
             extra = self.root / "extra.conf"
             extra.write_text(extra_text)
