@@ -31,6 +31,32 @@ void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
     return c;
 }
 
+void *acctapi_create_srv_conf(apr_pool_t *pool, server_rec *s)
+{
+    acctapi_srv_conf *c = apr_pcalloc(pool, sizeof(*c));
+
+    (void)s;
+    c->header_wait = -1;
+    return c;
+}
+
+void *acctapi_merge_srv_conf(apr_pool_t *pool, void *basev, void *addv)
+{
+    const acctapi_srv_conf *base = basev, *add = addv;
+    acctapi_srv_conf *c = apr_pcalloc(pool, sizeof(*c));
+
+    c->header_wait = add->header_wait >= 0 ? add->header_wait
+                                           : base->header_wait;
+    return c;
+}
+
+apr_interval_time_t acctapi_conf_header_wait(const acctapi_srv_conf *conf)
+{
+    return conf->header_wait >= 0
+           ? conf->header_wait
+           : apr_time_from_sec(ACCTAPI_DEFAULT_HEADER_WAIT_SEC);
+}
+
 void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
 {
     const acctapi_dir_conf *base = basev, *add = addv;
@@ -488,6 +514,27 @@ static const char *set_db_host_suffix(cmd_parms *cmd, void *dconf,
     return NULL;
 }
 
+/* Seconds (1 to 300), or off. */
+static const char *set_header_wait(cmd_parms *cmd, void *dconf,
+                                   const char *arg)
+{
+    acctapi_srv_conf *c = ap_get_module_config(cmd->server->module_config,
+                                               &acctapi_module);
+    apr_int64_t secs;
+    const char *err;
+
+    (void)dconf;
+    if (strcasecmp(arg, "off") == 0) {
+        c->header_wait = 0;
+        return NULL;
+    }
+    if ((err = parse_bounded(cmd, arg, 1, 300, &secs)) != NULL) {
+        return err;
+    }
+    c->header_wait = apr_time_from_sec(secs);
+    return NULL;
+}
+
 /* Never .htaccess: these choose keys, programs and limits of the server. */
 #define ACCTAPI_CONTEXT (RSRC_CONF | ACCESS_CONF)
 
@@ -549,6 +596,11 @@ const command_rec acctapi_cmds[] = {
                   "Active (unexpired, unrevoked) personal access tokens a "
                   "user may hold before POST /profile/tokens is refused "
                   "(1 to 1000000, default 100)"),
+    AP_INIT_TAKE1("AcctapiHeaderWait", set_header_wait, NULL, RSRC_CONF,
+                  "Seconds a request header may take to arrive while its "
+                  "connection waits in the event MPM's poll set instead of "
+                  "holding a worker thread (1 to 300, default 20), or off: "
+                  "httpd reads every header with a blocking worker"),
     AP_INIT_TAKE1("AcctapiTransferTimeout", set_transfer_timeout, NULL,
                   ACCTAPI_CONTEXT,
                   "Seconds a whole zone transfer may take, from connecting to "

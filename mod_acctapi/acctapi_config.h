@@ -10,6 +10,8 @@
 
 #define ACCTAPI_HANDLER "acctapi"
 
+extern module AP_MODULE_DECLARE_DATA acctapi_module;
+
 #define ACCTAPI_DEFAULT_MAX_BODY ((apr_off_t)1024 * 1024)
 #define ACCTAPI_DEFAULT_CATALOG_TTL_SEC 60
 #define ACCTAPI_DEFAULT_REFERRAL_URL "https://cloud.example.com/referrals/"
@@ -58,7 +60,22 @@ typedef struct acctapi_dir_conf {
     apr_int64_t max_tokens;          /* AcctapiMaxTokensPerUser: -1 unset */
 } acctapi_dir_conf;
 
+/* AcctapiHeaderWait: how long a request header may take to arrive while
+ * the connection waits in the event MPM's poll set (acctapi_headers.c). */
+#define ACCTAPI_DEFAULT_HEADER_WAIT_SEC 20
+
+/* Directives of a virtual host (connection level, before any request). */
+typedef struct acctapi_srv_conf {
+    apr_interval_time_t header_wait; /* -1: unset; 0: off */
+} acctapi_srv_conf;
+
 extern const command_rec acctapi_cmds[];
+
+void *acctapi_create_srv_conf(apr_pool_t *pool, server_rec *s);
+void *acctapi_merge_srv_conf(apr_pool_t *pool, void *base, void *add);
+
+/* AcctapiHeaderWait, default applied; 0 when off. */
+apr_interval_time_t acctapi_conf_header_wait(const acctapi_srv_conf *conf);
 
 void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir);
 void *acctapi_merge_dir_conf(apr_pool_t *pool, void *base, void *add);

@@ -28,6 +28,7 @@
 #include <apr_strings.h>
 
 #include "acctapi_config.h"
+#include "acctapi_headers.h"
 #include "acctapi_io.h"
 #include "acctapi_status.h"
 #include "acct_auth.h"
@@ -1061,6 +1062,8 @@ static void acctapi_register_hooks(apr_pool_t *pool)
                               AP_FTYPE_RESOURCE);
     /* LogLevel acctapi:debug traces every request. */
     ap_hook_log_transaction(acctapi_log_trace, NULL, NULL, APR_HOOK_MIDDLE);
+    /* Slow request headers wait in the event MPM, not in a worker. */
+    acctapi_headers_register_hooks(pool);
     /* Shared counters: SetHandler acctapi-status and server-status. */
     acctapi_status_register_hooks(pool);
 }
@@ -1069,8 +1072,8 @@ AP_DECLARE_MODULE(acctapi) = {
     STANDARD20_MODULE_STUFF,
     acctapi_create_dir_conf,
     acctapi_merge_dir_conf,
-    NULL,
-    NULL,
+    acctapi_create_srv_conf,
+    acctapi_merge_srv_conf,
     acctapi_cmds,
     acctapi_register_hooks
 };

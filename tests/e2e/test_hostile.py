@@ -342,54 +342,62 @@ def max_request_workers(srv):
     return int(m.group(1))
 
 
-# mod_reqtimeout's header deadline (scripts/httpd-conf: header=5-20).
-HEADER_TIMEOUT = 5
+# What ordinary clients may wait while slow ones hold their connections.
+ORDINARY_WAIT_BOUND = 1.0
+
+
+def open_half_header_connections(port, n):
+    """n connections that each send half a request header and stall.
+    Returns (sockets, how many could not send their half within 10 s)."""
+    slow = []
+    for _ in range(n):
+        s = socket.socket()
+        s.setblocking(False)
+        try:
+            s.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        slow.append(s)
+    opened = time.monotonic()
+    pending = list(slow)
+    while pending and time.monotonic() - opened < 10:
+        still = []
+        for s in pending:
+            try:
+                s.send(b"GET /v4/regions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            except (BlockingIOError, OSError):
+                still.append(s)
+        pending = still
+        time.sleep(0.05)
+    return slow, len(pending)
+
+
+def closed_by_server(s):
+    """Has the server closed this (non-blocking) connection?"""
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 @pytest.mark.skipif(harness.SANITIZE, reason="httpd -X under AddressSanitizer is "
                     "too slow to hold thousands of connections in time")
-# The test fills every worker on purpose: the MPM says so.
-@pytest.mark.expect_log(r"AH00484: server reached MaxRequestWorkers",
-                        r"AH10159: server is within MinSpareThreads of MaxRequestWorkers")
 def test_slow_clients_leave_normal_requests_answered(make_server, backend):
     """4 x MaxRequestWorkers connections that each send half a request
-    header and stall (slowloris): mod_reqtimeout closes each within its
-    header deadline, so ordinary clients are answered, never refused; they
-    wait for a worker meanwhile (httpd 2.4 reads a header with a blocking
-    worker thread), at worst one deadline per MaxRequestWorkers slow
-    connections queued ahead of them."""
+    header and stall (slowloris) hold no worker thread: their connections
+    wait in the event MPM's poll set (AcctapiHeaderWait), so ordinary
+    clients are answered within a second, and the MPM closes the stalled
+    connections after KeepAliveTimeout."""
     srv = make_server(name="slow")
-    workers = max_request_workers(srv)
-    n = 4 * workers
-    # The slow connections queue ahead of ordinary ones: each batch of
-    # `workers` holds every worker for one header deadline at most.
-    bound = (n + workers - 1) // workers * HEADER_TIMEOUT + 2
-    slow, refused = [], 0
+    n = 4 * max_request_workers(srv)
     started = time.monotonic()
+    slow = []
     try:
-        for _ in range(n):
-            s = socket.socket()
-            s.setblocking(False)
-            try:
-                s.connect(("127.0.0.1", srv.port))
-            except BlockingIOError:
-                pass
-            slow.append(s)
-        # Half a header on every connection the server has let in.
-        opened = time.monotonic()
-        pending = list(slow)
-        while pending and time.monotonic() - opened < 10:
-            still = []
-            for s in pending:
-                try:
-                    s.send(b"GET /v4/regions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-                except (BlockingIOError, OSError):
-                    still.append(s)
-            pending = still
-            time.sleep(0.05)
-        refused = len(pending)
+        slow, refused = open_half_header_connections(srv.port, n)
         # Ordinary clients, each on a new connection, while the slow ones
-        # hold on: every answer within a second.
+        # hold on.
         c = srv.client()
         c.timeout = 30
         waits, statuses = [], {}
@@ -401,6 +409,9 @@ def test_slow_clients_leave_normal_requests_answered(make_server, backend):
             statuses[r.status] = statuses.get(r.status, 0) + 1
             time.sleep(0.2)
         c.close()
+        # Silent for 12 s, past KeepAliveTimeout (5 s): the server has
+        # closed every one of them.
+        still_open = sum(not closed_by_server(s) for s in slow)
     finally:
         for s in slow:
             s.close()
@@ -408,9 +419,106 @@ def test_slow_clients_leave_normal_requests_answered(make_server, backend):
         f"slow clients ({backend.kind}): {n} half-header connections "
         f"({n - refused} sent their half, {refused} still queued) for "
         f"{time.monotonic() - started:.0f}s; {len(waits)} ordinary requests, statuses "
-        f"{statuses}, longest wait {max(waits) * 1000:.0f} ms (bound {bound * 1000:.0f} ms)")
+        f"{statuses}, longest wait {max(waits) * 1000:.0f} ms (bound "
+        f"{ORDINARY_WAIT_BOUND * 1000:.0f} ms); {still_open} slow ones still open")
+    assert refused == 0
     assert set(statuses) == {200}, statuses
-    assert max(waits) < bound, sorted(waits)[-5:]
+    assert max(waits) < ORDINARY_WAIT_BOUND, sorted(waits)[-5:]
+    assert still_open == 0
+
+
+def read_answers(s, count, timeout=15):
+    """Reads `count` whole HTTP answers (Content-Length bodies) from s:
+    [(status, body bytes)]."""
+    s.settimeout(timeout)
+    data, answers = b"", []
+    while len(answers) < count:
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            assert chunk, f"closed after {len(answers)} answers: {data!r}"
+            data += chunk
+        head, _, rest = data.partition(b"\r\n\r\n")
+        length = int(re.search(rb"(?im)^content-length:\s*(\d+)", head).group(1))
+        while len(rest) < length:
+            chunk = s.recv(65536)
+            assert chunk, "closed inside a body"
+            rest += chunk
+        answers.append((int(head.split()[1]), rest[:length]))
+        data = rest[length:]
+    return answers
+
+
+def regions_request(token, close=False):
+    return (f"GET /v4/regions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {token}\r\n"
+            + ("Connection: close\r\n" if close else "") + "\r\n").encode()
+
+
+def send_in_pieces(s, data, pieces, gap):
+    step = -(-len(data) // pieces)
+    for i in range(0, len(data), step):
+        s.sendall(data[i:i + step])
+        time.sleep(gap)
+
+
+@pytest.mark.parametrize("wait", ["default", "off"])
+def test_header_sent_in_pieces_is_answered(make_server, backend, wait):
+    """A request header that arrives in several pieces, on a new and on a
+    kept-alive connection, with a pipelined request split across sends:
+    every request is answered in order, with AcctapiHeaderWait at its
+    default (the connection waits in the MPM between pieces) and off
+    (httpd's own blocking read)."""
+    extra = "AcctapiHeaderWait off\n" if wait == "off" else None
+    srv = make_server(name="pieces", extra=extra)
+    first = regions_request(backend.token)
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=15) as s:
+        # A new connection's first header, in five pieces.
+        send_in_pieces(s, first, 5, 0.2)
+        # The next one on the kept-alive connection, in three.
+        send_in_pieces(s, first, 3, 0.2)
+        # One whole request and half of the next in one send, then the rest.
+        last = regions_request(backend.token, close=True)
+        s.sendall(first + last[:20])
+        time.sleep(0.3)
+        s.sendall(last[20:])
+        answers = read_answers(s, 4)
+        s.settimeout(5)
+        assert s.recv(1) == b"", "the connection stays open after Connection: close"
+    for status, body in answers:
+        assert status == 200, body
+        assert len(json.loads(body)["data"]) >= 10
+
+
+def test_header_that_keeps_trickling_is_cut_at_header_wait(make_server, backend):
+    """A client that sends its header a byte at a time, each byte well
+    within KeepAliveTimeout, is closed once AcctapiHeaderWait (2 s here) has
+    passed, without an answer; mod_reqtimeout (5 s) would be later."""
+    srv = make_server(name="trickle", extra="AcctapiHeaderWait 2\n")
+    data = regions_request(backend.token)
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=15) as s:
+        t0 = time.monotonic()
+        closed_after = None
+        for byte in data:
+            try:
+                s.sendall(bytes([byte]))
+            except OSError:
+                closed_after = time.monotonic() - t0
+                break
+            s.settimeout(0.4)
+            try:
+                if s.recv(1) == b"":
+                    closed_after = time.monotonic() - t0
+                    break
+            except socket.timeout:
+                pass
+            except OSError:
+                closed_after = time.monotonic() - t0
+                break
+    harness.report_figure(f"trickled header ({backend.kind}): closed after "
+                          f"{closed_after if closed_after is None else round(closed_after, 1)} s "
+                          "(AcctapiHeaderWait 2)")
+    assert closed_after is not None, "the whole header was sent a byte at a time"
+    assert 1.5 <= closed_after < 4.5, closed_after
 
 
 # Invalid UTF-8 in path parameters, query parameters and X-Filter (issue 17)

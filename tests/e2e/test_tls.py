@@ -1,11 +1,17 @@
 """The module behind mod_ssl: HTTPS with a self-signed certificate."""
 
+import json
+import re
 import shutil
+import socket
+import ssl
+import time
 
 import pytest
 
+import harness
 from checks import CACHEABLE, assert_headers, assert_json
-from harness import Client, make_tmpdir, run
+from harness import Client, make_tmpdir, report_figure, run
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +54,114 @@ def test_https(make_server, backend, certificate):
         assert assert_json(r) == {"errors": [{"reason": "Invalid Token"}]}
     finally:
         c.close()
+
+
+def tls_socket(srv, certificate):
+    ctx = ssl.create_default_context(cafile=str(certificate["ca"]))
+    raw = socket.create_connection(("127.0.0.1", srv.port), timeout=15)
+    return ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+
+
+def test_https_header_in_pieces(make_server, backend, certificate):
+    """Over TLS too, a request header that arrives in pieces waits in the
+    event MPM between them and is answered whole."""
+    srv = make_server(tls=(certificate["cert"], certificate["key"]), name="httpd-tls-pieces")
+    request = (f"GET /v4/regions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+               f"Authorization: Bearer {backend.token}\r\nConnection: close\r\n\r\n").encode()
+    with tls_socket(srv, certificate) as s:
+        for i in range(0, len(request), 30):
+            s.sendall(request[i:i + 30])
+            time.sleep(0.15)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 "), head
+    assert len(json.loads(body)["data"]) >= 10
+
+
+@pytest.mark.skipif(harness.SANITIZE, reason="httpd -X under AddressSanitizer is "
+                    "too slow to hold thousands of connections in time")
+def test_slow_tls_handshakes_leave_others_answered(make_server, backend, certificate):
+    """4 x MaxRequestWorkers connections that send the start of a TLS
+    ClientHello and stall hold no worker thread (the handshake waits in the
+    event MPM like a slow header): HTTPS clients are answered within a
+    second meanwhile."""
+    srv = make_server(tls=(certificate["cert"], certificate["key"]), name="httpd-tls-slow")
+    workers = int(re.search(r"^MaxRequestWorkers\s+(\d+)", srv.conf.read_text(), re.M).group(1))
+    n = 4 * workers
+    # A handshake record announcing 512 bytes, of which 4 arrive.
+    partial_hello = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc"
+    slow = []
+    c = Client(srv.base_url, token=backend.token, verify=str(certificate["ca"]))
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.setblocking(False)
+            try:
+                s.connect(("127.0.0.1", srv.port))
+            except BlockingIOError:
+                pass
+            slow.append(s)
+        pending, opened = list(slow), time.monotonic()
+        while pending and time.monotonic() - opened < 10:
+            still = []
+            for s in pending:
+                try:
+                    s.send(partial_hello)
+                except (BlockingIOError, OSError):
+                    still.append(s)
+            pending = still
+            time.sleep(0.05)
+        waits, statuses = [], {}
+        end = time.monotonic() + 4
+        while time.monotonic() < end:
+            t0 = time.monotonic()
+            r = c.request("GET", "/regions", headers={"Connection": "close"})
+            waits.append(time.monotonic() - t0)
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            time.sleep(0.2)
+    finally:
+        c.close()
+        for s in slow:
+            s.close()
+    report_figure(f"slow TLS handshakes ({backend.kind}): {n} stalled ClientHellos "
+                  f"({len(pending)} not sent); {len(waits)} HTTPS requests, statuses "
+                  f"{statuses}, longest wait {max(waits) * 1000:.0f} ms (bound 1000 ms)")
+    assert not pending
+    assert set(statuses) == {200}, statuses
+    assert max(waits) < 1.0, sorted(waits)[-5:]
+
+
+# A server of one child with four threads: four stalled clients would hold
+# every thread if they held one each.
+FOUR_THREADS = ("StartServers 1\nServerLimit 1\nThreadsPerChild 4\nMaxRequestWorkers 4\n"
+                "MinSpareThreads 1\nMaxSpareThreads 4\n")
+
+
+def test_slow_tls_headers_hold_no_worker(make_server, backend, certificate):
+    """Clients that finish the TLS handshake, send half a request header and
+    stall, four times as many as the server has threads, hold none of
+    them: an HTTPS client is answered within a second meanwhile."""
+    srv = make_server(tls=(certificate["cert"], certificate["key"]),
+                      name="httpd-tls-4", extra=FOUR_THREADS)
+    slow = []
+    c = Client(srv.base_url, token=backend.token, verify=str(certificate["ca"]))
+    try:
+        for _ in range(16):
+            s = tls_socket(srv, certificate)
+            s.sendall(b"GET /v4/regions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            slow.append(s)
+        waits = []
+        for _ in range(5):
+            t0 = time.monotonic()
+            r = c.request("GET", "/regions", headers={"Connection": "close"})
+            waits.append(time.monotonic() - t0)
+            assert r.status == 200, r
+    finally:
+        c.close()
+        for s in slow:
+            s.close()
+    report_figure(f"slow TLS headers ({backend.kind}): 16 stalled on a 4-thread server; "
+                  f"longest HTTPS wait {max(waits) * 1000:.0f} ms (bound 1000 ms)")
+    assert max(waits) < 1.0, waits
