@@ -8,7 +8,7 @@ the `@pytest.mark.expect_log(regex, ...)` marker; a crash ("Segmentation
 fault", "exit signal", AH00052) fails it in any case.
 
 Every response a test receives through harness.Client (and harness.race)
-is checked against mod_acctapi/openapi.json: a response the document does
+is checked against mod_acctapi/api/openapi.json: a response the document does
 not allow fails the test that made the request (harness.check_response).
 
 Environment:

@@ -33,7 +33,7 @@ MODULE = BUILD / ".libs" / "mod_acctapi.so"
 ADMIN = BUILD / "acctapi-admin"
 HTTPD_CONF = REPO / "scripts" / "httpd-conf"
 SMS_TO_FILE = REPO / "scripts" / "sms-to-file"
-OPENAPI_DOC = REPO / "mod_acctapi" / "openapi.json"
+OPENAPI_DOC = REPO / "mod_acctapi" / "api" / "openapi.json"
 HTTPD = os.environ.get("ACCTAPI_HTTPD", "/usr/sbin/apache2")
 # scripts/test --sanitize: the module is built with -fsanitize=address,
 # undefined; httpd runs in single-process mode (-X) with AddressSanitizer

@@ -1,4 +1,4 @@
-"""The OpenAPI document (mod_acctapi/openapi.json): it agrees with the route
+"""The OpenAPI document (mod_acctapi/api/openapi.json): it agrees with the route
 table compiled into this build (`acctapi-admin routes`) in both directions,
 it is a sound document on its own, and the module serves it unchanged at
 /v4/openapi.json.  (Every response of the suite is also checked against it:

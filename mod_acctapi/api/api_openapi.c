@@ -1,6 +1,6 @@
 /*
  * GET /openapi.json: the OpenAPI document of this build, as
- * mod_acctapi/openapi.json says it (scripts/embed-openapi compiles the file
+ * mod_acctapi/api/openapi.json says it (scripts/build/embed-openapi compiles the file
  * into acct_openapi_doc.c).
  *
  * The document never changes while a process runs, so each process parses
