@@ -179,15 +179,6 @@ static const acct_filter_field db_filter_fields[] = {
  * Small helpers
  */
 
-static int answer_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 /*
  * A store failure while checking a body is the whole answer: the items
  * gathered so far would only mislead next to a 503.  0, or -1 once answered.
@@ -376,7 +367,7 @@ static void list_databases(acct_req *req, acct_resp *resp, const char *engine,
     acct_list_query q = {ACCT_DB_COLUMNS, "databases db", NULL, 5, args,
                          db_filter_fields, "db.id", render_row};
 
-    if (answer_store(req, resp, acct_db_settle(req)) != 0) {
+    if (acct_resp_store_failed(req, resp, acct_db_settle(req)) != 0) {
         return;
     }
     q.where = apr_pstrcat(req->pool, "db.account_id = CAST(%s AS BIGINT)"
@@ -769,7 +760,7 @@ static int insert_db(acct_req *req, acct_resp *resp, const db_engine *e,
     const char *args[18];
     acct_rows *rows = NULL;
 
-    if (answer_store(req, resp, lock_label(req, d->label)) != 0) {
+    if (acct_resp_store_failed(req, resp, lock_label(req, d->label)) != 0) {
         return -1;
     }
     args[0] = acct_i64(req->pool, req->who->account_id);
@@ -789,7 +780,7 @@ static int insert_db(acct_req *req, acct_resp *resp, const db_engine *e,
     args[14] = DEFAULT_UPDATES;
     args[15] = e->root_username;
     args[16] = args[17] = acct_i64(req->pool, req->now);
-    if (answer_store(req, resp, acct_store_select(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
                                                   &q_insert, &rows, 18, args))
         != 0) {
         return -1;
@@ -820,13 +811,13 @@ static int start_db(acct_req *req, acct_resp *resp, const unsigned char *key,
         internal_error(req, resp, "cannot seal a database password");
         return -1;
     }
-    if (answer_store(req, resp, acct_store_exec(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                                 &q_password, NULL, 2, args))
         != 0
-        || answer_store(req, resp,
+        || acct_resp_store_failed(req, resp,
                         acct_db_transition(req, id, "provisioning", "active",
                                            seconds)) != 0
-        || answer_store(req, resp,
+        || acct_resp_store_failed(req, resp,
                         acct_grant_creator(req, ACCT_ENTITY_DATABASE, id))
            != 0) {
         return -1;
@@ -1016,7 +1007,7 @@ void api_database_update(acct_req *req, acct_resp *resp)
     if (read_row_changes(req, resp, db, &updates, &type, &disk_gb) != 0
         || acct_resp_failed(resp)
         || acct_db_require_status(req, resp, db, db_statuses_update) != 0
-        || (label && answer_store(req, resp, lock_label(req, label)) != 0)) {
+        || (label && acct_resp_store_failed(req, resp, lock_label(req, label)) != 0)) {
         return;
     }
     was = db;
@@ -1038,7 +1029,7 @@ void api_database_update(acct_req *req, acct_resp *resp)
     args[5] = args[8] = acct_i64(req->pool, id);
     args[6] = acct_i64(req->pool, req->who->account_id);
     args[7] = label;
-    if (answer_store(req, resp, acct_store_exec(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                                 &q_update, &changed, 9, args))
         != 0) {
         return;
@@ -1073,7 +1064,7 @@ void api_database_delete(acct_req *req, acct_resp *resp)
     args[1] = acct_i64(req->pool, req->who->account_id);
     if (acct_db_change(req, resp, &db, db_statuses_delete, &q_delete, 2, args)
         != 0
-        || answer_store(req, resp, acct_store_exec(req->store, req->pool,
+        || acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                                    &q_grants_delete, NULL, 1,
                                                    args)) != 0) {
         return;

@@ -135,16 +135,6 @@ static const char *const st_provisioned[] = {
  * Shared steps
  * ------------------------------------------------------------------------ */
 
-/* 0, or -1 after answering the store's error. */
-static int stored(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 static apr_int64_t column_i64(const acct_rows *rows, const char *column)
 {
     apr_int64_t v = 0;
@@ -211,7 +201,7 @@ static int materialise(acct_req *req, acct_resp *resp, const acct_rows *db)
     int i;
 
     args[0] = acct_rows_get(db, 0, "id");
-    if (stored(req, resp, acct_store_select(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
                                             &q_auto_dates, &have, 1, args))
         != 0) {
         return -1;
@@ -222,7 +212,7 @@ static int materialise(acct_req *req, acct_resp *resp, const acct_rows *db)
     }
     if (expired) {
         args[1] = acct_i64(req->pool, oldest);
-        if (stored(req, resp, acct_store_exec(req->store, req->pool,
+        if (acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                               &q_auto_expire, NULL, 2, args))
             != 0) {
             return -1;
@@ -238,7 +228,7 @@ static int materialise(acct_req *req, acct_resp *resp, const acct_rows *db)
         }
         args[1] = auto_label(req->pool, m);
         args[2] = acct_i64(req->pool, m);
-        if (stored(req, resp, acct_store_exec(req->store, req->pool,
+        if (acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                               &q_auto_insert, NULL, 3, args))
             != 0) {
             return -1;
@@ -353,7 +343,7 @@ static int snapshot_allowed(acct_req *req, acct_resp *resp, const acct_rows *db)
 
     args[0] = args[1] = acct_rows_get(db, 0, "id");
     args[2] = acct_i64(req->pool, req->now);
-    if (stored(req, resp, acct_store_select(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
                                             &q_snapshot_counts, &counts, 3,
                                             args)) != 0) {
         return -1;
@@ -411,7 +401,7 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     args[1] = label;
     args[2] = target;
     args[3] = acct_i64(req->pool, req->now + op);
-    if (stored(req, resp, acct_store_select(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
                                             &q_snapshot_insert, &made, 4,
                                             args)) != 0) {
         return;
@@ -458,7 +448,7 @@ void api_db_backup_restore(acct_req *req, acct_resp *resp)
     /* The status changed and came back meanwhile (db was read again), maybe
      * through a credentials reset: the outcome follows the row as it is. */
     if (db != was && strcmp(restore_outcome(db, backup), next) != 0
-        && stored(req, resp,
+        && acct_resp_store_failed(req, resp,
                   acct_db_transition(req, column_i64(db, "id"), "restoring",
                                      restore_outcome(db, backup), op)) != 0) {
         return;
@@ -575,7 +565,7 @@ static const char *ca_certificate(acct_req *req, acct_resp *resp,
     }
     args[0] = pem;
     args[1] = acct_rows_get(db, 0, "id");
-    if (stored(req, resp, acct_store_exec(req->store, req->pool, &q_cert_set,
+    if (acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool, &q_cert_set,
                                           &changed, 2, args)) != 0) {
         return NULL;
     }

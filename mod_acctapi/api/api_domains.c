@@ -51,15 +51,6 @@ static const acct_filter_field domain_filter_fields[] = {
     {NULL, NULL, 0}
 };
 
-static int answer_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 static apr_int64_t row_id(const acct_rows *rows)
 {
     apr_int64_t id = 0;
@@ -76,7 +67,7 @@ void api_domains_list(acct_req *req, acct_resp *resp)
     acct_list_query q = {NULL, "domains d", NULL, 3, args,
                          domain_filter_fields, "d.id", acct_domain_render};
 
-    if (answer_store(req, resp, rc) != 0) {
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
         return;
     }
     q.columns = apr_pstrcat(req->pool, ACCT_DOMAIN_COLUMNS ", ",
@@ -194,7 +185,7 @@ void api_domain_delete(acct_req *req, acct_resp *resp)
         rc = acct_store_exec(req->store, req->pool, &q_domain_grants_delete,
                              NULL, 1, args);
     }
-    if (answer_store(req, resp, rc) != 0
+    if (acct_resp_store_failed(req, resp, rc) != 0
         || acct_req_change(req, resp, &q_domain_delete, 2, args) != 0) {
         return;
     }
@@ -245,10 +236,10 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
     acct_domain_read_name(req, resp, &d);
     acct_domain_check(req, resp, &d);
     if (acct_resp_failed(resp) || acct_domain_create(req, resp, &d, &to) != 0
-        || answer_store(req, resp,
+        || acct_resp_store_failed(req, resp,
                         acct_tags_copy(req->store, req->pool,
                                        ACCT_ENTITY_DOMAIN, from, to)) != 0
-        || answer_store(req, resp, copy_records(req, from, to)) != 0) {
+        || acct_resp_store_failed(req, resp, copy_records(req, from, to)) != 0) {
         return;
     }
     acct_req_note_zone(req, to, NULL);

@@ -36,15 +36,6 @@ static const acct_sql q_record_count = ACCT_SQL("import_record_count",
     "UPDATE domains SET record_count = CAST(%s AS INTEGER)"
     " WHERE id = CAST(%s AS BIGINT)");
 
-static int store_ok(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------------
  * The request
  * ------------------------------------------------------------------------ */
@@ -77,8 +68,8 @@ static int refuse_hosted(acct_req *req, acct_resp *resp, const char *name)
     acct_store *st = NULL;
     acct_rows *rows = NULL;
 
-    if (store_ok(req, resp, acct_req_store(req, &st)) != 0
-        || store_ok(req, resp, acct_store_select(st, req->pool, &q_name_hosted,
+    if (acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0
+        || acct_resp_store_failed(req, resp, acct_store_select(st, req->pool, &q_name_hosted,
                                                  &rows, 1, &key)) != 0) {
         return -1;
     }
@@ -201,11 +192,11 @@ static int transfer(acct_req *req, acct_resp *resp, const char *zone,
     opts.sources = req->settings ? req->settings->transfer_sources : NULL;
     opts.timeout = apr_time_from_sec(timeout_of(req));
     opts.max_records = ACCT_RECORD_LIMIT;
-    if (store_ok(req, resp, acct_req_commit_now(req)) != 0) {
+    if (acct_resp_store_failed(req, resp, acct_req_commit_now(req)) != 0) {
         return -1;
     }
     acct_axfr_transfer(req->pool, zone, server, &opts, x);
-    if (store_ok(req, resp, acct_req_reopen(req)) != 0) {
+    if (acct_resp_store_failed(req, resp, acct_req_reopen(req)) != 0) {
         return -1;
     }
     if (x->rc != ACCT_AXFR_OK) {
@@ -379,14 +370,14 @@ static int insert_records(acct_req *req, acct_resp *resp, apr_int64_t id,
     for (i = 0; i < s->records->nelts; i++) {
         const acct_record *rec = &APR_ARRAY_IDX(s->records, i, acct_record);
 
-        if (store_ok(req, resp, acct_record_insert(req->store, req->pool, id,
+        if (acct_resp_store_failed(req, resp, acct_record_insert(req->store, req->pool, id,
                                                    rec, req->now, NULL)) != 0) {
             return -1;
         }
     }
     args[0] = acct_i64(req->pool, s->records->nelts);
     args[1] = acct_i64(req->pool, id);
-    return store_ok(req, resp, acct_store_exec(req->store, req->pool,
+    return acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                                &q_record_count, NULL, 2,
                                                args));
 }

@@ -124,21 +124,6 @@ static acct_rows *phone_select(acct_req *req, acct_resp *resp,
     return rows;
 }
 
-/*
- * Two writes here must outlive an error answer, which the glue rolls back:
- * a wrong attempt (else wrong codes would never be counted) and an issued
- * code (a retry after a failed send resends the same one; and no write lock
- * is held while the SMS program runs).  See acct_req_commit_now.
- */
-static int tx_step(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 /* The secret key the codes derive from; without it 503, as for two-factor. */
 static const unsigned char *phone_key(acct_req *req, acct_resp *resp)
 {
@@ -307,14 +292,14 @@ void api_phone_send(acct_req *req, acct_resp *resp)
     if (acct_resp_failed(resp) || !(key = phone_key(req, resp))
         || has_verified_number(req, resp) != 0
         || !(code = issue_code(req, resp, key, country, e164))
-        || tx_step(req, resp, acct_req_commit_now(req)) != 0) {
+        || acct_resp_store_failed(req, resp, acct_req_commit_now(req)) != 0) {
         return;
     }
     src = acct_sms_send(req->pool, req->settings->sms_command, e164,
                         apr_psprintf(req->pool, "Your verification code is %s. "
                                      "It expires in 10 minutes.", code),
                         ACCT_SMS_TIMEOUT);
-    if (tx_step(req, resp, acct_req_reopen(req)) != 0) {
+    if (acct_resp_store_failed(req, resp, acct_req_reopen(req)) != 0) {
         return;
     }
     if (src != ACCT_SMS_OK) {
@@ -393,7 +378,7 @@ static void pending_miss(acct_req *req, acct_resp *resp, const pending *p)
         pending_locked(req, resp, p);
         return;
     }
-    if (tx_step(req, resp, acct_req_checkpoint(req)) == 0) {
+    if (acct_resp_store_failed(req, resp, acct_req_checkpoint(req)) == 0) {
         acct_resp_invalid(resp, req->pool, "otp_code", R_WRONG);
     }
 }

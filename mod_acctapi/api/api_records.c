@@ -127,16 +127,6 @@ static const char *render_records(acct_req *req, const acct_rows *rows,
     return acct_record_json_text(req->pool, rows, len);
 }
 
-/* 0, or -1 after answering the store's error. */
-static int store_ok(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 static const char *domain_id(const acct_rows *domain)
 {
     return acct_rows_get(domain, 0, "id");
@@ -197,7 +187,7 @@ static int touch_domain(acct_req *req, acct_resp *resp,
     apr_int64_t id = 0;
 
     acct_parse_i64(domain_id(domain), &id);
-    if (store_ok(req, resp, acct_dns_touch(req->store, req->pool, id,
+    if (acct_resp_store_failed(req, resp, acct_dns_touch(req->store, req->pool, id,
                                            req->now)) != 0) {
         return -1;
     }
@@ -260,7 +250,7 @@ static acct_rows *claim_slot(acct_req *req, acct_resp *resp)
     if (rc == ACCT_STORE_OK) {
         rc = acct_store_select(st, req->pool, &q_slot_claim, &domain, 6, args);
     }
-    if (store_ok(req, resp, rc) != 0
+    if (acct_resp_store_failed(req, resp, rc) != 0
         || domain->nrows == 0
         || acct_grant_require(req, resp, ACCT_ENTITY_DOMAIN, id,
                               ACCT_LEVEL_READ_WRITE) != 0) {
@@ -312,7 +302,7 @@ static int check_cname(acct_req *req, acct_resp *resp, const char *domain,
     args[0] = domain;
     args[1] = rec->name;
     args[2] = self;
-    if (store_ok(req, resp, acct_store_select(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
                                               &q_name_users, &rows, 3,
                                               args)) != 0) {
         return -1;
@@ -338,7 +328,7 @@ static int check_mx(acct_req *req, acct_resp *resp, const char *domain,
 
     args[0] = domain;
     args[1] = self;
-    if (store_ok(req, resp, acct_store_select(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
                                               &q_mx_others, &rows, 2,
                                               args)) != 0) {
         return -1;
@@ -440,7 +430,7 @@ void api_record_create(acct_req *req, acct_resp *resp)
     args[14] = rec.name;
     args[15] = args[17] = rec.type;
     args[18] = acct_record_is_null_mx(&rec) ? "1" : "0";
-    if (store_ok(req, resp, acct_store_select(req->store, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
                                               &q_record_insert_checked, &rows,
                                               19, args)) != 0) {
         return;
@@ -502,7 +492,7 @@ void api_record_delete(acct_req *req, acct_resp *resp)
     args[0] = acct_i64(req->pool, id);
     args[1] = domain_id(domain);
     if (acct_req_change(req, resp, &q_record_delete, 2, args) != 0
-        || store_ok(req, resp, acct_store_exec(req->store, req->pool,
+        || acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                                &q_slot_release, NULL, 1,
                                                args + 1)) != 0) {
         return;

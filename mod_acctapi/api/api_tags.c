@@ -88,15 +88,6 @@ static const taggable taggables[] = {
     " AND x.entity_type IN ('domain', 'instance', 'volume', 'nodebalancer')" \
     " AND (d.id IS NOT NULL OR e.entity_id IS NOT NULL)"
 
-static int answer_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 static json_t *render_tag(acct_req *req, const acct_rows *rows, int i)
 {
     json_t *o = json_object();
@@ -182,7 +173,7 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
                                        t->field));
         return 0;
     }
-    if (answer_store(req, resp, acct_req_store(req, &st)) != 0) {
+    if (acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
         return -1;
     }
     json_array_foreach(v, i, item) {
@@ -203,7 +194,7 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
         args[n++] = acct_i64(req->pool, id);
         args[n++] = account;
         rows = NULL;
-        if (answer_store(req, resp, acct_store_select(st, req->pool, t->owned,
+        if (acct_resp_store_failed(req, resp, acct_store_select(st, req->pool, t->owned,
                                                       &rows, n, args)) != 0) {
             return -1;
         }
@@ -247,13 +238,13 @@ void api_tag_create(acct_req *req, acct_resp *resp)
         }
     }
     if (acct_resp_failed(resp)
-        || answer_store(req, resp, acct_req_store(req, &st)) != 0) {
+        || acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
         return;
     }
     args[0] = acct_i64(req->pool, req->who->account_id);
     args[1] = label;
     args[2] = acct_i64(req->pool, req->now);
-    if (answer_store(req, resp, acct_store_select(st, req->pool,
+    if (acct_resp_store_failed(req, resp, acct_store_select(st, req->pool,
                                                   &q_tag_create, &rows, 3,
                                                   args)) != 0) {
         return;
@@ -265,7 +256,7 @@ void api_tag_create(acct_req *req, acct_resp *resp)
     tag_id = acct_rows_get(rows, 0, "id");
     for (k = 0; taggables[k].field; k++) {
         for (j = 0; j < ids[k]->nelts; j++) {
-            if (answer_store(req, resp, acct_tags_link(
+            if (acct_resp_store_failed(req, resp, acct_tags_link(
                     st, req->pool, tag_id, taggables[k].type,
                     APR_ARRAY_IDX(ids[k], j, apr_int64_t))) != 0) {
                 return;
@@ -284,7 +275,7 @@ void api_tag_objects(acct_req *req, acct_resp *resp)
                          render_object};
 
     if (!(args[0] = load_tag(req, resp))
-        || answer_store(req, resp, acct_req_store(req, &st)) != 0) {
+        || acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
         return;
     }
     q.columns = apr_pstrcat(req->pool,
@@ -305,10 +296,10 @@ void api_tag_delete(acct_req *req, acct_resp *resp)
     const char *args[1];
 
     if (!(args[0] = load_tag(req, resp))
-        || answer_store(req, resp, acct_store_exec(req->store, req->pool,
+        || acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                                    &q_tag_unlink, NULL, 1,
                                                    args)) != 0
-        || answer_store(req, resp, acct_store_exec(req->store, req->pool,
+        || acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
                                                    &q_tag_delete, NULL, 1,
                                                    args)) != 0) {
         return;

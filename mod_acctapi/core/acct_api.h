@@ -130,6 +130,10 @@ void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
 /* Maps a store failure to 503 or 500 with the fixed reasons of DECISIONS.md. */
 void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool, acct_store_rc rc);
 
+/* The one way a handler checks a store call: 0 when rc is ACCT_STORE_OK;
+ * otherwise answers rc as acct_resp_store_error does and returns -1. */
+int acct_resp_store_failed(acct_req *req, acct_resp *resp, acct_store_rc rc);
+
 /*
  * The integer id of path parameter `index`; a value that is not a positive
  * decimal number names nothing, so it answers 404 (returns -1).

@@ -242,3 +242,12 @@ int acct_req_change(acct_req *req, acct_resp *resp, const acct_sql *sql,
     }
     return 0;
 }
+
+int acct_resp_store_failed(acct_req *req, acct_resp *resp, acct_store_rc rc)
+{
+    if (rc == ACCT_STORE_OK) {
+        return 0;
+    }
+    acct_resp_store_error(resp, req->pool, rc);
+    return -1;
+}
