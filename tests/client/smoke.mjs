@@ -471,7 +471,7 @@ async function domains() {
         return `id ${c.id}`;
     });
     // importZone (POST /domains/import) needs a nameserver that allows the
-    // module's transfer: tests/e2e/test_import.py covers it.
+    // module's transfer: tests/e2e/dns/test_import.py covers it.
 
     await step('deleteTag (the domain loses it)', async () => {
         await linode.deleteTag(tag);

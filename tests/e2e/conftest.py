@@ -40,7 +40,7 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("figures")
         for line in harness.FIGURES:
             terminalreporter.write_line(line)
-    doc = harness._openapi
+    doc = harness.openapi_loaded()
     if doc is not None and doc.checked:
         terminalreporter.write_line(
             f"OpenAPI: {doc.checked} responses checked against "

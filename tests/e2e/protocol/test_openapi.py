@@ -42,7 +42,7 @@ def routes():
 
 def deref(doc, node):
     while isinstance(node, dict) and "$ref" in node:
-        node = harness._resolve_pointer(doc, node["$ref"])
+        node = harness.resolve_pointer(doc, node["$ref"])
     return node
 
 
@@ -148,7 +148,7 @@ def test_every_ref_resolves(doc):
         ref = node.get("$ref")
         if isinstance(ref, str):
             try:
-                harness._resolve_pointer(doc, ref)
+                harness.resolve_pointer(doc, ref)
             except (KeyError, IndexError, ValueError):
                 bad.append(f"{at}: {ref}")
     assert not bad, "unresolved references:\n" + "\n".join(bad)

@@ -15,7 +15,7 @@ import pytest
 from checks import assert_envelope, assert_error, assert_headers, assert_json
 
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
-CASES = Path(__file__).resolve().parent.parent / "unit" / "sshkeys"
+CASES = Path(__file__).resolve().parents[2] / "unit" / "sshkeys"
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 
 ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIODawwa+Vh+oKziAsrGIN7OpMSUL4u4dBPf4dZfXjl+p"

@@ -1,0 +1,223 @@
+"""A prepared database (SQLite or PostgreSQL) and acctapi-admin; accounts; races."""
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+from .base import *  # noqa: F401,F403
+from .postgres import *  # noqa: F401,F403
+from .openapi_doc import *  # noqa: F401,F403
+
+
+class Backend:
+    """A migrated database holding one account, its unrestricted user and an
+    all-scopes token (self.token)."""
+
+    def __init__(self, kind, base):
+        self.kind = kind                      # "sqlite" or "pgsql"
+        self.base = Path(base)
+        self.cluster = None
+        self.driver = None
+        self.params = None
+        self.counter = 0
+
+    def setup(self):
+        if self.kind == "sqlite":
+            dbdir = self.base / "db"
+            dbdir.mkdir()
+            self.db_file = dbdir / "acct.db"
+            self.driver, self.params = "sqlite3", str(self.db_file)
+        else:
+            self.cluster = PgCluster(self.base)
+            self.cluster.init()
+            self.cluster.start()
+            self.driver = "pgsql"
+            self.params = self.cluster.create_database("acctapi", "acctapi")
+        self.admin("migrate")
+        if self.kind == "sqlite":
+            self._share_sqlite()
+        self.account_id = int(self.admin("account", "create", "--name", "e2e-account"))
+        self.username = "e2e-owner"
+        self.uid = int(self.admin("user", "create", "--account", self.account_id,
+                                  "--username", self.username,
+                                  "--email", "owner@example.com"))
+        self.token = self.mint_token(scopes="*", label="e2e-all")
+        return self
+
+    def _share_sqlite(self):
+        """httpd's children run as www-data: they need to write the database
+        and create its -wal/-shm files next to it."""
+        if IS_ROOT:
+            for p in [self.db_file.parent] + list(self.db_file.parent.iterdir()):
+                shutil.chown(p, HTTPD_USER, HTTPD_USER)
+
+    def env(self):
+        e = dict(os.environ)
+        e["ACCTAPI_DB_DRIVER"] = self.driver
+        e["ACCTAPI_DB_PARAMS"] = self.params
+        return e
+
+    def admin(self, *args, check=True):
+        p = run([ADMIN, "--db-driver", self.driver, "--db-params", self.params] + list(args),
+                check=check, env=self.env())
+        if self.kind == "sqlite":
+            self._share_sqlite()
+        return p.stdout.strip() if check else p
+
+    def unique(self, stem):
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+    def mint_token(self, scopes=None, expiry=None, user=None, label=None):
+        args = ["token", "create", "--user", user if user is not None else self.uid]
+        if scopes is not None:
+            args += ["--scopes", scopes]
+        args += ["--label", label or self.unique("e2e-token-")]
+        if expiry is not None:
+            args += ["--expiry", expiry]
+        tok = self.admin(*args)
+        if not re.fullmatch(r"[0-9a-f]{64}", tok):
+            raise HarnessError(f"token create printed {tok!r}, not 64 lowercase hex")
+        return tok
+
+    def create_user(self, restricted=False):
+        username = self.unique("e2e-user-")
+        args = ["user", "create", "--account", self.account_id, "--username", username,
+                "--email", f"{username}@example.com"]
+        if restricted:
+            args.append("--restricted")
+        uid = int(self.admin(*args))
+        return uid, username
+
+    def query(self, sql):
+        """Rows of a query run directly on the database, as lists of text
+        (None for NULL): what an operator with a dump would see."""
+        if self.kind == "sqlite":
+            con = sqlite3.connect(self.params)
+            try:
+                return [[None if v is None else str(v) for v in row]
+                        for row in con.execute(sql)]
+            finally:
+                con.close()
+        out = self.cluster.psql(f"COPY ({sql}) TO STDOUT", db="acctapi")
+        return [[None if v == r"\N" else v for v in line.split("\t")]
+                for line in out.splitlines()]
+
+    def execute(self, sql):
+        """Runs writing statements directly on the database, in one
+        transaction (test set-up an operator would do with SQL: grants, bulk
+        rows).  `sql` is the test's own text, never user input."""
+        if self.kind == "sqlite":
+            con = sqlite3.connect(self.params, timeout=30)
+            try:
+                con.executescript(f"BEGIN; {sql}; COMMIT;")
+            finally:
+                con.close()
+            self._share_sqlite()   # files sqlite3 created must stay httpd's
+        else:
+            self.cluster.psql(f"BEGIN; {sql}; COMMIT;", db="acctapi")
+
+    def dump(self):
+        """Everything the database holds: (text dump, raw bytes).  The raw
+        bytes (SQLite's files, WAL included) catch what a text dump might
+        render differently; PostgreSQL gives the text only."""
+        if self.kind == "sqlite":
+            con = sqlite3.connect(self.params)
+            try:
+                text = "\n".join(con.iterdump())
+            finally:
+                con.close()
+            raw = b""
+            for suffix in ("", "-wal"):
+                try:
+                    raw += Path(self.params + suffix).read_bytes()
+                except FileNotFoundError:
+                    pass
+            return text, raw
+        text = self.cluster.psql("SELECT schema_to_xml('public', true, false, '')",
+                                 db="acctapi", raw=True)
+        return text, b""
+
+    def destroy(self):
+        if self.cluster:
+            self.cluster.destroy()
+
+
+def run_all(target, args_list, timeout, what="workers"):
+    """Runs target(*args) for each args in threads at once and waits for all
+    of them, `timeout` seconds in all; a thread still running then fails the
+    test (a hang is a failure, never waited out)."""
+    threads = [threading.Thread(target=target, args=a, daemon=True) for a in args_list]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + timeout
+    for t in threads:
+        t.join(timeout=max(0.1, deadline - time.monotonic()))
+    assert not any(t.is_alive() for t in threads), f"{what} hung"
+
+
+def race(server, token, calls):
+    """Runs (method, path, body) calls at once, each over its own connection,
+    released together by a barrier; returns [(status, json)] in completion
+    order ("exception" and its text for a failed request)."""
+    barrier = threading.Barrier(len(calls))
+    results = []
+    answered = []
+    lock = threading.Lock()
+
+    def worker(method, path, body):
+        r = None
+        with requests.Session() as s:
+            try:
+                barrier.wait(timeout=30)
+                r = s.request(method, server.base_url + path, json=body, timeout=60,
+                              headers={"Authorization": f"Bearer {token}"})
+                item = (r.status_code, r.json())
+            except (requests.RequestException, threading.BrokenBarrierError,
+                    ValueError) as e:
+                item = ("exception", repr(e))
+        with lock:
+            results.append(item)
+            if r is not None:
+                answered.append(r)
+
+    run_all(worker, calls, 120)
+    for r in answered:   # here, so that a failure fails the test
+        check_response(r)
+    return results
+
+
+class Account:
+    """A fresh account of `backend` with an unrestricted owner (self.uid,
+    self.client: a client of `server` with an all-scopes token); user()
+    adds more users with their own clients.  close() closes them all."""
+
+    def __init__(self, backend, server, stem="e2e-acct-"):
+        self.backend = backend
+        self.server = server
+        self.stem = stem
+        self.id = int(backend.admin("account", "create", "--name", backend.unique(stem)))
+        self.clients = []
+        self.uid, self.client = self.user()
+
+    def user(self, restricted=False, scopes="*"):
+        username = self.backend.unique(f"{self.stem}user-")
+        args = ["user", "create", "--account", self.id, "--username", username,
+                "--email", f"{username}@example.com"]
+        if restricted:
+            args.append("--restricted")
+        uid = int(self.backend.admin(*args))
+        client = self.server.client(token=self.backend.mint_token(scopes=scopes, user=uid))
+        self.clients.append(client)
+        return uid, client
+
+    def close(self):
+        for c in self.clients:
+            c.close()

@@ -1,0 +1,155 @@
+"""Paths, settings of the run, small helpers, figures."""
+
+import datetime
+import os
+import re
+import resource
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+
+REPO = Path(__file__).resolve().parents[3]
+BUILD = Path(os.environ.get("ACCTAPI_BUILD_DIR", str(REPO))).resolve()
+MODULE = BUILD / ".libs" / "mod_acctapi.so"
+ADMIN = BUILD / "acctapi-admin"
+HTTPD_CONF = REPO / "scripts" / "httpd-conf"
+SMS_TO_FILE = REPO / "scripts" / "sms-to-file"
+OPENAPI_DOC = REPO / "mod_acctapi" / "api" / "openapi.json"
+HTTPD = os.environ.get("ACCTAPI_HTTPD", "/usr/sbin/apache2")
+# scripts/test --sanitize: the module is built with -fsanitize=address,
+# undefined; httpd runs in single-process mode (-X) with AddressSanitizer
+# preloaded (and, if ACCTAPI_APR_DEBUG_LIB names one, another libapr), and
+# every report it writes (to sanitizer.* in the server root) fails the test.
+SANITIZE = bool(os.environ.get("ACCTAPI_SANITIZE"))
+
+
+def sanitizer_env(root):
+    """The environment of an instrumented httpd whose reports go to root."""
+    env = dict(os.environ)
+    asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    env["LD_PRELOAD"] = asan
+    if os.environ.get("ACCTAPI_APR_DEBUG_LIB"):
+        env["LD_LIBRARY_PATH"] = os.environ["ACCTAPI_APR_DEBUG_LIB"]
+    log = f"log_path={root}/sanitizer"
+    # httpd's own start-up allocations live as long as the process: leak
+    # reports at exit would be about httpd, not about requests.
+    env["ASAN_OPTIONS"] = f"{log}:detect_leaks=0:abort_on_error=0:use_sigaltstack=0"
+    env["UBSAN_OPTIONS"] = f"{log}:print_stacktrace=1"
+    return env
+PGBIN = Path(os.environ.get("ACCTAPI_PGBIN", "/usr/lib/postgresql/15/bin"))
+PG_SYSTEM_USER = os.environ.get("ACCTAPI_PG_USER", "acctapi-pg")
+HTTPD_USER = "www-data"
+IS_ROOT = os.geteuid() == 0
+
+
+def raise_open_file_limit(want=65536):
+    """The slow-client tests hold 1,600 connections open in this process,
+    and each httpd child (which inherits the limit) may hold 2,200
+    (AsyncRequestWorkerFactor in scripts/httpd-conf)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(hard, want)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+raise_open_file_limit()
+
+SPEC_VERSION = "4.174.0"
+NO_STORE = "private, max-age=0, no-cache, no-store"
+CACHEABLE = "private, max-age=900"
+VARY = "Authorization, X-Filter"
+
+# Error-log lines that fail a test unless the test expected them.
+BAD_LEVEL = re.compile(r"\[(?:[A-Za-z0-9_]*:)?(warn|error|crit|alert|emerg)\]")
+# Lines that fail a test whatever it expected.
+CRASH = re.compile(r"Segmentation fault|exit signal|AH00052")
+# httpd's own, not the module's: the event MPM, stopped while a connection it
+# just answered goes back to keep-alive, finds its pollset gone (AH03093).
+HTTPD_NOISE = re.compile(r"AH03093")
+
+
+# Figures the tests measure (memory growth, losses, failures under load),
+# printed together at the end of the run by conftest.py.
+FIGURES = []
+
+
+def report_figure(line):
+    FIGURES.append(line)
+
+
+class HarnessError(Exception):
+    pass
+
+
+def run(cmd, *, check=True, timeout=60, **kw):
+    """Runs a command, capturing output; raises with the output on failure."""
+    cmd = [str(c) for c in cmd]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired as e:
+        raise HarnessError(f"timed out after {timeout}s: {' '.join(cmd)}\n"
+                           f"stdout: {e.stdout}\nstderr: {e.stderr}") from None
+    if check and p.returncode != 0:
+        raise HarnessError(f"exit {p.returncode}: {' '.join(cmd)}\n"
+                           f"stdout: {p.stdout}\nstderr: {p.stderr}")
+    return p
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(port, host="127.0.0.1"):
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def make_tmpdir(prefix):
+    """A temporary directory every user can traverse (pytest's own are 0700,
+    and httpd's children and PostgreSQL run as other users)."""
+    d = Path(tempfile.mkdtemp(prefix=prefix))
+    d.chmod(0o755)
+    return d
+
+
+def wait_for(predicate, timeout, interval=0.05, what="condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        v = predicate()
+        if v:
+            return v
+        if time.monotonic() >= deadline:
+            raise HarnessError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie nobody reaps (containers without an init) is gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def utc_ts(delta_seconds=0):
+    t = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=delta_seconds)
+    return t.strftime("%Y-%m-%dT%H:%M:%S")

@@ -1,0 +1,99 @@
+"""The HTTP client of the tests."""
+
+import json
+
+import requests
+
+from .openapi_doc import *  # noqa: F401,F403
+
+
+_DEFAULT = object()
+
+
+class Resp:
+    def __init__(self, r):
+        self.raw = r
+        self.status = r.status_code
+        self.headers = r.headers
+        self.body = r.content
+        self.text = r.text
+
+    @property
+    def ctype(self):
+        return self.headers.get("Content-Type")
+
+    @property
+    def json(self):
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            raise AssertionError(f"response {self.status} is not JSON: {self.body[:500]!r}") from None
+
+    def json_pairs(self):
+        """The body with every object as a list of (key, value) pairs, in order."""
+        return json.loads(self.body, object_pairs_hook=list)
+
+    def __repr__(self):
+        return (f"<{self.raw.request.method} {self.raw.request.url} -> {self.status} "
+                f"{dict(self.headers)} {self.body[:800]!r}>")
+
+
+class Client:
+    """requests around one base URL (…/v4) and an optional default token."""
+
+    def __init__(self, base_url, token=None, verify=None, timeout=15):
+        self.base_url = base_url
+        self.token = token
+        self.verify = verify if verify is not None else True
+        self.timeout = timeout
+        self.session = requests.Session()
+
+    def request(self, method, path, *, token=_DEFAULT, authorization=None, headers=None,
+                xfilter=None, **kw):
+        h = dict(headers or {})
+        tok = self.token if token is _DEFAULT else token
+        if authorization is not None:
+            h["Authorization"] = authorization
+        elif tok is not None:
+            h["Authorization"] = f"Bearer {tok}"
+        if xfilter is not None:
+            h["X-Filter"] = xfilter if isinstance(xfilter, str) else json.dumps(xfilter)
+        kw.setdefault("timeout", self.timeout)
+        kw.setdefault("verify", self.verify)
+        kw.setdefault("allow_redirects", False)
+        url = path if path.startswith("http") else self.base_url + path
+        r = self.session.request(method, url, headers=h, **kw)
+        check_response(r)
+        return Resp(r)
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def head(self, path, **kw):
+        return self.request("HEAD", path, **kw)
+
+    def post(self, path, **kw):
+        return self.request("POST", path, **kw)
+
+    def put(self, path, **kw):
+        return self.request("PUT", path, **kw)
+
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
+
+    def all_pages(self, path, **kw):
+        """Every item of a list, with page_size 500, following pages (bounded)."""
+        items = []
+        page = 1
+        while page <= 50:
+            r = self.get(path, params={"page": page, "page_size": 500}, **kw)
+            assert r.status == 200, r
+            doc = r.json
+            items += doc["data"]
+            if page >= doc["pages"]:
+                return items
+            page += 1
+        raise AssertionError(f"{path}: more than 50 pages")
+
+    def close(self):
+        self.session.close()

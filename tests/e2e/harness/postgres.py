@@ -1,0 +1,95 @@
+"""A private PostgreSQL cluster."""
+
+import pwd
+import shutil
+import socket
+from pathlib import Path
+
+from .base import *  # noqa: F401,F403
+
+
+def ensure_system_user(name):
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+             "--shell", "/usr/sbin/nologin", name])
+
+
+class PgCluster:
+    """A private cluster in a temporary directory: 127.0.0.1 on a free port,
+    its unix socket in the same directory, trust authentication."""
+
+    def __init__(self, base):
+        self.dir = Path(base) / "pg"
+        self.data = self.dir / "data"
+        self.sock = self.dir / "sock"
+        self.log = self.dir / "postgres.log"
+        self.port = None
+        self.started = False
+
+    def _as_owner(self, cmd):
+        cmd = [str(c) for c in cmd]
+        if IS_ROOT:
+            return ["runuser", "-u", PG_SYSTEM_USER, "--"] + cmd
+        return cmd
+
+    def _pg(self, args, timeout=60, check=True):
+        return run(self._as_owner(args), timeout=timeout, check=check, cwd=str(self.dir))
+
+    def init(self):
+        self.dir.mkdir(parents=True)
+        self.sock.mkdir()
+        if IS_ROOT:
+            ensure_system_user(PG_SYSTEM_USER)
+            shutil.chown(self.dir, PG_SYSTEM_USER, PG_SYSTEM_USER)
+            shutil.chown(self.sock, PG_SYSTEM_USER, PG_SYSTEM_USER)
+        self.dir.chmod(0o755)
+        self._pg([PGBIN / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust",
+                  "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"],
+                 timeout=120)
+
+    def start(self, durable=False):
+        """durable: commit as production does (synchronous_commit, fsync), for
+        tests that crash the server and count what survived; else fast."""
+        if self.port is None:
+            self.port = free_port()
+        opts = (f"-c listen_addresses=127.0.0.1 -p {self.port} "
+                f"-c unix_socket_directories={self.sock} -c max_connections=200 "
+                "-c logging_collector=off")
+        if not durable:
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        self._pg([PGBIN / "pg_ctl", "-D", self.data, "-l", self.log, "-o", opts,
+                  "-w", "-t", "60", "start"], timeout=90)
+        self.started = True
+
+    def stop(self, mode="fast"):
+        if self.started:
+            self._pg([PGBIN / "pg_ctl", "-D", self.data, "-m", mode, "-w", "-t", "60", "stop"],
+                     timeout=90, check=False)
+            self.started = False
+
+    def restart(self):
+        self._pg([PGBIN / "pg_ctl", "-D", self.data, "-l", self.log, "-m", "fast", "-w", "-t", "60",
+                  "restart"],
+                 timeout=90)
+        self.started = True
+
+    def psql(self, sql, db="postgres", raw=False):
+        """raw: unaligned, tuples only (aligned output pads every line of a
+        large value to its widest line, which a dump cannot afford)."""
+        return run([PGBIN / "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1"]
+                   + (["-A", "-t"] if raw else [])
+                   + ["-h", "127.0.0.1", "-p", self.port, "-U", "postgres", "-d", db,
+                      "-c", sql]).stdout
+
+    def create_database(self, name, owner):
+        self.psql(f"CREATE ROLE {owner} LOGIN")
+        self.psql(f"CREATE DATABASE {name} OWNER {owner}")
+        return f"host=127.0.0.1 port={self.port} dbname={name} user={owner} connect_timeout=3"
+
+    def destroy(self):
+        try:
+            self.stop("immediate")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)

@@ -1,0 +1,239 @@
+"""httpd started from scripts/httpd-conf with the module of the build tree, and its error log."""
+
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+import warnings
+from pathlib import Path
+
+import requests
+
+from .base import *  # noqa: F401,F403
+from .client import *  # noqa: F401,F403
+
+
+SERVERS = []   # every server started in this session, for the log checks
+# The suite makes thousands of requests a minute with one token: its servers
+# count every request (the counters run on every test) against budgets no
+# test reaches; test_rate_limits.py starts servers with real ones.
+E2E_RATE_LIMIT = "1000000 1000000"
+# Likewise the suite's users accumulate far more than the module's default of
+# 100 active tokens (every test mints its own): AcctapiMaxTokensPerUser at a
+# cap no test reaches; the tests of the cap start servers with small ones.
+E2E_MAX_TOKENS = 1000000
+
+
+class Httpd:
+    def __init__(self, backend, base, *, tls=None, max_body=None, extra=None,
+                 test_clock="On", dbd_max=None, name="httpd",
+                 rate_limit=E2E_RATE_LIMIT, status=None, max_tokens=E2E_MAX_TOKENS):
+        self.backend = backend
+        self.root = make_tmpdir(f"{Path(base)}/{name}-") if base else make_tmpdir(f"acctapi-{name}-")
+        self.port = free_port()
+        self.tls = tls                   # (cert, key) or None
+        self.max_body = max_body
+        self.extra = extra               # text appended to the configuration
+        self.test_clock = test_clock
+        self.dbd_max = dbd_max
+        self.rate_limit = rate_limit     # AcctapiRateLimit, or None: the module's
+        self.status = status             # path of the module's counters, or None
+        self.max_tokens = max_tokens     # AcctapiMaxTokensPerUser, or None: the module's
+        self.conf = self.root / "httpd.conf"
+        self.error_log = self.root / "error.log"
+        self.pid_file = self.root / "httpd.pid"
+        self.proc = None                 # the -X httpd of a sanitizer run
+        self.checked = 0                 # error-log offset already scanned
+        self.pid = None
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
+        self.base_url = self.url + "/v4"
+
+    def write_conf(self):
+        args = [HTTPD_CONF, "--root", self.root, "--port", self.port, "--module", MODULE,
+                "--db-driver", self.backend.driver, "--db-params", self.backend.params,
+                "--test-clock", self.test_clock]
+        if self.rate_limit is not None:
+            args += ["--rate-limit", self.rate_limit]
+        if self.tls:
+            args += ["--tls-cert", self.tls[0], "--tls-key", self.tls[1]]
+        if self.max_body is not None:
+            args += ["--max-body", self.max_body]
+        if self.dbd_max is not None:
+            args += ["--dbd-max", self.dbd_max]
+        if self.status is not None:
+            args += ["--status", self.status]
+        # Every server seals secrets with its own key and sends its text
+        # messages to sms.log in its root (tests read codes from there).
+        key = self.root / "secret.key"
+        if not key.exists():
+            key.write_text(secrets.token_hex(32) + "\n")
+            key.chmod(0o600)
+        self.sms_log = self.root / "sms.log"
+        self.sms_log.touch()
+        if IS_ROOT:
+            shutil.chown(self.sms_log, HTTPD_USER, HTTPD_USER)
+        args += ["--secret-key-file", key,
+                 "--sms-command", f"{SMS_TO_FILE} {self.sms_log}"]
+        extra_text = self.extra or ""
+        if self.max_tokens is not None:
+            # First, so that a test's own extra text may set it again.
+            extra_text = (f'<Location "/v4">\n    AcctapiMaxTokensPerUser {self.max_tokens}\n'
+                          f'</Location>\n{extra_text}')
+        if SANITIZE:
+            # httpd -X serves every connection from its one process, which
+            # the generated configuration sizes for half of them (two
+            # children): the same threads for the whole server here.  First,
+            # so that a test's own extra text may set it again.
+            extra_text = ("ThreadLimit 400\nThreadsPerChild 400\n"
+                          "MaxRequestWorkers 400\n" + extra_text)
+        if extra_text:
+            extra = self.root / "extra.conf"
+            extra.write_text(extra_text)
+            args += ["--extra", extra]
+        if IS_ROOT:
+            args += ["--user", HTTPD_USER, "--group", HTTPD_USER]
+        self.conf.write_text(run(args).stdout)
+
+    def start(self, timeout=20, allowed=()):
+        """Starts httpd and waits until it answers.  `allowed`: compiled
+        regexes of error-log lines expected during startup."""
+        self.write_conf()
+        SERVERS.append(self)
+        if SANITIZE:
+            # -X does not detach: it is this process's child until stopped.
+            self.console = open(self.root / "console.log", "ab")
+            self.proc = subprocess.Popen([HTTPD, "-X", "-f", str(self.conf)],
+                                         stdout=self.console, stderr=subprocess.STDOUT,
+                                         env=sanitizer_env(self.root),
+                                         start_new_session=True)
+        else:
+            p = run([HTTPD, "-f", self.conf, "-k", "start"], check=False, timeout=timeout)
+            if p.returncode != 0 or p.stderr.strip():
+                raise HarnessError(f"httpd -k start: exit {p.returncode}\n{p.stderr}{p.stdout}\n"
+                                   f"{self.log_text()}")
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.pid is None and self.pid_file.exists():
+                try:
+                    self.pid = int(self.pid_file.read_text().strip())
+                except ValueError:
+                    pass
+            if self.pid is not None and not pid_alive(self.pid):
+                raise HarnessError(f"httpd exited during startup\n{self.log_text()}")
+            if self.proc is not None and self.proc.poll() is not None:
+                # httpd -X refused to start (a configuration error, say):
+                # what it said is on its console.
+                status = self.proc.returncode
+                self.proc = None
+                self.console.close()
+                console = (self.root / "console.log").read_text(errors="replace")
+                raise HarnessError(f"httpd exited during startup (status {status})\n"
+                                   f"{console}{self.log_text()}")
+            if self.pid is not None and self._answers():
+                break
+            if time.monotonic() >= deadline:
+                self.stop()
+                raise HarnessError(f"httpd did not answer within {timeout}s\n{self.log_text()}")
+            time.sleep(0.05)
+        bad = self.scan_log(allowed)
+        if bad:
+            self.stop()
+            raise HarnessError("httpd logged problems at startup:\n" + "\n".join(bad))
+        return self
+
+    def _answers(self):
+        if not port_open(self.port):
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                requests.get(self.base_url + "/regions", timeout=2, verify=False)
+            return True
+        except requests.RequestException:
+            return False
+
+    def stop(self, timeout=20):
+        if self.pid is None and self.pid_file.exists():
+            try:
+                self.pid = int(self.pid_file.read_text().strip())
+            except ValueError:
+                pass
+        if self.pid is None or not pid_alive(self.pid):
+            self.pid = None
+            return
+        proc = self.proc
+        if proc:
+            # What "-k stop" sends; an uninstrumented apache2 cannot load
+            # the instrumented module to read the configuration.
+            os.kill(self.pid, signal.SIGTERM)
+        else:
+            run([HTTPD, "-f", self.conf, "-k", "stop"], check=False, timeout=timeout)
+        deadline = time.monotonic() + timeout
+        # httpd -X exits without removing its pid file (only a parent does).
+        while (proc.poll() is None if proc else pid_alive(self.pid) or self.pid_file.exists()):
+            if time.monotonic() >= deadline:
+                if pid_alive(self.pid):
+                    os.kill(self.pid, signal.SIGKILL)
+                raise HarnessError(f"httpd (pid {self.pid}) did not stop within {timeout}s")
+            time.sleep(0.05)
+        if proc:
+            self.proc = None
+            self.console.close()
+            self.pid_file.unlink(missing_ok=True)
+        self.pid = None
+
+    def stop_and_check(self, allowed=()):
+        """Stops the server, then fails on problems logged since the last scan."""
+        try:
+            self.stop()
+        finally:
+            bad = self.scan_log(allowed)
+            if bad:
+                raise HarnessError(f"error log of {self.root}:\n" + "\n".join(bad))
+
+    def log_text(self, start=0, end=None):
+        try:
+            with open(self.error_log, "rb") as f:
+                f.seek(start)
+                data = f.read() if end is None else f.read(max(0, end - start))
+                return data.decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_size(self):
+        try:
+            return self.error_log.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def scan_log(self, allowed=()):
+        """Lines logged since the last scan that are problems: any crash line,
+        and any warn/error/crit/alert/emerg line no `allowed` regex matches."""
+        end = self.log_size()
+        text = self.log_text(self.checked, end)
+        self.checked = end
+        bad = self.sanitizer_reports()
+        for line in text.splitlines():
+            if CRASH.search(line):
+                bad.append(line)
+            elif (BAD_LEVEL.search(line) and not HTTPD_NOISE.search(line)
+                  and not any(a.search(line) for a in allowed)):
+                bad.append(line)
+        return bad
+
+    def sanitizer_reports(self):
+        """New AddressSanitizer/UBSan reports of this server (each once)."""
+        seen = self.__dict__.setdefault("_reports_seen", set())
+        out = []
+        for path in sorted(self.root.glob("sanitizer*")):
+            if path in seen or not path.stat().st_size:
+                continue
+            seen.add(path)
+            out.append(f"{path}:\n{path.read_text(errors='replace')[:4000]}")
+        return out
+
+    def client(self, token=None, verify=None):
+        return Client(self.base_url, token=token, verify=verify)
