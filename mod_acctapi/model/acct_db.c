@@ -213,13 +213,12 @@ acct_rows *acct_db_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
     return rows;
 }
 
-int acct_db_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                    int changed)
+int acct_db_hit(acct_req *req, acct_resp *resp, acct_store_rc rc, int n)
 {
     if (acct_resp_store_failed(req, resp, rc) != 0) {
         return -1;
     }
-    if (changed == 0) {
+    if (n == 0) {
         acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
         return -1;
     }

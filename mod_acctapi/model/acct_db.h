@@ -117,10 +117,10 @@ apr_int64_t acct_db_id(const acct_rows *rows);
 acct_rows *acct_db_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
                          acct_rows *rows);
 
-/* 0 when a model write changed the object the path names; otherwise -1
- * after answering rc's failure, or 404 (what acct_req_change answers). */
-int acct_db_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                    int changed);
+/* 0 when a model call changed (or found) the object the path names, `n`
+ * rows; otherwise -1 after answering rc's failure, or 404 when `n` is 0
+ * (what acct_req_change answers). */
+int acct_db_hit(acct_req *req, acct_resp *resp, acct_store_rc rc, int n);
 
 /* Applies every transition of the acting account that is due by req->now. */
 acct_store_rc acct_db_settle(acct_req *req);
