@@ -133,7 +133,7 @@ static const acct_sql q_delete = ACCT_SQL("db_delete",
     " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
     " AND " STATUS_IN);
 
-/* Grants name the database by id only: they go explicitly, once it is. */
+/* Grants name the database by id only: they go explicitly, once it has. */
 static const acct_sql q_grants_delete = ACCT_SQL("db_grants_delete",
     "DELETE FROM entity_grants"
     " WHERE entity_type = '" ACCT_ENTITY_DATABASE "'"
