@@ -56,27 +56,6 @@
 #define R_LABEL_TAKEN "A database with this label already exists"
 #define R_ALLOW_ITEM "Must be an IPv4 or IPv6 address or a CIDR range"
 
-static const char *const db_statuses_update[] = {"active", NULL};
-static const char *const db_statuses_delete[] = {"active", "failed",
-                                                 "degraded", NULL};
-
-/* What differs between the engines. */
-typedef struct db_engine {
-    const char *name;                 /* as in the route and the catalogue */
-    const char *port;
-    const char *root_username;
-    const char *const *replication;   /* replication_type choices */
-    const char *ha_replication;       /* default of a 3-node cluster */
-    const char *ha_reason;            /* why "none" is refused on 3 nodes */
-    int commit_type;                  /* takes replication_commit_type */
-    const char *const *create_fields;
-} db_engine;
-
-static const char *const mysql_replication[] = {"none", "asynch",
-                                                "semi_synch", NULL};
-static const char *const pg_replication[] = {"none", "asynch", NULL};
-static const char *const commit_types[] = {"on", "local", "remote_write",
-                                           "remote_apply", "off", NULL};
 static const char *const mysql_create_fields[] = {
     "label", "region", "type", "engine", "cluster_size", "encrypted",
     "ssl_connection", "replication_type", "allow_list", NULL
@@ -91,89 +70,6 @@ static const char *const update_fields[] = {"label", "allow_list", "type",
 static const char *const updates_fields[] = {"frequency", "duration",
                                              "hour_of_day", "day_of_week",
                                              "week_of_month", NULL};
-static const char *const frequencies[] = {"weekly", "monthly", NULL};
-
-static const db_engine engines[] = {
-    {ACCT_DB_MYSQL, "3306", "linroot", mysql_replication, "semi_synch",
-     "Must be asynch or semi_synch for a 3-node cluster", 0,
-     mysql_create_fields},
-    {ACCT_DB_POSTGRESQL, "5432", "linpostgres", pg_replication, "asynch",
-     "Must be asynch for a 3-node cluster", 1, pg_create_fields},
-};
-
-#define DEFAULT_UPDATES \
-    "{\"frequency\":\"weekly\",\"duration\":3,\"hour_of_day\":0," \
-    "\"day_of_week\":1,\"week_of_month\":null}"
-
-static const acct_sql q_region = ACCT_SQL("db_region",
-    "SELECT status, capabilities FROM regions WHERE id = %s");
-
-static const acct_sql q_type = ACCT_SQL("db_type",
-    "SELECT disk FROM compute_types WHERE id = %s");
-
-static const acct_sql q_engine = ACCT_SQL("db_engine",
-    "SELECT engine, version FROM database_engines WHERE id = %s");
-
-/*
- * PostgreSQL only (SQLite writers are serial): serialises the transactions
- * that claim one label in one account, so a rename, which cannot use ON
- * CONFLICT, sees a concurrent create's row instead of failing on the unique
- * index.  The first key is this lock's own class ("dbl").
- */
-static const acct_sql q_label_lock = ACCT_SQL("db_label_lock",
-    "SELECT pg_advisory_xact_lock(6578796, hashtext(%s))");
-
-static const acct_sql q_insert = ACCT_SQL("db_insert",
-    "INSERT INTO databases (account_id, engine, version, label, region, type,"
-    " cluster_size, encrypted, ssl_connection, replication_type,"
-    " replication_commit_type, allow_list, port, status, total_disk_size_gb,"
-    " used_disk_size_gb, updates, root_username, root_password_sealed,"
-    " created, updated)"
-    " VALUES (CAST(%s AS BIGINT), %s, %s, %s, %s, %s, CAST(%s AS INTEGER),"
-    " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, %s,"
-    " CAST(%s AS INTEGER), 'provisioning', CAST(%s AS INTEGER), 0, %s, %s,"
-    " '', CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
-    " ON CONFLICT (account_id, label) DO NOTHING RETURNING id");
-
-/* The context names the row, so the password needs the id first. */
-static const acct_sql q_password = ACCT_SQL("db_password",
-    "UPDATE databases SET root_password_sealed = %s"
-    " WHERE id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_by_id = ACCT_SQL("db_by_id",
-    "SELECT " ACCT_DB_COLUMNS " FROM databases db"
-    " WHERE db.id = CAST(%s AS BIGINT)");
-
-/* NULL leaves a column as it is; a label taken by another changes nothing. */
-static const acct_sql q_update = ACCT_SQL("db_update",
-    "UPDATE databases SET label = COALESCE(%s, label),"
-    " allow_list = COALESCE(%s, allow_list), type = COALESCE(%s, type),"
-    " total_disk_size_gb = COALESCE(CAST(%s AS INTEGER), total_disk_size_gb),"
-    " updates = COALESCE(%s, updates)"
-    " WHERE id = CAST(%s AS BIGINT) AND NOT EXISTS (SELECT 1 FROM databases o"
-    " WHERE o.account_id = CAST(%s AS BIGINT) AND o.label = %s"
-    " AND o.id <> CAST(%s AS BIGINT))");
-
-static const acct_sql q_grants_delete = ACCT_SQL("db_grants_delete",
-    "DELETE FROM entity_grants"
-    " WHERE entity_type = 'database' AND entity_id = CAST(%s AS BIGINT)");
-
-/* Backups go with the database (ON DELETE CASCADE); acct_db_change fills
- * the statuses it may be deleted in. */
-static const acct_sql q_delete = ACCT_SQL("db_delete",
-    "DELETE FROM databases"
-    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
-    " AND " ACCT_DB_STATUS_IN);
-
-static const acct_filter_field db_filter_fields[] = {
-    {"label", "db.label", ACCT_FIELD_TEXT},
-    {"type", "db.type", ACCT_FIELD_TEXT},
-    {"engine", "db.engine", ACCT_FIELD_TEXT},
-    {"version", "db.version", ACCT_FIELD_TEXT},
-    {"region", "db.region", ACCT_FIELD_TEXT},
-    {"status", "db.status", ACCT_FIELD_TEXT},
-    {NULL, NULL, 0}
-};
 
 /* ------------------------------------------------------------------------
  * Small helpers
@@ -200,39 +96,18 @@ static void internal_error(acct_req *req, acct_resp *resp, const char *why)
 }
 
 /* The engine of the route; the route table only names known ones. */
-static const db_engine *route_engine(const acct_req *req)
+static const acct_db_engine *route_engine(const acct_req *req)
 {
-    const char *name = req->route ? req->route->param : NULL;
-    size_t i;
-
-    for (i = 0; name && i < sizeof(engines) / sizeof(engines[0]); i++) {
-        if (strcmp(engines[i].name, name) == 0) {
-            return &engines[i];
-        }
-    }
-    return NULL;
+    return acct_db_engine_named(req->route ? req->route->param : NULL);
 }
 
-static apr_int64_t row_id(const acct_rows *rows)
-{
-    apr_int64_t id = 0;
-
-    acct_parse_i64(acct_rows_get(rows, 0, "id"), &id);
-    return id;
-}
-
-/* The catalogue row of `id`: no row when there is none. */
-static acct_store_rc catalog_row(acct_req *req, const acct_sql *sql,
-                                 const char *id, acct_rows **rows)
+/* The request's store for checking the body against the catalogue; NULL
+ * after answering its failure alone (check_store). */
+static acct_store *body_store(acct_req *req, acct_resp *resp)
 {
     acct_store *st = NULL;
-    acct_store_rc rc = acct_req_store(req, &st);
 
-    *rows = NULL;
-    if (rc != ACCT_STORE_OK) {
-        return rc;
-    }
-    return acct_store_select(st, req->pool, sql, rows, 1, &id);
+    return check_store(req, resp, acct_req_store(req, &st)) == 0 ? st : NULL;
 }
 
 /* Is `v` an integer within [lo, hi]?  0, or -1 after the item on `field`. */
@@ -287,6 +162,7 @@ static json_t *json_column(const acct_rows *rows, int i, const char *column,
 static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
 {
     const char *engine = acct_rows_get(rows, i, "engine");
+    const acct_db_engine *e = acct_db_engine_named(engine);
     json_t *o = json_object(), *hosts = json_object();
 
     set_int(o, "id", rows, i, "id");
@@ -327,7 +203,7 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
         return o;
     }
     set_str(o, "replication_type", rows, i, "replication_type");
-    if (engine && strcmp(engine, ACCT_DB_POSTGRESQL) == 0) {
+    if (e && e->commit_types) {
         set_str(o, "replication_commit_type", rows, i,
                 "replication_commit_type");
     }
@@ -347,8 +223,10 @@ static json_t *render_any_db(acct_req *req, const acct_rows *rows, int i)
 /* Answers database `id` as it is now in the store. */
 static void respond_db(acct_req *req, acct_resp *resp, apr_int64_t id)
 {
-    const char *arg = acct_i64(req->pool, id);
-    acct_rows *rows = acct_req_row(req, resp, &q_by_id, 1, &arg);
+    acct_rows *rows = NULL;
+    acct_store_rc rc = acct_db_get(req->store, req->pool, id, &rows);
+
+    rows = acct_db_found(req, resp, rc, rows);
 
     if (rows) {
         acct_resp_ok(resp, req->pool, render_engine_db(req, rows, 0));
@@ -363,21 +241,12 @@ static void respond_db(acct_req *req, acct_resp *resp, apr_int64_t id)
 static void list_databases(acct_req *req, acct_resp *resp, const char *engine,
                            acct_render_row *render_row)
 {
-    const char *args[5];
-    acct_list_query q = {ACCT_DB_COLUMNS, "databases db", NULL, 5, args,
-                         db_filter_fields, "db.id", render_row};
+    acct_list_query q;
 
     if (acct_resp_store_failed(req, resp, acct_db_settle(req)) != 0) {
         return;
     }
-    q.where = apr_pstrcat(req->pool, "db.account_id = CAST(%s AS BIGINT)"
-                          " AND (CAST(%s AS TEXT) IS NULL OR db.engine = %s)"
-                          " AND ", acct_grant_visible_sql(req->pool,
-                                                          ACCT_ENTITY_DATABASE,
-                                                          "db.id"), NULL);
-    args[0] = acct_i64(req->pool, req->who->account_id);
-    args[1] = args[2] = engine;
-    acct_grant_visible_args(req, args + 3);
+    acct_db_list_query(req, engine, render_row, &q);
     acct_list_respond(req, resp, &q);
 }
 
@@ -438,16 +307,10 @@ static acct_field_rc read_label(acct_req *req, acct_resp *resp,
 static acct_store_rc lock_label(acct_req *req, const char *label)
 {
     acct_store *st = NULL;
-    acct_rows *rows = NULL;
     acct_store_rc rc = acct_req_store(req, &st);
-    const char *key;
 
-    if (rc != ACCT_STORE_OK || acct_store_dialect(st) != ACCT_DIALECT_PGSQL) {
-        return rc;
-    }
-    key = apr_psprintf(req->pool, "%" APR_INT64_T_FMT "/%s",
-                       req->who->account_id, label);
-    return acct_store_select(st, req->pool, &q_label_lock, &rows, 1, &key);
+    return rc != ACCT_STORE_OK ? rc
+           : acct_db_label_lock(st, req->pool, req->who->account_id, label);
 }
 
 /* Decimal prefix length without sign or leading zeros, at most `max`. */
@@ -584,15 +447,13 @@ static const char *read_catalog_id(acct_req *req, acct_resp *resp,
 /* The region must exist, be up and offer Managed Databases. */
 static int check_region(acct_req *req, acct_resp *resp, const char *region)
 {
-    acct_rows *rows = NULL;
+    acct_store *st = body_store(req, resp);
     const char *status, *caps;
 
-    if (check_store(req, resp, catalog_row(req, &q_region, region, &rows))
-        != 0) {
+    if (!st || check_store(req, resp, acct_db_region(st, req->pool, region,
+                                                     &status, &caps)) != 0) {
         return -1;
     }
-    status = acct_rows_get(rows, 0, "status");
-    caps = acct_rows_get(rows, 0, "capabilities");
     if (!status) {
         acct_resp_invalid(resp, req->pool, "region", "Region not found");
     }
@@ -600,7 +461,7 @@ static int check_region(acct_req *req, acct_resp *resp, const char *region)
         acct_resp_invalid(resp, req->pool, "region",
                           "Region is currently unavailable");
     }
-    else if (!caps || !strstr(caps, "\"Managed Databases\"")) {
+    else if (!acct_db_region_offers(caps)) {
         acct_resp_invalid(resp, req->pool, "region",
                           "Managed Databases are not available in this region");
     }
@@ -611,31 +472,33 @@ static int check_region(acct_req *req, acct_resp *resp, const char *region)
 static int type_disk(acct_req *req, acct_resp *resp, const char *type,
                      apr_int64_t *disk)
 {
-    acct_rows *rows = NULL;
+    acct_store *st = body_store(req, resp);
 
     *disk = -1;
-    if (check_store(req, resp, catalog_row(req, &q_type, type, &rows)) != 0) {
+    if (!st || check_store(req, resp, acct_db_type_disk(st, req->pool, type,
+                                                        disk)) != 0) {
         return -1;
     }
-    if (acct_parse_i64(acct_rows_get(rows, 0, "disk"), disk) != 0) {
+    if (*disk < 0) {
         acct_resp_invalid(resp, req->pool, "type", "Type not found");
-        *disk = -1;
     }
     return 0;
 }
 
 /* "engine/version" of the route's engine: its version into *version. */
-static int check_engine(acct_req *req, acct_resp *resp, const db_engine *e,
-                        const char *id, const char **version)
+static int check_engine(acct_req *req, acct_resp *resp,
+                        const acct_db_engine *e, const char *id,
+                        const char **version)
 {
-    acct_rows *rows = NULL;
-    const char *engine;
+    acct_store *st = body_store(req, resp);
+    const char *engine = NULL, *found = NULL;
 
     *version = NULL;
-    if (check_store(req, resp, catalog_row(req, &q_engine, id, &rows)) != 0) {
+    if (!st || check_store(req, resp, acct_db_engine_version(st, req->pool, id,
+                                                             &engine, &found))
+               != 0) {
         return -1;
     }
-    engine = acct_rows_get(rows, 0, "engine");
     if (!engine) {
         acct_resp_invalid(resp, req->pool, "engine", "Engine not found");
     }
@@ -645,7 +508,7 @@ static int check_engine(acct_req *req, acct_resp *resp, const db_engine *e,
                                        "(%s/<version>)", e->name, e->name));
     }
     else {
-        *version = acct_rows_get(rows, 0, "version");
+        *version = found;
     }
     return 0;
 }
@@ -654,27 +517,25 @@ static int check_engine(acct_req *req, acct_resp *resp, const db_engine *e,
  * Create
  */
 
+/* A create body as read: the row to insert, and what it was derived from. */
 typedef struct db_new {
-    const char *label, *region, *type, *engine, *version;
-    apr_int64_t cluster_size;
-    apr_int64_t disk_mb;
-    int encrypted, ssl_connection;
-    const char *replication_type;
-    const char *commit_type;
-    const char *allow_list;
+    acct_db_new row;
+    const char *engine_id;    /* the catalogue's "engine/version" */
+    apr_int64_t disk_mb;      /* the type's disk, -1 when unknown */
 } db_new;
 
 /* cluster_size and the replication settings that depend on it. */
 static void read_replication(acct_req *req, acct_resp *resp,
-                             const db_engine *e, db_new *d)
+                             const acct_db_engine *e, acct_db_new *d)
 {
     json_t *size = json_object_get(req->body, "cluster_size");
     const char *rt = NULL;
     acct_field_rc frc;
 
-    d->cluster_size = 1;
-    if (size && (!json_is_integer(size) || (json_integer_value(size) != 1
-                                            && json_integer_value(size) != 3))) {
+    d->cluster_size = ACCT_DB_CLUSTER_SINGLE;
+    if (size && (!json_is_integer(size)
+                 || (json_integer_value(size) != ACCT_DB_CLUSTER_SINGLE
+                     && json_integer_value(size) != ACCT_DB_CLUSTER_HA))) {
         acct_resp_invalid(resp, req->pool, "cluster_size", "Must be 1 or 3");
         d->cluster_size = 0;
     }
@@ -682,21 +543,22 @@ static void read_replication(acct_req *req, acct_resp *resp,
         d->cluster_size = (apr_int64_t)json_integer_value(size);
     }
     frc = acct_body_enum(req, resp, "replication_type", e->replication, &rt);
-    if (frc == ACCT_FIELD_SET && d->cluster_size == 1
-        && strcmp(rt, "none") != 0) {
+    if (frc == ACCT_FIELD_SET && d->cluster_size == ACCT_DB_CLUSTER_SINGLE
+        && strcmp(rt, ACCT_DB_REPLICATION_NONE) != 0) {
         acct_resp_invalid(resp, req->pool, "replication_type",
                           "Must be none for a single-node cluster");
     }
-    else if (frc == ACCT_FIELD_SET && d->cluster_size == 3
-             && strcmp(rt, "none") == 0) {
+    else if (frc == ACCT_FIELD_SET && d->cluster_size == ACCT_DB_CLUSTER_HA
+             && strcmp(rt, ACCT_DB_REPLICATION_NONE) == 0) {
         acct_resp_invalid(resp, req->pool, "replication_type", e->ha_reason);
     }
     d->replication_type = frc == ACCT_FIELD_SET ? rt
-                          : d->cluster_size == 3 ? e->ha_replication : "none";
+                          : d->cluster_size == ACCT_DB_CLUSTER_HA
+                            ? e->ha_replication : ACCT_DB_REPLICATION_NONE;
     d->commit_type = NULL;
-    if (e->commit_type) {
-        d->commit_type = "local";
-        acct_body_enum(req, resp, "replication_commit_type", commit_types,
+    if (e->commit_types) {
+        d->commit_type = ACCT_DB_COMMIT_DEFAULT;
+        acct_body_enum(req, resp, "replication_commit_type", e->commit_types,
                        &d->commit_type);
     }
 }
@@ -705,33 +567,39 @@ static void read_replication(acct_req *req, acct_resp *resp,
  * Every field of a create body, the catalogues last; 0, or -1 after a store
  * failure (answered).
  */
-static int read_new(acct_req *req, acct_resp *resp, const db_engine *e,
+static int read_new(acct_req *req, acct_resp *resp, const acct_db_engine *e,
                     db_new *d)
 {
+    acct_db_new *row = &d->row;
     acct_field_rc frc;
 
     memset(d, 0, sizeof(*d));
-    acct_body_only(req, resp, e->create_fields);
-    frc = read_label(req, resp, &d->label);
+    row->account_id = req->who->account_id;
+    row->engine = e;
+    row->now = req->now;
+    acct_body_only(req, resp, e->commit_types ? pg_create_fields
+                                              : mysql_create_fields);
+    frc = read_label(req, resp, &row->label);
     acct_body_require(req, resp, "label", frc);
-    d->region = read_catalog_id(req, resp, "region");
-    d->type = read_catalog_id(req, resp, "type");
-    d->engine = read_catalog_id(req, resp, "engine");
-    read_replication(req, resp, e, d);
-    d->ssl_connection = 1;
-    acct_body_bool(req, resp, "encrypted", &d->encrypted);
-    acct_body_bool(req, resp, "ssl_connection", &d->ssl_connection);
-    d->allow_list = read_allow_list(req, resp);
-    if (!d->allow_list) {
-        d->allow_list = "[]";
+    row->region = read_catalog_id(req, resp, "region");
+    row->type = read_catalog_id(req, resp, "type");
+    d->engine_id = read_catalog_id(req, resp, "engine");
+    read_replication(req, resp, e, row);
+    row->ssl_connection = 1;
+    acct_body_bool(req, resp, "encrypted", &row->encrypted);
+    acct_body_bool(req, resp, "ssl_connection", &row->ssl_connection);
+    row->allow_list = read_allow_list(req, resp);
+    if (!row->allow_list) {
+        row->allow_list = "[]";
     }
     d->disk_mb = -1;
-    if ((d->region && check_region(req, resp, d->region) != 0)
-        || (d->type && type_disk(req, resp, d->type, &d->disk_mb) != 0)
-        || (d->engine && check_engine(req, resp, e, d->engine, &d->version)
-                         != 0)) {
+    if ((row->region && check_region(req, resp, row->region) != 0)
+        || (row->type && type_disk(req, resp, row->type, &d->disk_mb) != 0)
+        || (d->engine_id && check_engine(req, resp, e, d->engine_id,
+                                         &row->version) != 0)) {
         return -1;
     }
+    row->disk_gb = d->disk_mb / MB_PER_GB;
     return 0;
 }
 
@@ -754,38 +622,16 @@ static int provision_seconds(const acct_settings *s, apr_int64_t *out)
 }
 
 /* Inserts the row; 0 with *id, or -1 once answered (400 on a taken label). */
-static int insert_db(acct_req *req, acct_resp *resp, const db_engine *e,
-                     const db_new *d, apr_int64_t *id)
+static int insert_db(acct_req *req, acct_resp *resp, const acct_db_new *d,
+                     apr_int64_t *id)
 {
-    const char *args[18];
-    acct_rows *rows = NULL;
-
-    if (acct_resp_store_failed(req, resp, lock_label(req, d->label)) != 0) {
+    if (acct_resp_store_failed(req, resp, lock_label(req, d->label)) != 0
+        || acct_resp_store_failed(req, resp, acct_db_create(req->store,
+                                                            req->pool, d, id))
+           != 0) {
         return -1;
     }
-    args[0] = acct_i64(req->pool, req->who->account_id);
-    args[1] = e->name;
-    args[2] = d->version;
-    args[3] = d->label;
-    args[4] = d->region;
-    args[5] = d->type;
-    args[6] = acct_i64(req->pool, d->cluster_size);
-    args[7] = d->encrypted ? "1" : "0";
-    args[8] = d->ssl_connection ? "1" : "0";
-    args[9] = d->replication_type;
-    args[10] = d->commit_type;
-    args[11] = d->allow_list;
-    args[12] = e->port;
-    args[13] = acct_i64(req->pool, d->disk_mb / MB_PER_GB);
-    args[14] = DEFAULT_UPDATES;
-    args[15] = e->root_username;
-    args[16] = args[17] = acct_i64(req->pool, req->now);
-    if (acct_resp_store_failed(req, resp, acct_store_select(req->store, req->pool,
-                                                  &q_insert, &rows, 18, args))
-        != 0) {
-        return -1;
-    }
-    if (acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0) {
+    if (*id == 0) {
         acct_resp_invalid(resp, req->pool, "label", R_LABEL_TAKEN);
         return -1;
     }
@@ -796,27 +642,27 @@ static int insert_db(acct_req *req, acct_resp *resp, const db_engine *e,
 static int start_db(acct_req *req, acct_resp *resp, const unsigned char *key,
                     apr_int64_t id)
 {
-    const char *password = acct_db_password_new(req->pool), *args[2];
+    const char *password = acct_db_password_new(req->pool), *sealed;
     apr_int64_t seconds = 0;
 
     if (!password || provision_seconds(req->settings, &seconds) != 0) {
         internal_error(req, resp, "the random generator failed");
         return -1;
     }
-    args[1] = acct_i64(req->pool, id);
-    args[0] = acct_seal(req->pool, key,
-                        acct_db_password_context(req->pool, args[1]),
-                        password);
-    if (!args[0]) {
+    sealed = acct_seal(req->pool, key,
+                       acct_db_password_context(req->pool,
+                                                acct_i64(req->pool, id)),
+                       password);
+    if (!sealed) {
         internal_error(req, resp, "cannot seal a database password");
         return -1;
     }
-    if (acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
-                                                &q_password, NULL, 2, args))
-        != 0
+    if (acct_resp_store_failed(req, resp, acct_db_password_set(req->store,
+                                                               req->pool, id,
+                                                               sealed)) != 0
         || acct_resp_store_failed(req, resp,
-                        acct_db_transition(req, id, "provisioning", "active",
-                                           seconds)) != 0
+                        acct_db_transition(req, id, ACCT_DB_PROVISIONING,
+                                           ACCT_DB_ACTIVE, seconds)) != 0
         || acct_resp_store_failed(req, resp,
                         acct_grant_creator(req, ACCT_ENTITY_DATABASE, id))
            != 0) {
@@ -827,7 +673,7 @@ static int start_db(acct_req *req, acct_resp *resp, const unsigned char *key,
 
 void api_database_create(acct_req *req, acct_resp *resp)
 {
-    const db_engine *e = route_engine(req);
+    const acct_db_engine *e = route_engine(req);
     const unsigned char *key;
     apr_int64_t id = 0;
     db_new d;
@@ -841,7 +687,7 @@ void api_database_create(acct_req *req, acct_resp *resp)
         return;
     }
     if (read_new(req, resp, e, &d) != 0 || acct_resp_failed(resp)
-        || insert_db(req, resp, e, &d, &id) != 0
+        || insert_db(req, resp, &d.row, &id) != 0
         || start_db(req, resp, key, id) != 0) {
         return;
     }
@@ -880,7 +726,8 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
     }
     merged = acct_json_own(req->pool,
                            json_column(db, 0, "updates",
-                                       json_loads(DEFAULT_UPDATES, 0, NULL)));
+                                       json_loads(ACCT_DB_UPDATES_DEFAULT, 0,
+                                                  NULL)));
     json_object_foreach(body, key, v) {
         const char *const *f;
 
@@ -899,9 +746,9 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
     }
     v = json_object_get(merged, "frequency");
     frequency = NULL;
-    for (i = 0; json_is_string(v) && frequencies[i]; i++) {
-        if (strcmp(frequencies[i], json_string_value(v)) == 0) {
-            frequency = frequencies[i];
+    for (i = 0; json_is_string(v) && acct_db_frequencies[i]; i++) {
+        if (strcmp(acct_db_frequencies[i], json_string_value(v)) == 0) {
+            frequency = acct_db_frequencies[i];
         }
     }
     if (!frequency) {
@@ -916,12 +763,13 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
                          ints[i].hi) != 0;
     }
     v = json_object_get(merged, "week_of_month");
-    if (frequency && strcmp(frequency, "weekly") == 0 && !json_is_null(v)) {
+    if (frequency && strcmp(frequency, ACCT_DB_WEEKLY) == 0
+        && !json_is_null(v)) {
         acct_resp_invalid(resp, req->pool, "updates.week_of_month",
                           "Must be null for a weekly window");
         bad = 1;
     }
-    else if (frequency && strcmp(frequency, "monthly") == 0) {
+    else if (frequency && strcmp(frequency, ACCT_DB_MONTHLY) == 0) {
         bad |= check_int(req, resp, "updates.week_of_month", v, 1, 4) != 0;
     }
     return bad ? NULL : acct_json_dump(req->pool, merged, NULL);
@@ -936,7 +784,7 @@ static int read_resize(acct_req *req, acct_resp *resp, const acct_rows *db,
                        const char **type, apr_int64_t *gb)
 {
     apr_int64_t to, from = -1, total = 0;
-    acct_rows *rows = NULL;
+    acct_store *st;
     acct_field_rc frc = acct_body_string(req, resp, "type", 1, CATALOG_ID_MAX,
                                          0, type);
 
@@ -950,13 +798,14 @@ static int read_resize(acct_req *req, acct_resp *resp, const acct_rows *db,
     if (to < 0) {
         return 0;
     }
-    if (check_store(req, resp, catalog_row(req, &q_type,
-                                           acct_rows_get(db, 0, "type"),
-                                           &rows)) != 0) {
+    if (!(st = body_store(req, resp))
+        || check_store(req, resp, acct_db_type_disk(st, req->pool,
+                                                    acct_rows_get(db, 0, "type"),
+                                                    &from)) != 0) {
         return -1;
     }
     /* A type gone from the catalogue: judge by the disk the cluster has. */
-    if (acct_parse_i64(acct_rows_get(rows, 0, "disk"), &from) != 0) {
+    if (from < 0) {
         acct_parse_i64(acct_rows_get(db, 0, "total_disk_size_gb"), &total);
         from = total * MB_PER_GB;
     }
@@ -993,44 +842,38 @@ void api_database_update(acct_req *req, acct_resp *resp)
 {
     acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
                                  ACCT_LEVEL_READ_WRITE), *was;
-    const char *label = NULL, *type = NULL, *allow, *updates, *args[9];
-    apr_int64_t id, disk_gb;
+    acct_db_changes c = {NULL, NULL, NULL, -1, NULL};
+    apr_int64_t id;
     int changed = 0;
 
     if (!db) {
         return;
     }
-    id = row_id(db);
+    id = acct_db_id(db);
     acct_body_only(req, resp, update_fields);
-    read_label(req, resp, &label);
-    allow = read_allow_list(req, resp);
-    if (read_row_changes(req, resp, db, &updates, &type, &disk_gb) != 0
+    read_label(req, resp, &c.label);
+    c.allow_list = read_allow_list(req, resp);
+    if (read_row_changes(req, resp, db, &c.updates, &c.type, &c.disk_gb) != 0
         || acct_resp_failed(resp)
-        || acct_db_require_status(req, resp, db, db_statuses_update) != 0
-        || (label && acct_resp_store_failed(req, resp, lock_label(req, label)) != 0)) {
+        || acct_db_require_status(req, resp, db, acct_db_when_active) != 0
+        || (c.label && acct_resp_store_failed(req, resp,
+                                              lock_label(req, c.label)) != 0)) {
         return;
     }
     was = db;
-    if (acct_db_begin(req, resp, &db, db_statuses_update, "updating",
-                      "active", req->settings->db_operation) != 0) {
+    if (acct_db_begin(req, resp, &db, acct_db_when_active, ACCT_DB_UPDATING,
+                      ACCT_DB_ACTIVE, req->settings->db_operation) != 0) {
         return;
     }
     /* Changed and back to active meanwhile: merge onto the row as it is. */
     if (db != was
-        && (read_row_changes(req, resp, db, &updates, &type, &disk_gb) != 0
-            || acct_resp_failed(resp))) {
+        && (read_row_changes(req, resp, db, &c.updates, &c.type, &c.disk_gb)
+            != 0 || acct_resp_failed(resp))) {
         return;
     }
-    args[0] = label;
-    args[1] = allow;
-    args[2] = type;
-    args[3] = disk_gb >= 0 ? acct_i64(req->pool, disk_gb) : NULL;
-    args[4] = updates;
-    args[5] = args[8] = acct_i64(req->pool, id);
-    args[6] = acct_i64(req->pool, req->who->account_id);
-    args[7] = label;
-    if (acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
-                                                &q_update, &changed, 9, args))
+    if (acct_resp_store_failed(req, resp, acct_db_update(req->store, req->pool,
+                                                         req->who->account_id,
+                                                         id, &c, &changed))
         != 0) {
         return;
     }
@@ -1046,28 +889,14 @@ void api_database_update(acct_req *req, acct_resp *resp)
  * Delete
  */
 
-/*
- * The status rule is in the DELETE's WHERE (acct_db_change): a delete racing
- * a PUT or an operation either wins or answers the status that won.  Grants
- * name the database by id only: they go explicitly, once the row is gone.
- */
+/* The status rule is in the DELETE's WHERE (acct_db_delete): a delete
+ * racing a PUT or an operation either wins or answers the status that won. */
 void api_database_delete(acct_req *req, acct_resp *resp)
 {
     acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
                                  ACCT_LEVEL_READ_WRITE);
-    const char *args[2];
 
-    if (!db) {
-        return;
+    if (db && acct_db_delete(req, resp, &db) == 0) {
+        acct_resp_ok(resp, req->pool, NULL);
     }
-    args[0] = acct_rows_get(db, 0, "id");
-    args[1] = acct_i64(req->pool, req->who->account_id);
-    if (acct_db_change(req, resp, &db, db_statuses_delete, &q_delete, 2, args)
-        != 0
-        || acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
-                                                   &q_grants_delete, NULL, 1,
-                                                   args)) != 0) {
-        return;
-    }
-    acct_resp_ok(resp, req->pool, NULL);
 }

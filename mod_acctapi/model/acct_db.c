@@ -5,6 +5,38 @@
 #include <apr_strings.h>
 #include <string.h>
 
+const char *const acct_db_statuses[] = {
+    ACCT_DB_PROVISIONING, ACCT_DB_ACTIVE, ACCT_DB_SUSPENDING,
+    ACCT_DB_SUSPENDED, ACCT_DB_RESUMING, ACCT_DB_RESTORING, ACCT_DB_FAILED,
+    ACCT_DB_DEGRADED, ACCT_DB_UPDATING, ACCT_DB_BACKING_UP, NULL
+};
+
+const char *const acct_db_when_active[] = {ACCT_DB_ACTIVE, NULL};
+const char *const acct_db_when_at_rest[] = {
+    ACCT_DB_ACTIVE, ACCT_DB_DEGRADED, ACCT_DB_FAILED, NULL
+};
+/* provisioning is first in acct_db_statuses: the rest is every other one. */
+const char *const *const acct_db_when_provisioned = acct_db_statuses + 1;
+
+const char *const acct_db_frequencies[] = {ACCT_DB_WEEKLY, ACCT_DB_MONTHLY,
+                                           NULL};
+
+static const char *const mysql_replication[] = {
+    ACCT_DB_REPLICATION_NONE, "asynch", "semi_synch", NULL
+};
+static const char *const pg_replication[] = {ACCT_DB_REPLICATION_NONE,
+                                             "asynch", NULL};
+static const char *const pg_commit_types[] = {
+    "on", ACCT_DB_COMMIT_DEFAULT, "remote_write", "remote_apply", "off", NULL
+};
+
+static const acct_db_engine engines[] = {
+    {ACCT_DB_MYSQL, "3306", "linroot", mysql_replication, "semi_synch",
+     "Must be asynch or semi_synch for a 3-node cluster", NULL},
+    {ACCT_DB_POSTGRESQL, "5432", "linpostgres", pg_replication, "asynch",
+     "Must be asynch for a 3-node cluster", pg_commit_types},
+};
+
 /*
  * Provisioning completing is when hosts are assigned (DECISIONS: null until
  * then).  SET expressions read the row as it was, so `status` below is the
@@ -12,16 +44,26 @@
  */
 static const acct_sql q_settle = ACCT_SQL("db_settle",
     "UPDATE databases SET"
-    " host_primary = CASE WHEN status = 'provisioning' AND host_primary IS NULL"
+    " host_primary = CASE WHEN status = '" ACCT_DB_PROVISIONING "'"
+    " AND host_primary IS NULL"
     "   THEN 'lin-' || account_id || '-' || id || '-' || engine || '-primary.'"
     "        || %s ELSE host_primary END,"
-    " host_secondary = CASE WHEN status = 'provisioning' AND host_secondary IS NULL"
+    " host_secondary = CASE WHEN status = '" ACCT_DB_PROVISIONING "'"
+    " AND host_secondary IS NULL"
     "   THEN 'lin-' || account_id || '-' || id || '-' || engine"
     "        || '-primary-private.' || %s ELSE host_secondary END,"
     " status = status_next, status_next = NULL, status_due = NULL,"
     " updated = status_due"
     " WHERE account_id = CAST(%s AS BIGINT) AND status_due IS NOT NULL"
     " AND status_due <= CAST(%s AS BIGINT)");
+
+/*
+ * Status-bound statements end their WHERE with STATUS_IN; its arguments are
+ * the statement's last STATUS_SLOTS (as many as there are statuses), filled
+ * by change_if.
+ */
+#define STATUS_SLOTS 10
+#define STATUS_IN "status IN (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 
 static const acct_sql q_load = ACCT_SQL("db_load",
     "SELECT " ACCT_DB_COLUMNS " FROM databases db"
@@ -37,11 +79,151 @@ static const acct_sql q_transition = ACCT_SQL("db_transition",
     TRANSITION_SET);
 
 static const acct_sql q_transition_if = ACCT_SQL("db_transition_if",
-    TRANSITION_SET " AND " ACCT_DB_STATUS_IN);
+    TRANSITION_SET " AND " STATUS_IN);
+
+/* A status replaces whatever transition the emulation had scheduled. */
+static const acct_sql q_set_status = ACCT_SQL("db_set_status",
+    "UPDATE databases SET status = %s, status_next = NULL, status_due = NULL,"
+    " host_primary = COALESCE(%s, host_primary),"
+    " host_secondary = COALESCE(%s, host_secondary),"
+    " updated = CAST(%s AS BIGINT) WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_by_id = ACCT_SQL("db_by_id",
+    "SELECT " ACCT_DB_COLUMNS " FROM databases db"
+    " WHERE db.id = CAST(%s AS BIGINT)");
+
+/* The first key is this lock's own class ("dbl"). */
+static const acct_sql q_label_lock = ACCT_SQL("db_label_lock",
+    "SELECT pg_advisory_xact_lock(6578796, hashtext(%s))");
+
+static const acct_sql q_insert = ACCT_SQL("db_insert",
+    "INSERT INTO databases (account_id, engine, version, label, region, type,"
+    " cluster_size, encrypted, ssl_connection, replication_type,"
+    " replication_commit_type, allow_list, port, status, total_disk_size_gb,"
+    " used_disk_size_gb, updates, root_username, root_password_sealed,"
+    " created, updated)"
+    " VALUES (CAST(%s AS BIGINT), %s, %s, %s, %s, %s, CAST(%s AS INTEGER),"
+    " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, %s,"
+    " CAST(%s AS INTEGER), '" ACCT_DB_PROVISIONING "', CAST(%s AS INTEGER),"
+    " 0, %s, %s, '', CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
+    " ON CONFLICT (account_id, label) DO NOTHING RETURNING id");
+
+static const acct_sql q_password = ACCT_SQL("db_password",
+    "UPDATE databases SET root_password_sealed = %s"
+    " WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_password_reset = ACCT_SQL("db_password_set",
+    "UPDATE databases SET root_password_sealed = %s,"
+    " credentials_reset = CAST(%s AS BIGINT) WHERE id = CAST(%s AS BIGINT)");
+
+/* NULL leaves a column as it is; a label taken by another changes nothing. */
+static const acct_sql q_update = ACCT_SQL("db_update",
+    "UPDATE databases SET label = COALESCE(%s, label),"
+    " allow_list = COALESCE(%s, allow_list), type = COALESCE(%s, type),"
+    " total_disk_size_gb = COALESCE(CAST(%s AS INTEGER), total_disk_size_gb),"
+    " updates = COALESCE(%s, updates)"
+    " WHERE id = CAST(%s AS BIGINT) AND NOT EXISTS (SELECT 1 FROM databases o"
+    " WHERE o.account_id = CAST(%s AS BIGINT) AND o.label = %s"
+    " AND o.id <> CAST(%s AS BIGINT))");
+
+/* Backups go with the database (ON DELETE CASCADE); change_if fills the
+ * statuses it may be deleted in. */
+static const acct_sql q_delete = ACCT_SQL("db_delete",
+    "DELETE FROM databases"
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
+    " AND " STATUS_IN);
+
+/* Grants name the database by id only: they go explicitly, once it has. */
+static const acct_sql q_grants_delete = ACCT_SQL("db_grants_delete",
+    "DELETE FROM entity_grants"
+    " WHERE entity_type = '" ACCT_ENTITY_DATABASE "'"
+    " AND entity_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_region = ACCT_SQL("db_region",
+    "SELECT status, capabilities FROM regions WHERE id = %s");
+
+static const acct_sql q_type = ACCT_SQL("db_type",
+    "SELECT disk FROM compute_types WHERE id = %s");
+
+static const acct_sql q_engine = ACCT_SQL("db_engine",
+    "SELECT engine, version FROM database_engines WHERE id = %s");
+
+static const acct_filter_field list_fields[] = {
+    {"label", "db.label", ACCT_FIELD_TEXT},
+    {"type", "db.type", ACCT_FIELD_TEXT},
+    {"engine", "db.engine", ACCT_FIELD_TEXT},
+    {"version", "db.version", ACCT_FIELD_TEXT},
+    {"region", "db.region", ACCT_FIELD_TEXT},
+    {"status", "db.status", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
 
 /* A status-bound statement that changed nothing is retried this often when
- * the database is found back in an allowed status (see acct_db_change). */
+ * the database is found back in an allowed status (see change_if). */
 #define CHANGE_ATTEMPTS 3
+
+/* Index of `word` in `list` (NULL-terminated), or -1. */
+static int word_index(const char *const *list, const char *word)
+{
+    int i;
+
+    for (i = 0; word && list[i]; i++) {
+        if (strcmp(list[i], word) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int acct_db_status_known(const char *status)
+{
+    return word_index(acct_db_statuses, status) >= 0;
+}
+
+const acct_db_engine *acct_db_engine_named(const char *name)
+{
+    size_t i;
+
+    for (i = 0; name && i < sizeof(engines) / sizeof(engines[0]); i++) {
+        if (strcmp(engines[i].name, name) == 0) {
+            return &engines[i];
+        }
+    }
+    return NULL;
+}
+
+apr_int64_t acct_db_id(const acct_rows *rows)
+{
+    apr_int64_t id = 0;
+
+    acct_parse_i64(acct_rows_get(rows, 0, "id"), &id);
+    return id;
+}
+
+acct_rows *acct_db_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
+                         acct_rows *rows)
+{
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
+        return NULL;
+    }
+    if (rows->nrows == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return NULL;
+    }
+    return rows;
+}
+
+int acct_db_hit(acct_req *req, acct_resp *resp, acct_store_rc rc, int n)
+{
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
+        return -1;
+    }
+    if (n == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return -1;
+    }
+    return 0;
+}
 
 acct_store_rc acct_db_settle(acct_req *req)
 {
@@ -85,13 +267,46 @@ acct_rows *acct_db_load(acct_req *req, acct_resp *resp, int index,
     return rows;
 }
 
+acct_store_rc acct_db_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                          acct_rows **rows)
+{
+    const char *arg = acct_i64(pool, id);
+
+    *rows = NULL;
+    return acct_store_select(st, pool, &q_by_id, rows, 1, &arg);
+}
+
+void acct_db_list_query(acct_req *req, const char *engine,
+                        acct_render_row *render, acct_list_query *q)
+{
+    const char **args = apr_palloc(req->pool, 5 * sizeof(*args));
+
+    memset(q, 0, sizeof(*q));
+    q->columns = ACCT_DB_COLUMNS;
+    q->from = "databases db";
+    q->where = apr_pstrcat(req->pool, "db.account_id = CAST(%s AS BIGINT)"
+                           " AND (CAST(%s AS TEXT) IS NULL OR db.engine = %s)"
+                           " AND ", acct_grant_visible_sql(req->pool,
+                                                           ACCT_ENTITY_DATABASE,
+                                                           "db.id"), NULL);
+    q->nargs = 5;
+    q->args = args;
+    q->fields = list_fields;
+    q->stable_order = "db.id";
+    q->render = render;
+    args[0] = acct_i64(req->pool, req->who->account_id);
+    args[1] = args[2] = engine;
+    acct_grant_visible_args(req, args + 3);
+}
+
 /* What a user is waiting for in each transient status. */
 static const char *awaited(const char *status)
 {
     static const char *const words[][2] = {
-        {"provisioning", "provisioning"}, {"updating", "the update"},
-        {"backing_up", "the backup"}, {"restoring", "the restore"},
-        {"resuming", "resuming"}, {"suspending", "suspending"},
+        {ACCT_DB_PROVISIONING, "provisioning"},
+        {ACCT_DB_UPDATING, "the update"}, {ACCT_DB_BACKING_UP, "the backup"},
+        {ACCT_DB_RESTORING, "the restore"}, {ACCT_DB_RESUMING, "resuming"},
+        {ACCT_DB_SUSPENDING, "suspending"},
     };
     size_t i;
 
@@ -155,12 +370,17 @@ acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
     return acct_store_exec(st, req->pool, &q_transition, NULL, 5, args);
 }
 
-int acct_db_change(acct_req *req, acct_resp *resp, acct_rows **db,
-                   const char *const *allowed, const acct_sql *sql,
-                   int nargs, const char *const *args)
+/*
+ * Runs `sql` (its `nargs` own arguments, then the status slots) on database
+ * *db of the acting account if its status is one of `allowed`: see
+ * acct_db_begin for what it answers.
+ */
+static int change_if(acct_req *req, acct_resp *resp, acct_rows **db,
+                     const char *const *allowed, const acct_sql *sql,
+                     int nargs, const char *const *args)
 {
     const char **all = apr_palloc(req->pool, (apr_size_t)(nargs
-                                  + ACCT_DB_STATUS_SLOTS) * sizeof(*all));
+                                  + STATUS_SLOTS) * sizeof(*all));
     const char *load[4];
     acct_store *st = NULL;
     acct_store_rc rc;
@@ -168,7 +388,7 @@ int acct_db_change(acct_req *req, acct_resp *resp, acct_rows **db,
 
     memcpy(all, args, (apr_size_t)nargs * sizeof(*all));
     /* Unused slots are NULL, which no status equals. */
-    for (i = n = 0; i < ACCT_DB_STATUS_SLOTS; i++) {
+    for (i = n = 0; i < STATUS_SLOTS; i++) {
         all[nargs + i] = allowed[n] ? allowed[n++] : NULL;
     }
     load[0] = acct_rows_get(*db, 0, "id");
@@ -182,7 +402,7 @@ int acct_db_change(acct_req *req, acct_resp *resp, acct_rows **db,
         rc = acct_req_store(req, &st);
         if (rc == ACCT_STORE_OK) {
             rc = acct_store_exec(st, req->pool, sql, &changed,
-                                 nargs + ACCT_DB_STATUS_SLOTS, all);
+                                 nargs + STATUS_SLOTS, all);
         }
         if (rc != ACCT_STORE_OK) {
             acct_resp_store_error(resp, req->pool, rc);
@@ -207,11 +427,176 @@ int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
                   const char *next, apr_int64_t seconds)
 {
     const char *args[5];
-    apr_int64_t id = 0;
 
-    acct_parse_i64(acct_rows_get(*db, 0, "id"), &id);
-    transition_args(req, id, status, next, seconds, args);
-    return acct_db_change(req, resp, db, allowed, &q_transition_if, 5, args);
+    transition_args(req, acct_db_id(*db), status, next, seconds, args);
+    return change_if(req, resp, db, allowed, &q_transition_if, 5, args);
+}
+
+acct_store_rc acct_db_set_status(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, const char *status,
+                                 const char *primary, const char *secondary,
+                                 apr_int64_t now, int *changed)
+{
+    const char *args[5];
+
+    args[0] = status;
+    args[1] = primary;
+    args[2] = secondary;
+    args[3] = acct_i64(pool, now);
+    args[4] = acct_i64(pool, id);
+    return acct_store_exec(st, pool, &q_set_status, changed, 5, args);
+}
+
+acct_store_rc acct_db_label_lock(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t account_id, const char *label)
+{
+    acct_rows *rows = NULL;
+    const char *key;
+
+    if (acct_store_dialect(st) != ACCT_DIALECT_PGSQL) {
+        return ACCT_STORE_OK;
+    }
+    key = apr_psprintf(pool, "%" APR_INT64_T_FMT "/%s", account_id, label);
+    return acct_store_select(st, pool, &q_label_lock, &rows, 1, &key);
+}
+
+acct_store_rc acct_db_create(acct_store *st, apr_pool_t *pool,
+                             const acct_db_new *d, apr_int64_t *id)
+{
+    const char *args[18];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, d->account_id);
+    args[1] = d->engine->name;
+    args[2] = d->version;
+    args[3] = d->label;
+    args[4] = d->region;
+    args[5] = d->type;
+    args[6] = acct_i64(pool, d->cluster_size);
+    args[7] = d->encrypted ? "1" : "0";
+    args[8] = d->ssl_connection ? "1" : "0";
+    args[9] = d->replication_type;
+    args[10] = d->commit_type;
+    args[11] = d->allow_list;
+    args[12] = d->engine->port;
+    args[13] = acct_i64(pool, d->disk_gb);
+    args[14] = ACCT_DB_UPDATES_DEFAULT;
+    args[15] = d->engine->root_username;
+    args[16] = args[17] = acct_i64(pool, d->now);
+    *id = 0;
+    rc = acct_store_select(st, pool, &q_insert, &rows, 18, args);
+    if (rc == ACCT_STORE_OK
+        && acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0) {
+        *id = 0;  /* no row: the label is taken */
+    }
+    return rc;
+}
+
+acct_store_rc acct_db_password_set(acct_store *st, apr_pool_t *pool,
+                                   apr_int64_t id, const char *sealed)
+{
+    const char *args[2];
+
+    args[0] = sealed;
+    args[1] = acct_i64(pool, id);
+    return acct_store_exec(st, pool, &q_password, NULL, 2, args);
+}
+
+acct_store_rc acct_db_password_reset(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t id, const char *sealed,
+                                     apr_int64_t now, int *changed)
+{
+    const char *args[3];
+
+    args[0] = sealed;
+    args[1] = acct_i64(pool, now);
+    args[2] = acct_i64(pool, id);
+    return acct_store_exec(st, pool, &q_password_reset, changed, 3, args);
+}
+
+acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, apr_int64_t id,
+                             const acct_db_changes *c, int *changed)
+{
+    const char *args[9];
+
+    args[0] = c->label;
+    args[1] = c->allow_list;
+    args[2] = c->type;
+    args[3] = c->disk_gb >= 0 ? acct_i64(pool, c->disk_gb) : NULL;
+    args[4] = c->updates;
+    args[5] = args[8] = acct_i64(pool, id);
+    args[6] = acct_i64(pool, account_id);
+    args[7] = c->label;
+    return acct_store_exec(st, pool, &q_update, changed, 9, args);
+}
+
+int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
+{
+    const char *args[2];
+
+    args[0] = acct_rows_get(*db, 0, "id");
+    args[1] = acct_i64(req->pool, req->who->account_id);
+    if (change_if(req, resp, db, acct_db_when_at_rest, &q_delete, 2, args)
+        != 0) {
+        return -1;
+    }
+    return acct_resp_store_failed(req, resp,
+                                  acct_store_exec(req->store, req->pool,
+                                                  &q_grants_delete, NULL, 1,
+                                                  args));
+}
+
+/* The one row `sql` selects by `id` (no row when there is none). */
+static acct_store_rc catalog_row(acct_store *st, apr_pool_t *pool,
+                                 const acct_sql *sql, const char *id,
+                                 acct_rows **rows)
+{
+    *rows = NULL;
+    return acct_store_select(st, pool, sql, rows, 1, &id);
+}
+
+acct_store_rc acct_db_region(acct_store *st, apr_pool_t *pool, const char *id,
+                             const char **status, const char **capabilities)
+{
+    acct_rows *rows;
+    acct_store_rc rc = catalog_row(st, pool, &q_region, id, &rows);
+
+    *status = rc == ACCT_STORE_OK ? acct_rows_get(rows, 0, "status") : NULL;
+    *capabilities = rc == ACCT_STORE_OK
+                    ? acct_rows_get(rows, 0, "capabilities") : NULL;
+    return rc;
+}
+
+int acct_db_region_offers(const char *capabilities)
+{
+    return capabilities && strstr(capabilities, "\"Managed Databases\"");
+}
+
+acct_store_rc acct_db_type_disk(acct_store *st, apr_pool_t *pool,
+                                const char *id, apr_int64_t *disk_mb)
+{
+    acct_rows *rows;
+    acct_store_rc rc = catalog_row(st, pool, &q_type, id, &rows);
+
+    if (rc != ACCT_STORE_OK
+        || acct_parse_i64(acct_rows_get(rows, 0, "disk"), disk_mb) != 0) {
+        *disk_mb = -1;
+    }
+    return rc;
+}
+
+acct_store_rc acct_db_engine_version(acct_store *st, apr_pool_t *pool,
+                                     const char *id, const char **engine,
+                                     const char **version)
+{
+    acct_rows *rows;
+    acct_store_rc rc = catalog_row(st, pool, &q_engine, id, &rows);
+
+    *engine = rc == ACCT_STORE_OK ? acct_rows_get(rows, 0, "engine") : NULL;
+    *version = rc == ACCT_STORE_OK ? acct_rows_get(rows, 0, "version") : NULL;
+    return rc;
 }
 
 const char *acct_db_password_new(apr_pool_t *pool)

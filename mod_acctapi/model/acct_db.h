@@ -7,14 +7,93 @@
  * due (acct_db_settle, one idempotent UPDATE), so any number of processes and
  * nodes agree, and a restart loses nothing.  With AcctapiDatabaseBackend
  * external no transition is ever scheduled: acctapi-admin sets the status.
+ *
+ * This module owns the SQL of the databases table (and the database's
+ * grants when it goes); backups are acct_dbbackup.h, the CA certificate
+ * acct_dbcert.h.
  */
 #ifndef ACCT_DB_H
 #define ACCT_DB_H
 
 #include "acct_api.h"
+#include "acct_list.h"
 
+/* ------------------------------------------------------------------------
+ * Words of the entity, listed once
+ */
+
+/* Engines, as the route and the catalogue's database_engines name them. */
 #define ACCT_DB_MYSQL "mysql"
 #define ACCT_DB_POSTGRESQL "postgresql"
+
+/* The statuses of the contract's managed database. */
+#define ACCT_DB_PROVISIONING "provisioning"
+#define ACCT_DB_ACTIVE "active"
+#define ACCT_DB_SUSPENDING "suspending"
+#define ACCT_DB_SUSPENDED "suspended"
+#define ACCT_DB_RESUMING "resuming"
+#define ACCT_DB_RESTORING "restoring"
+#define ACCT_DB_FAILED "failed"
+#define ACCT_DB_DEGRADED "degraded"
+#define ACCT_DB_UPDATING "updating"
+#define ACCT_DB_BACKING_UP "backing_up"
+
+/* Every status, provisioning first (NULL-terminated). */
+extern const char *const acct_db_statuses[];
+
+/* Is `status` one of acct_db_statuses? */
+int acct_db_status_known(const char *status);
+
+/*
+ * The statuses each operation requires (the contract's table, extended to
+ * PostgreSQL), NULL-terminated:
+ *  - active: PUT, snapshot, credentials view and reset, patch, SSL;
+ *  - at rest (active, degraded, failed): delete and restore;
+ *  - provisioned (every status but provisioning): backups list, view and
+ *    delete.
+ */
+extern const char *const acct_db_when_active[];
+extern const char *const acct_db_when_at_rest[];
+extern const char *const *const acct_db_when_provisioned;
+
+/* Cluster sizes: a single node, or a replicated 3-node cluster. */
+#define ACCT_DB_CLUSTER_SINGLE 1
+#define ACCT_DB_CLUSTER_HA 3
+
+/* replication_type of a single node (the only one it takes). */
+#define ACCT_DB_REPLICATION_NONE "none"
+
+/* replication_commit_type of a PostgreSQL cluster when none is given. */
+#define ACCT_DB_COMMIT_DEFAULT "local"
+
+/* Maintenance window frequencies (updates.frequency). */
+#define ACCT_DB_WEEKLY "weekly"
+#define ACCT_DB_MONTHLY "monthly"
+extern const char *const acct_db_frequencies[];
+
+/* The maintenance window of a new database. */
+#define ACCT_DB_UPDATES_DEFAULT \
+    "{\"frequency\":\"weekly\",\"duration\":3,\"hour_of_day\":0," \
+    "\"day_of_week\":1,\"week_of_month\":null}"
+
+/* What differs between the engines. */
+typedef struct acct_db_engine {
+    const char *name;                 /* ACCT_DB_MYSQL ... */
+    const char *port;
+    const char *root_username;
+    const char *const *replication;   /* replication_type choices */
+    const char *ha_replication;       /* default of a 3-node cluster */
+    const char *ha_reason;            /* why "none" is refused on 3 nodes */
+    const char *const *commit_types;  /* replication_commit_type choices;
+                                       * NULL: the engine takes none */
+} acct_db_engine;
+
+/* The engine named `name`, or NULL. */
+const acct_db_engine *acct_db_engine_named(const char *name);
+
+/* ------------------------------------------------------------------------
+ * Rows
+ */
 
 /* Every column of a databases row, aliased by its own name (table alias db). */
 #define ACCT_DB_COLUMNS \
@@ -27,6 +106,22 @@
     " db.root_password_sealed, db.credentials_reset, db.ca_certificate," \
     " db.created, db.updated"
 
+/* The id of the first row of `rows` (ACCT_DB_COLUMNS or any with an id). */
+apr_int64_t acct_db_id(const acct_rows *rows);
+
+/*
+ * The one row a model read returned for the object the path names: `rows`,
+ * or NULL after answering rc's failure, or 404 when there is none (what
+ * acct_req_row answers).
+ */
+acct_rows *acct_db_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
+                         acct_rows *rows);
+
+/* 0 when a model call changed (or found) the object the path names, `n`
+ * rows; otherwise -1 after answering rc's failure, or 404 when `n` is 0
+ * (what acct_req_change answers). */
+int acct_db_hit(acct_req *req, acct_resp *resp, acct_store_rc rc, int n);
+
 /* Applies every transition of the acting account that is due by req->now. */
 acct_store_rc acct_db_settle(acct_req *req);
 
@@ -37,6 +132,23 @@ acct_store_rc acct_db_settle(acct_req *req);
  */
 acct_rows *acct_db_load(acct_req *req, acct_resp *resp, int index,
                         const char *engine, acct_level need);
+
+/* Database `id` as it is now (ACCT_DB_COLUMNS): no row when there is none. */
+acct_store_rc acct_db_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                          acct_rows **rows);
+
+/*
+ * The list of the account's databases that the acting user may see, of
+ * `engine` (NULL: every engine), rendered by `render`: the spec for
+ * acct_list_respond (X-Filter: label, type, engine, version, region,
+ * status).  Settle first.
+ */
+void acct_db_list_query(acct_req *req, const char *engine,
+                        acct_render_row *render, acct_list_query *q);
+
+/* ------------------------------------------------------------------------
+ * Status
+ */
 
 /*
  * 0 when the database's status is one of `allowed` (NULL-terminated);
@@ -50,7 +162,7 @@ int acct_db_require_status(acct_req *req, acct_resp *resp,
 /*
  * Puts database `id` in `status` now and, unless the backend is external or
  * `next` is NULL, schedules `next` after `seconds`.  Unconditional: for a row
- * this request has just made.
+ * this request has just made or holds in a transient status.
  */
 acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
                                  const char *status, const char *next,
@@ -61,34 +173,127 @@ acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
  * the WHERE of the statement that changes the row, so of concurrent requests
  * that all saw an allowed status exactly one changes it; on PostgreSQL's READ
  * COMMITTED the others wait for its row lock, evaluate the WHERE again on the
- * committed row and change nothing.  ACCT_DB_STATUS_IN ends such a WHERE; its
- * arguments are the statement's last ACCT_DB_STATUS_SLOTS (as many as there
- * are statuses), filled by acct_db_change.
- */
-#define ACCT_DB_STATUS_SLOTS 10
-#define ACCT_DB_STATUS_IN \
-    "status IN (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-
-/*
- * Runs `sql` (its `nargs` own arguments, then the status slots) on database
- * *db of the acting account if its status is one of `allowed`.  0 when it
+ * committed row and change nothing.
+ *
+ * acct_db_begin puts database *db in `status` (with `next` due as
+ * acct_db_transition does) if its status is one of `allowed`, so two
+ * requests that both saw "active" cannot both start an operation.  0 when it
  * changed the row (which stays locked until the transaction ends); otherwise
- * -1 once answered: the status error of acct_db_require_status for the status
- * *db shows, or now has after a concurrent change (then *db is the row read
- * again), or 404 once the database is gone.
- */
-int acct_db_change(acct_req *req, acct_resp *resp, acct_rows **db,
-                   const char *const *allowed, const acct_sql *sql,
-                   int nargs, const char *const *args);
-
-/*
- * acct_db_change of a transition: puts the database in `status` (with `next`
- * due as acct_db_transition does) if its status is one of `allowed`, so two
- * requests that both saw "active" cannot both start an operation.
+ * -1 once answered: the status error of acct_db_require_status for the
+ * status *db shows, or now has after a concurrent change (then *db is the
+ * row read again), or 404 once the database is gone.
  */
 int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
                   const char *const *allowed, const char *status,
                   const char *next, apr_int64_t seconds);
+
+/*
+ * What `acctapi-admin database set-status` does: database `id` in `status`
+ * at `now`, any scheduled transition dropped, the hosts set where given
+ * (NULL keeps them).  *changed is 0 when there is no such database.
+ */
+acct_store_rc acct_db_set_status(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, const char *status,
+                                 const char *primary, const char *secondary,
+                                 apr_int64_t now, int *changed);
+
+/* ------------------------------------------------------------------------
+ * Create, update, delete
+ */
+
+/*
+ * PostgreSQL only (SQLite writers are serial): takes a lock on (account,
+ * label) until the transaction ends, so a rename, which cannot use ON
+ * CONFLICT, sees a concurrent create's row instead of failing on the unique
+ * index.  Take it before acct_db_create or an acct_db_update of the label.
+ */
+acct_store_rc acct_db_label_lock(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t account_id, const char *label);
+
+/* A new database, as POST /databases/{engine}/instances checked it. */
+typedef struct acct_db_new {
+    apr_int64_t account_id;
+    const acct_db_engine *engine;
+    const char *version;           /* of the catalogue's engine */
+    const char *label, *region, *type;
+    apr_int64_t cluster_size;
+    int encrypted, ssl_connection;
+    const char *replication_type;
+    const char *commit_type;       /* NULL unless the engine takes one */
+    const char *allow_list;        /* canonical JSON array text */
+    apr_int64_t disk_gb;           /* the type's disk */
+    apr_int64_t now;
+} acct_db_new;
+
+/*
+ * Inserts database `d` in provisioning with the engine's port and root
+ * username and the default maintenance window, its root password not yet
+ * set.  *id is the new id, or 0 when the account has a database labelled so.
+ */
+acct_store_rc acct_db_create(acct_store *st, apr_pool_t *pool,
+                             const acct_db_new *d, apr_int64_t *id);
+
+/* Stores the sealed root password of a database just created (the sealing
+ * context names the row, so the id comes first). */
+acct_store_rc acct_db_password_set(acct_store *st, apr_pool_t *pool,
+                                   apr_int64_t id, const char *sealed);
+
+/* A credentials reset: the new sealed root password, reset at `now`.
+ * *changed is 0 when there is no such database. */
+acct_store_rc acct_db_password_reset(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t id, const char *sealed,
+                                     apr_int64_t now, int *changed);
+
+/* What a PUT changes; NULL (disk_gb -1) leaves a column as it is. */
+typedef struct acct_db_changes {
+    const char *label;
+    const char *allow_list;        /* canonical JSON array text */
+    const char *type;
+    apr_int64_t disk_gb;           /* the new type's disk, or -1 */
+    const char *updates;           /* the merged window as JSON text */
+} acct_db_changes;
+
+/*
+ * Changes database `id` of `account_id`.  *changed is 0 when another
+ * database of the account has the new label (nothing changes then).
+ */
+acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, apr_int64_t id,
+                             const acct_db_changes *c, int *changed);
+
+/*
+ * Deletes database *db with its backups and grants if its status is at rest
+ * (acct_db_when_at_rest), as one compare-and-set: a delete racing a PUT or
+ * an operation either wins or answers the status that won.  0, or -1 once
+ * answered as acct_db_begin does.
+ */
+int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db);
+
+/* ------------------------------------------------------------------------
+ * Catalogue facts a database depends on
+ */
+
+/* Region `id`: its status ("ok" ...) and capabilities (JSON text), both
+ * NULL when there is no such region. */
+acct_store_rc acct_db_region(acct_store *st, apr_pool_t *pool, const char *id,
+                             const char **status, const char **capabilities);
+
+/* Does a region's capabilities text offer Managed Databases? */
+int acct_db_region_offers(const char *capabilities);
+
+/* The disk of compute type `id` in MB, or -1 when there is no such type. */
+acct_store_rc acct_db_type_disk(acct_store *st, apr_pool_t *pool,
+                                const char *id, apr_int64_t *disk_mb);
+
+/* Catalogue engine `id` ("mysql/8.0.30"): its engine name and version, both
+ * NULL when there is no such engine. */
+acct_store_rc acct_db_engine_version(acct_store *st, apr_pool_t *pool,
+                                     const char *id, const char **engine,
+                                     const char **version);
+
+/* ------------------------------------------------------------------------
+ * Root password
+ */
 
 #define ACCT_DB_PASSWORD_LEN 24
 

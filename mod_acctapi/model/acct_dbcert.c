@@ -13,6 +13,13 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+static const acct_sql q_store = ACCT_SQL("db_cert_set",
+    "UPDATE databases SET ca_certificate = %s"
+    " WHERE id = CAST(%s AS BIGINT) AND ca_certificate IS NULL");
+
+static const acct_sql q_get = ACCT_SQL("db_cert_get",
+    "SELECT ca_certificate FROM databases WHERE id = CAST(%s AS BIGINT)");
+
 /* RFC 5280 allows 20 octets; 16 random bytes with the top bit clear stay
  * positive and make collisions between databases practically impossible. */
 #define SERIAL_BYTES 16
@@ -147,4 +154,28 @@ const char *acct_dbcert_create(apr_pool_t *pool, apr_int64_t id,
     X509_free(x);
     EVP_PKEY_free(key);  /* the key dies with the request: see the header */
     return pem;
+}
+
+acct_store_rc acct_dbcert_store(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t db_id, const char *pem,
+                                int *changed)
+{
+    const char *args[2];
+
+    args[0] = pem;
+    args[1] = acct_i64(pool, db_id);
+    return acct_store_exec(st, pool, &q_store, changed, 2, args);
+}
+
+acct_store_rc acct_dbcert_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t db_id, const char **pem,
+                              int *found)
+{
+    const char *arg = acct_i64(pool, db_id);
+    acct_rows *rows = NULL;
+    acct_store_rc rc = acct_store_select(st, pool, &q_get, &rows, 1, &arg);
+
+    *found = rc == ACCT_STORE_OK && rows->nrows > 0;
+    *pem = *found ? acct_rows_get(rows, 0, "ca_certificate") : NULL;
+    return rc;
 }

@@ -15,6 +15,8 @@
 
 #include <apr_pools.h>
 
+#include "acct_store.h"
+
 /* Validity of a database's CA certificate. */
 #define ACCT_DBCERT_DAYS 3650
 
@@ -26,5 +28,20 @@
 const char *acct_dbcert_create(apr_pool_t *pool, apr_int64_t id,
                                const char *engine, const char *label,
                                apr_int64_t now);
+
+/*
+ * Stores `pem` as the CA certificate of database `db_id` unless it has one:
+ * the first writer wins, so concurrent first views agree on one
+ * certificate.  *changed is 0 when it had one (or is gone).
+ */
+acct_store_rc acct_dbcert_store(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t db_id, const char *pem,
+                                int *changed);
+
+/* The stored CA certificate of database `db_id` into *pem (NULL: none);
+ * *found is 0 when there is no such database. */
+acct_store_rc acct_dbcert_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t db_id, const char **pem,
+                              int *found);
 
 #endif

@@ -844,6 +844,210 @@ static void test_restricted(void **state)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * The model (acct_db.h) called directly
+ */
+
+static int listed(const char *const *list, const char *word)
+{
+    for (; *list; list++) {
+        if (strcmp(*list, word) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void test_model_words(void **state)
+{
+    const char *const *s;
+    int n = 0;
+
+    (void)state;
+    for (s = acct_db_statuses; *s; s++, n++) {
+        assert_true(acct_db_status_known(*s));
+    }
+    assert_int_equal(n, 10);
+    assert_false(acct_db_status_known("bogus"));
+    assert_false(acct_db_status_known(NULL));
+    /* Provisioned: every status but provisioning. */
+    for (s = acct_db_when_provisioned, n = 0; *s; s++, n++) {
+        assert_string_not_equal(*s, ACCT_DB_PROVISIONING);
+    }
+    assert_int_equal(n, 9);
+    assert_true(listed(acct_db_when_at_rest, ACCT_DB_FAILED));
+    assert_false(listed(acct_db_when_at_rest, ACCT_DB_UPDATING));
+    assert_true(listed(acct_db_when_active, ACCT_DB_ACTIVE));
+    assert_null(acct_db_when_active[1]);
+    /* Only PostgreSQL takes a commit type; MySQL replicates semi-synch. */
+    assert_null(acct_db_engine_named(ACCT_DB_MYSQL)->commit_types);
+    assert_true(listed(acct_db_engine_named(ACCT_DB_MYSQL)->replication,
+                       "semi_synch"));
+    assert_true(listed(acct_db_engine_named(ACCT_DB_POSTGRESQL)->commit_types,
+                       ACCT_DB_COMMIT_DEFAULT));
+    assert_false(listed(acct_db_engine_named(ACCT_DB_POSTGRESQL)->replication,
+                        "semi_synch"));
+    assert_null(acct_db_engine_named("oracle"));
+    assert_null(acct_db_engine_named(NULL));
+}
+
+static void test_model_catalogue(void **state)
+{
+    unit_db *db = *state;
+    const char *status, *caps, *engine, *version;
+    apr_int64_t disk;
+
+    assert_int_equal(acct_db_region(db->store, db->pool, "us-east", &status,
+                                    &caps), ACCT_STORE_OK);
+    assert_string_equal(status, "ok");
+    assert_true(acct_db_region_offers(caps));
+    assert_false(acct_db_region_offers("[\"Linodes\"]"));
+    assert_false(acct_db_region_offers(NULL));
+    assert_int_equal(acct_db_region(db->store, db->pool, "nowhere", &status,
+                                    &caps), ACCT_STORE_OK);
+    assert_null(status);
+    assert_null(caps);
+    assert_int_equal(acct_db_type_disk(db->store, db->pool, "g6-standard-2",
+                                       &disk), ACCT_STORE_OK);
+    assert_int_equal(disk, 81920);
+    assert_int_equal(acct_db_type_disk(db->store, db->pool, "g0-none", &disk),
+                     ACCT_STORE_OK);
+    assert_int_equal(disk, -1);
+    assert_int_equal(acct_db_engine_version(db->store, db->pool,
+                                            "postgresql/16.4", &engine,
+                                            &version), ACCT_STORE_OK);
+    assert_string_equal(engine, ACCT_DB_POSTGRESQL);
+    assert_string_equal(version, "16.4");
+    assert_int_equal(acct_db_engine_version(db->store, db->pool, "mysql/0",
+                                            &engine, &version), ACCT_STORE_OK);
+    assert_null(engine);
+    assert_null(version);
+}
+
+/* A row through acct_db_create, as the create route checked it. */
+static apr_int64_t model_create(ctx *c, const char *label)
+{
+    acct_db_new d;
+    apr_int64_t id = -1;
+
+    memset(&d, 0, sizeof(d));
+    d.account_id = c->who.account_id;
+    d.engine = acct_db_engine_named(ACCT_DB_POSTGRESQL);
+    d.version = "16.4";
+    d.label = label;
+    d.region = "us-east";
+    d.type = "g6-standard-2";
+    d.cluster_size = ACCT_DB_CLUSTER_HA;
+    d.ssl_connection = 1;
+    d.replication_type = "asynch";
+    d.commit_type = ACCT_DB_COMMIT_DEFAULT;
+    d.allow_list = "[\"192.0.2.1\"]";
+    d.disk_gb = 80;
+    d.now = c->now;
+    assert_int_equal(acct_db_label_lock(c->db->store, c->db->pool,
+                                        c->who.account_id, label),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_db_create(c->db->store, c->db->pool, &d, &id),
+                     ACCT_STORE_OK);
+    return id;
+}
+
+static const char *column(ctx *c, apr_int64_t id, const char *name)
+{
+    acct_rows *rows = NULL;
+
+    assert_int_equal(acct_db_get(c->db->store, c->db->pool, id, &rows),
+                     ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 1);
+    assert_int_equal(acct_db_id(rows), id);
+    return acct_rows_get(rows, 0, name);
+}
+
+static void test_model_rows(void **state)
+{
+    acct_db_changes ch = {NULL, NULL, NULL, -1, NULL};
+    acct_rows *rows = NULL;
+    apr_int64_t id, other;
+    int changed = -1;
+    ctx c;
+
+    ctx_init(&c, *state, "model");
+    id = model_create(&c, "first");
+    assert_true(id > 0);
+    assert_int_equal(model_create(&c, "first"), 0);  /* the label is taken */
+    assert_string_equal(column(&c, id, "status"), ACCT_DB_PROVISIONING);
+    assert_string_equal(column(&c, id, "port"), "5432");
+    assert_string_equal(column(&c, id, "root_username"), "linpostgres");
+    assert_string_equal(column(&c, id, "updates"), ACCT_DB_UPDATES_DEFAULT);
+    assert_string_equal(column(&c, id, "total_disk_size_gb"), "80");
+    assert_string_equal(column(&c, id, "replication_commit_type"), "local");
+    assert_int_equal(acct_db_get(c.db->store, c.db->pool, id + 100, &rows),
+                     ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 0);
+
+    /* Passwords: the created row's, then a reset that dates itself. */
+    assert_int_equal(acct_db_password_set(c.db->store, c.db->pool, id, "s1"),
+                     ACCT_STORE_OK);
+    assert_string_equal(column(&c, id, "root_password_sealed"), "s1");
+    assert_null(column(&c, id, "credentials_reset"));
+    assert_int_equal(acct_db_password_reset(c.db->store, c.db->pool, id, "s2",
+                                            c.now + 5, &changed),
+                     ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_string_equal(column(&c, id, "root_password_sealed"), "s2");
+    assert_string_equal(column(&c, id, "credentials_reset"),
+                        acct_i64(c.db->pool, c.now + 5));
+    assert_int_equal(acct_db_password_reset(c.db->store, c.db->pool, id + 100,
+                                            "s3", c.now, &changed),
+                     ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+
+    /* Update: NULL keeps a column; another's label changes nothing. */
+    other = model_create(&c, "second");
+    ch.label = "second";
+    ch.type = "g6-standard-4";
+    assert_int_equal(acct_db_update(c.db->store, c.db->pool, c.who.account_id,
+                                    id, &ch, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+    assert_string_equal(column(&c, id, "type"), "g6-standard-2");
+    ch.label = "renamed";
+    ch.disk_gb = 160;
+    assert_int_equal(acct_db_update(c.db->store, c.db->pool, c.who.account_id,
+                                    id, &ch, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_string_equal(column(&c, id, "label"), "renamed");
+    assert_string_equal(column(&c, id, "type"), "g6-standard-4");
+    assert_string_equal(column(&c, id, "total_disk_size_gb"), "160");
+    assert_string_equal(column(&c, id, "allow_list"), "[\"192.0.2.1\"]");
+    assert_string_equal(column(&c, other, "label"), "second");
+}
+
+static void test_model_set_status(void **state)
+{
+    apr_int64_t id;
+    int changed = -1;
+    ctx c;
+
+    ctx_init(&c, *state, "admin");
+    /* A database through the route: provisioning, active due later. */
+    id = (apr_int64_t)num(pg_create(&c, "operated"), "id");
+    assert_non_null(column(&c, id, "status_next"));
+    assert_int_equal(acct_db_set_status(c.db->store, c.db->pool, id,
+                                        ACCT_DB_DEGRADED, "p.example.net", NULL,
+                                        c.now + 60, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_string_equal(column(&c, id, "status"), ACCT_DB_DEGRADED);
+    assert_null(column(&c, id, "status_next"));
+    assert_null(column(&c, id, "status_due"));
+    assert_string_equal(column(&c, id, "host_primary"), "p.example.net");
+    assert_string_equal(column(&c, id, "updated"),
+                        acct_i64(c.db->pool, c.now + 60));
+    assert_int_equal(acct_db_set_status(c.db->store, c.db->pool, id + 100,
+                                        ACCT_DB_ACTIVE, NULL, NULL, c.now,
+                                        &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -857,6 +1061,10 @@ int main(void)
         UNIT_DB_TEST(test_update_rules),
         UNIT_DB_TEST(test_lists),
         UNIT_DB_TEST(test_restricted),
+        cmocka_unit_test(test_model_words),
+        UNIT_DB_TEST(test_model_catalogue),
+        UNIT_DB_TEST(test_model_rows),
+        UNIT_DB_TEST(test_model_set_status),
     };
 
     return UNIT_DB_RUN(tests);
