@@ -1,0 +1,333 @@
+/*
+ * acctapi-admin's registered entities (objects other services own) and the
+ * grants of restricted users: entity add/remove, grant global/entity.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <apr_strings.h>
+
+#include "acct_store.h"
+#include "acct_tags.h"
+
+#include "admin.h"
+
+/* Objects other services own, as entities.entity_type stores them. */
+static const char *const entity_types[] = {
+    "instance", "volume", "nodebalancer", "image", "stackscript", "vpc",
+    "monitoring", NULL
+};
+
+/* What a grant may name: this API's own entities, then registered ones. */
+static const char *const grant_types[] = {
+    "domain", "database", "instance", "volume", "nodebalancer", "image",
+    "stackscript", "vpc", "monitoring", NULL
+};
+
+static const char *const permissions[] = {
+    "read_only", "read_write", "none", NULL
+};
+
+/* The global grants: columns of user_global_grants, all but account_access
+ * booleans stored as 0/1. */
+static const char *const global_grants[] = {
+    "account_access", "add_databases", "add_domains", "add_firewalls",
+    "add_images", "add_instances", "add_monitoring", "add_nodebalancers",
+    "add_stackscripts", "add_volumes", "add_vpcs", "cancel_account",
+    "monitoring_subscription", NULL
+};
+
+/* ON CONFLICT: the pair names one object of one service. */
+static const acct_sql q_entity_add = ACCT_SQL("admin_entity_add",
+    "INSERT INTO entities (entity_type, entity_id, account_id, label, created)"
+    " SELECT %s, CAST(%s AS BIGINT), id, %s, CAST(%s AS BIGINT)"
+    " FROM accounts WHERE id = CAST(%s AS BIGINT)"
+    " ON CONFLICT (entity_type, entity_id) DO NOTHING RETURNING entity_id");
+
+static const acct_sql q_account_exists = ACCT_SQL("admin_account_exists",
+    "SELECT id FROM accounts WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_entity_remove = ACCT_SQL("admin_entity_remove",
+    "DELETE FROM entities"
+    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_entity_grants_remove = ACCT_SQL(
+    "admin_entity_grants_remove",
+    "DELETE FROM entity_grants"
+    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
+
+/* The entity, if it belongs to the user's account: one query per table. */
+static const acct_sql q_user_domain = ACCT_SQL("admin_user_domain",
+    "SELECT d.id FROM domains d JOIN users u ON u.account_id = d.account_id"
+    " WHERE u.id = CAST(%s AS BIGINT) AND d.id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_user_database = ACCT_SQL("admin_user_database",
+    "SELECT b.id FROM databases b JOIN users u ON u.account_id = b.account_id"
+    " WHERE u.id = CAST(%s AS BIGINT) AND b.id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_user_entity = ACCT_SQL("admin_user_entity",
+    "SELECT e.entity_id FROM entities e"
+    " JOIN users u ON u.account_id = e.account_id"
+    " WHERE u.id = CAST(%s AS BIGINT) AND e.entity_id = CAST(%s AS BIGINT)"
+    " AND e.entity_type = %s");
+
+static const acct_sql q_grant_entity_set = ACCT_SQL("admin_grant_entity_set",
+    "INSERT INTO entity_grants (user_id, entity_type, entity_id, permissions)"
+    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT), %s)"
+    " ON CONFLICT (user_id, entity_type, entity_id)"
+    " DO UPDATE SET permissions = excluded.permissions");
+
+static const acct_sql q_grant_entity_drop = ACCT_SQL("admin_grant_entity_drop",
+    "DELETE FROM entity_grants WHERE user_id = CAST(%s AS BIGINT)"
+    " AND entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
+
+/* --type, one of `types`. */
+static int check_type_opt(admin_ctx *c, const char *const *types)
+{
+    const char *type = opt_value(c, "--type");
+
+    if (word_index(types, type) < 0) {
+        return usage_error(c->topic, "invalid type '%s' (one of %s)", type,
+                           word_list(c->pool, types));
+    }
+    return ADMIN_OK;
+}
+
+/* --type among `types` and --id into c->id. */
+static int check_entity_opts(admin_ctx *c, const char *const *types)
+{
+    const char *id = opt_value(c, "--id");
+    int status = check_type_opt(c, types);
+
+    if (status != ADMIN_OK) {
+        return status;
+    }
+    if (acct_parse_i64(id, &c->id) < 0 || c->id <= 0) {
+        return usage_error(c->topic, "--id expects a positive integer, not "
+                           "'%s'", id);
+    }
+    return ADMIN_OK;
+}
+
+int check_entity_add(admin_ctx *c)
+{
+    const char *label = opt_value(c, "--label");
+    int status = parse_account_opt(c);
+
+    if (status == ADMIN_OK) {
+        status = check_entity_opts(c, entity_types);
+    }
+    if (status == ADMIN_OK && (!*label || strlen(label) > 255)) {
+        return usage_error(c->topic, "--label expects 1 to 255 bytes");
+    }
+    return status;
+}
+
+int check_entity_remove(admin_ctx *c)
+{
+    return check_entity_opts(c, entity_types);
+}
+
+int cmd_entity_add(admin_ctx *c)
+{
+    const char *args[5];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+    apr_int64_t now;
+    int status;
+
+    if ((status = read_now(c, &now)) != ADMIN_OK) {
+        return status;
+    }
+    args[0] = opt_value(c, "--type");
+    args[1] = acct_i64(c->pool, c->id);
+    args[2] = opt_value(c, "--label");
+    args[3] = acct_i64(c->pool, now);
+    args[4] = acct_i64(c->pool, c->account_id);
+    rc = acct_store_select(c->st, c->pool, &q_entity_add, &rows, 5, args);
+    if (rc == ACCT_STORE_OK && rows->nrows == 0) {
+        /* No row: the account is missing or the pair is taken; say which. */
+        rc = acct_store_select(c->st, c->pool, &q_account_exists, &rows, 1,
+                               args + 4);
+        if (rc == ACCT_STORE_OK) {
+            return rows->nrows == 0
+                ? failure("cannot register the entity: no account with id %"
+                          APR_INT64_T_FMT, c->account_id)
+                : failure("cannot register the entity: %s %" APR_INT64_T_FMT
+                          " is registered already", args[0], c->id);
+        }
+    }
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("register the entity", rc);
+    }
+    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", c->id);
+    return ADMIN_OK;
+}
+
+/* Its tag links and grants go with it: nothing refers to a gone object. */
+int cmd_entity_remove(admin_ctx *c)
+{
+    const char *args[2];
+    acct_store_rc rc;
+    int changed = 0;
+
+    args[0] = opt_value(c, "--type");
+    args[1] = acct_i64(c->pool, c->id);
+    rc = acct_store_exec(c->st, c->pool, &q_entity_remove, &changed, 2, args);
+    if (rc == ACCT_STORE_OK && changed) {
+        rc = acct_tags_remove(c->st, c->pool, args[0], c->id);
+    }
+    if (rc == ACCT_STORE_OK && changed) {
+        rc = acct_store_exec(c->st, c->pool, &q_entity_grants_remove, NULL, 2,
+                             args);
+    }
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("remove the entity", rc);
+    }
+    if (!changed) {
+        return failure("cannot remove the entity: no %s with id %"
+                       APR_INT64_T_FMT, args[0], c->id);
+    }
+    c->out = "";
+    return ADMIN_OK;
+}
+
+/* The stored value of global grant `key` written as `value`, or NULL. */
+static const char *global_grant_value(const char *key, const char *value,
+                                      int *null)
+{
+    *null = 0;
+    if (strcmp(key, "account_access") == 0) {
+        if (strcmp(value, "none") == 0) {
+            *null = 1;
+            return "";
+        }
+        return strcmp(value, "read_only") == 0
+               || strcmp(value, "read_write") == 0 ? value : NULL;
+    }
+    if (strcmp(value, "true") == 0) {
+        return "1";
+    }
+    return strcmp(value, "false") == 0 ? "0" : NULL;
+}
+
+/*
+ * KEY=VALUE arguments, each key once, into the upsert's SQL and arguments
+ * (column names come from global_grants only, never from the command line).
+ */
+int check_grant_global(admin_ctx *c)
+{
+    const char *cols = "user_id", *vals = "CAST(%s AS BIGINT)", *sets = NULL;
+    int seen[ADMIN_MAX_POSITIONAL] = {0};
+    int i;
+
+    for (i = 0; i < c->npositional; i++) {
+        const char *arg = c->positionals[i], *eq = strchr(arg, '=');
+        const char *key = eq ? apr_pstrndup(c->pool, arg,
+                                            (apr_size_t)(eq - arg)) : arg;
+        const char *value;
+        int k = word_index(global_grants, key), null;
+
+        if (!eq || k < 0) {
+            return usage_error(c->topic, "'%s' is not KEY=VALUE with KEY one "
+                               "of %s", arg, word_list(c->pool,
+                                                       global_grants));
+        }
+        if (seen[k]++) {
+            return usage_error(c->topic, "%s given twice", key);
+        }
+        value = global_grant_value(key, eq + 1, &null);
+        if (!value) {
+            return usage_error(c->topic, "invalid value '%s' for %s (%s)",
+                               eq + 1, key, k == 0
+                               ? "read_only, read_write or none"
+                               : "true or false");
+        }
+        c->sql_args[i + 1] = null ? NULL : value;
+        cols = apr_pstrcat(c->pool, cols, ", ", key, NULL);
+        vals = apr_pstrcat(c->pool, vals, k == 0 ? ", %s"
+                                              : ", CAST(%s AS INTEGER)", NULL);
+        sets = apr_pstrcat(c->pool, sets ? sets : "", sets ? ", " : "", key,
+                           " = excluded.", key, NULL);
+    }
+    c->sql = apr_pstrcat(c->pool, "INSERT INTO user_global_grants (", cols,
+                            ") VALUES (", vals, ") ON CONFLICT (user_id) DO "
+                            "UPDATE SET ", sets, " RETURNING user_id", NULL);
+    return ADMIN_OK;
+}
+
+int cmd_grant_global(admin_ctx *c)
+{
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+    apr_int64_t uid;
+    int status = find_user(c, "grant", &uid);
+
+    if (status != ADMIN_OK) {
+        return status;
+    }
+    c->sql_args[0] = acct_i64(c->pool, uid);
+    rc = acct_store_select_dynamic(c->st, c->pool, c->sql, &rows,
+                                   c->npositional + 1, c->sql_args);
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("store the global grants", rc);
+    }
+    c->out = "";
+    return ADMIN_OK;
+}
+
+int check_grant_entity(admin_ctx *c)
+{
+    const char *perm = opt_value(c, "--permissions");
+    int status = check_entity_opts(c, grant_types);
+
+    if (status == ADMIN_OK && word_index(permissions, perm) < 0) {
+        return usage_error(c->topic, "invalid permissions '%s' (one of %s)",
+                           perm, word_list(c->pool, permissions));
+    }
+    return status;
+}
+
+/* none deletes the grant: a missing row is what "no access" means. */
+int cmd_grant_entity(admin_ctx *c)
+{
+    const char *type = opt_value(c, "--type");
+    const char *perm = opt_value(c, "--permissions");
+    const acct_sql *owned = strcmp(type, "domain") == 0 ? &q_user_domain
+                            : strcmp(type, "database") == 0 ? &q_user_database
+                            : &q_user_entity;
+    const char *args[4];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+    apr_int64_t uid;
+    int status = find_user(c, "grant", &uid);
+
+    if (status != ADMIN_OK) {
+        return status;
+    }
+    args[0] = acct_i64(c->pool, uid);
+    args[1] = acct_i64(c->pool, c->id);
+    args[2] = type;
+    rc = acct_store_select(c->st, c->pool, owned, &rows,
+                           owned == &q_user_entity ? 3 : 2, args);
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("look up the entity", rc);
+    }
+    if (rows->nrows == 0) {
+        return failure("cannot grant: no %s with id %" APR_INT64_T_FMT
+                       " in the account of user '%s'", type, c->id,
+                       opt_value(c, "--user"));
+    }
+    args[1] = type;
+    args[2] = acct_i64(c->pool, c->id);
+    args[3] = perm;
+    rc = strcmp(perm, "none") == 0
+         ? acct_store_exec(c->st, c->pool, &q_grant_entity_drop, NULL, 3, args)
+         : acct_store_exec(c->st, c->pool, &q_grant_entity_set, NULL, 4, args);
+    if (rc != ACCT_STORE_OK) {
+        return store_failure("store the grant", rc);
+    }
+    c->out = "";
+    return ADMIN_OK;
+}
