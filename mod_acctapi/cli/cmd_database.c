@@ -6,23 +6,11 @@
 
 #include <apr_strings.h>
 
+#include "acct_db.h"
 #include "acct_dns.h"
 #include "acct_store.h"
 
 #include "admin.h"
-
-/* The statuses of the contract's managed database. */
-static const char *const database_statuses[] = {
-    "provisioning", "active", "suspending", "suspended", "resuming",
-    "restoring", "failed", "degraded", "updating", "backing_up", NULL
-};
-
-/* A status replaces whatever transition the emulation had scheduled. */
-static const acct_sql q_database_set_status = ACCT_SQL("admin_db_set_status",
-    "UPDATE databases SET status = %s, status_next = NULL, status_due = NULL,"
-    " host_primary = COALESCE(%s, host_primary),"
-    " host_secondary = COALESCE(%s, host_secondary),"
-    " updated = CAST(%s AS BIGINT) WHERE id = CAST(%s AS BIGINT)");
 
 static int check_host_opt(admin_ctx *c, const char *name)
 {
@@ -44,9 +32,9 @@ int check_database_set_status(admin_ctx *c)
         return usage_error(c->topic, "ID expects a database id, not '%s'",
                            id);
     }
-    if (word_index(database_statuses, status) < 0) {
+    if (!acct_db_status_known(status)) {
         return usage_error(c->topic, "invalid status '%s' (one of %s)", status,
-                           word_list(c->pool, database_statuses));
+                           word_list(c->pool, acct_db_statuses));
     }
     rc = check_host_opt(c, "--primary");
     return rc == ADMIN_OK ? check_host_opt(c, "--secondary") : rc;
@@ -54,7 +42,6 @@ int check_database_set_status(admin_ctx *c)
 
 int cmd_database_set_status(admin_ctx *c)
 {
-    const char *args[5];
     acct_store_rc rc;
     apr_int64_t now;
     int status, changed = 0;
@@ -62,13 +49,9 @@ int cmd_database_set_status(admin_ctx *c)
     if ((status = read_now(c, &now)) != ADMIN_OK) {
         return status;
     }
-    args[0] = c->positionals[1];
-    args[1] = opt_value(c, "--primary");
-    args[2] = opt_value(c, "--secondary");
-    args[3] = acct_i64(c->pool, now);
-    args[4] = acct_i64(c->pool, c->id);
-    rc = acct_store_exec(c->st, c->pool, &q_database_set_status, &changed, 5,
-                         args);
+    rc = acct_db_set_status(c->st, c->pool, c->id, c->positionals[1],
+                            opt_value(c, "--primary"),
+                            opt_value(c, "--secondary"), now, &changed);
     if (rc != ACCT_STORE_OK) {
         return store_failure("set the database's status", rc);
     }
