@@ -14,12 +14,11 @@ import pytest
 
 import harness
 from checks import assert_envelope, assert_error, assert_headers, assert_json
+from dbaccounts import MY, PG, Account, my_body, pg_body  # noqa: F401
 
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
 TAKEN = "A database with this label already exists"
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
-PG = "/databases/postgresql/instances"
-MY = "/databases/mysql/instances"
 KEYS = ["id", "label", "engine", "version", "region", "type", "cluster_size",
         "encrypted", "ssl_connection", "allow_list", "port", "hosts", "status",
         "created", "updated", "total_disk_size_gb", "used_disk_size_gb",
@@ -32,49 +31,6 @@ STATUSES = ["provisioning", "active", "suspending", "suspended", "resuming",
             "restoring", "failed", "degraded", "updating", "backing_up"]
 PROVISIONED = "31m"     # past the longest default provisioning time
 OPERATED = "4m"         # past the default operation time
-
-
-def pg_body(label, **extra):
-    body = {"label": label, "region": "us-east", "type": "g6-standard-2",
-            "engine": "postgresql/16.4"}
-    body.update(extra)
-    return body
-
-
-def my_body(label, **extra):
-    body = {"label": label, "region": "us-east", "type": "g6-nanode-1",
-            "engine": "mysql/8.0.30"}
-    body.update(extra)
-    return body
-
-
-class Account(harness.Account):
-    """A fresh account (harness.Account) with the helpers of these tests."""
-
-    def __init__(self, backend, server):
-        super().__init__(backend, server, stem="e2e-db-")
-
-    def create(self, path=PG, client=None, **body):
-        make = pg_body if path == PG else my_body
-        r = (client or self.client).post(path, json=make(**body))
-        assert r.status == 200, r
-        return assert_json(r)
-
-    def get(self, db, path=PG, client=None):
-        r = (client or self.client).get(f"{path}/{db['id']}")
-        assert r.status == 200, r
-        return r.json
-
-    def set_status(self, db, status, *extra):
-        out = self.backend.admin("database", "set-status", db["id"], status, *extra)
-        assert out == status
-        return out
-
-    def active(self, path=PG, **body):
-        """A database already through provisioning (forced, clock untouched)."""
-        db = self.create(path, **body)
-        self.set_status(db, "active")
-        return db
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 import harness
-from test_databases import MY, Account as DbAccount
+from dbaccounts import MY, Account as DbAccount
 
 THREADS = 8
 PER_THREAD = 40

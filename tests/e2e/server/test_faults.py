@@ -25,7 +25,7 @@ import requests
 
 import harness
 from harness import SANITIZE
-from test_storage import DB_LINES, classify, pg  # noqa: F401  (the fixture)
+from outage import DB_LINES, classify, pg  # noqa: F401  (the fixture)
 
 GRACEFUL_CYCLES = 20
 
