@@ -13,13 +13,12 @@ import pytest
 
 from checks import assert_error, assert_headers, assert_json
 from otp import server_now, totp
+from tfaflow import B32, TIMESTAMP, answer_three, answers, enable  # noqa: F401
 
 R_QUESTIONS = ("You must answer your security questions before enabling "
                "two-factor authentication.")
 R_ENABLED = "Two-factor authentication is already enabled."
 R_REPLAY = "This two-factor code has already been used; wait for the next one."
-B32 = re.compile(r"[A-Z2-7]{32}")
-TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 
 
 # --------------------------------------------------------------------------
@@ -30,10 +29,6 @@ def wrong_code(secret, when):
     """A well-formed code that no step of the accepted window gives."""
     window = {totp(secret, when, s) for s in (-2, -1, 0, 1, 2)}
     return next(c for c in ("000000", "111111", "222222", "333333") if c not in window)
-
-
-def answers(*pairs):
-    return {"security_questions": [{"question_id": q, "response": r} for q, r in pairs]}
 
 
 def response_of(doc, qid):
@@ -50,23 +45,6 @@ def user(server, backend):
     c.token = token
     yield c
     c.close()
-
-
-def answer_three(user, tag=""):
-    pairs = [(1, f"Paris{tag}"), (5, f"Oak Hill{tag}"), (12, f"Porto{tag}")]
-    r = user.post("/profile/security-questions", json=answers(*pairs))
-    assert r.status == 200, r
-    return pairs
-
-
-def enable(user):
-    r = user.post("/profile/tfa-enable")
-    assert r.status == 200, r
-    doc = assert_json(r)
-    assert set(doc) == {"secret", "expiry"}, doc
-    assert B32.fullmatch(doc["secret"]), doc
-    assert TIMESTAMP.fullmatch(doc["expiry"]), doc
-    return doc["secret"]
 
 
 def confirm(user, code, **kw):

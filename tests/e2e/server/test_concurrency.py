@@ -199,7 +199,7 @@ def test_tfa_confirm_racing_enables_and_disable(server, backend):
     two-factor ends on only with the confirmed secret (never on with a
     pending one, never a deadlock)."""
     from otp import server_now, totp
-    from test_tfa import answer_three, enable
+    from tfaflow import answer_three, enable
 
     for n in range(ROUNDS):
         uid, _ = backend.create_user()
