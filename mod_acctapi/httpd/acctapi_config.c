@@ -1,3 +1,8 @@
+/*
+ * The directives' parsers, and everything else made from their list
+ * (acctapi_directives.h): create, merge, getters, the core's settings, the
+ * command table.
+ */
 #include "acctapi_config.h"
 #include "acct_dns.h"
 #include "acct_time.h"
@@ -6,28 +11,38 @@
 
 #include <apr_file_io.h>
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <string.h>
 #include <strings.h>
 
 #include <apr_strings.h>
 
+/* AcctapiNameservers unset: the list acctapi-admin zones publish uses too. */
+static const char *const default_nameservers[] = ACCT_DNS_DEFAULT_NAMESERVERS;
+
+/* ---- made from the list ------------------------------------------------- */
+
 void *acctapi_create_dir_conf(apr_pool_t *pool, char *dir)
 {
     acctapi_dir_conf *c = apr_pcalloc(pool, sizeof(*c));
 
-    c->max_body = -1;
-    c->test_clock = -1;
-    c->catalog_ttl = -1;
-    c->referral_url = NULL;
-    c->db_external = -1;
-    c->db_provision_min = c->db_provision_max = -1;
-    c->db_operation = -1;
-    c->transfer_timeout = -1;
-    c->rate_lists = c->rate_others = -1;
-    c->rate_in_database = -1;
-    c->db_timeout = -1;
-    c->max_tokens = -1;
+    (void)dir;
+#define ACCTAPI_DIR(name, field, kind, ...) c->field = ACCTAPI_UNSET_##kind;
+#define ACCTAPI_SRV(...)
+#include "acctapi_directives.h"
+    return c;
+}
+
+void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
+{
+    const acctapi_dir_conf *base = basev, *add = addv;
+    acctapi_dir_conf *c = apr_pcalloc(pool, sizeof(*c));
+
+#define ACCTAPI_DIR(name, field, kind, ...) \
+    c->field = ACCTAPI_ISSET_##kind(add->field) ? add->field : base->field;
+#define ACCTAPI_SRV(...)
+#include "acctapi_directives.h"
     return c;
 }
 
@@ -36,7 +51,9 @@ void *acctapi_create_srv_conf(apr_pool_t *pool, server_rec *s)
     acctapi_srv_conf *c = apr_pcalloc(pool, sizeof(*c));
 
     (void)s;
-    c->header_wait = -1;
+#define ACCTAPI_DIR(...)
+#define ACCTAPI_SRV(name, field, kind, ...) c->field = ACCTAPI_UNSET_##kind;
+#include "acctapi_directives.h"
     return c;
 }
 
@@ -45,111 +62,84 @@ void *acctapi_merge_srv_conf(apr_pool_t *pool, void *basev, void *addv)
     const acctapi_srv_conf *base = basev, *add = addv;
     acctapi_srv_conf *c = apr_pcalloc(pool, sizeof(*c));
 
-    c->header_wait = add->header_wait >= 0 ? add->header_wait
-                                           : base->header_wait;
+#define ACCTAPI_DIR(...)
+#define ACCTAPI_SRV(name, field, kind, ...) \
+    c->field = ACCTAPI_ISSET_##kind(add->field) ? add->field : base->field;
+#include "acctapi_directives.h"
     return c;
 }
 
-apr_interval_time_t acctapi_conf_header_wait(const acctapi_srv_conf *conf)
+#define ACCTAPI_GETTER(conf_type, field, kind, dflt)                         \
+    ACCTAPI_VALUETYPE_##kind acctapi_conf_##field(const conf_type *conf)    \
+    {                                                                        \
+        return ACCTAPI_ISSET_##kind(conf->field)                             \
+               ? ACCTAPI_VALUE_##kind(conf->field) : (dflt);                 \
+    }
+#define ACCTAPI_DIR(name, field, kind, dflt, ...) \
+    ACCTAPI_GETTER(acctapi_dir_conf, field, kind, dflt)
+#define ACCTAPI_SRV(name, field, kind, dflt, ...) \
+    ACCTAPI_GETTER(acctapi_srv_conf, field, kind, dflt)
+#include "acctapi_directives.h"
+#undef ACCTAPI_GETTER
+
+void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out)
 {
-    return conf->header_wait >= 0
-           ? conf->header_wait
-           : apr_time_from_sec(ACCTAPI_DEFAULT_HEADER_WAIT_SEC);
+    /* The "to" column: where the effective value v goes. */
+#define ACCTAPI_TO_CORE(member) out->member = v;
+#define ACCTAPI_TO_CORE2(lo_member, hi_member) \
+    out->lo_member = v.lo;                     \
+    out->hi_member = v.hi;
+#define ACCTAPI_TO_GLUE (void)v;
+#define ACCTAPI_DIR(name, field, kind, dflt, to, ...)                   \
+    {                                                                   \
+        ACCTAPI_VALUETYPE_##kind v = acctapi_conf_##field(conf);        \
+        ACCTAPI_TO_##to                                                 \
+    }
+#define ACCTAPI_SRV(...)
+#include "acctapi_directives.h"
+#undef ACCTAPI_TO_CORE
+#undef ACCTAPI_TO_CORE2
+#undef ACCTAPI_TO_GLUE
 }
 
-void *acctapi_merge_dir_conf(apr_pool_t *pool, void *basev, void *addv)
-{
-    const acctapi_dir_conf *base = basev, *add = addv;
-    acctapi_dir_conf *c = apr_pcalloc(pool, sizeof(*c));
+/* ---- generic parsers ---------------------------------------------------- */
 
-    c->max_body = add->max_body >= 0 ? add->max_body : base->max_body;
-    c->test_clock = add->test_clock >= 0 ? add->test_clock : base->test_clock;
-    c->catalog_ttl = add->catalog_ttl >= 0 ? add->catalog_ttl
-                                           : base->catalog_ttl;
-    c->referral_url = add->referral_url ? add->referral_url
-                                        : base->referral_url;
-    c->seal_key = add->seal_key ? add->seal_key : base->seal_key;
-    c->sms_command = add->sms_command ? add->sms_command : base->sms_command;
-    c->nameservers = add->nameservers ? add->nameservers : base->nameservers;
-    c->db_external = add->db_external >= 0 ? add->db_external
-                                           : base->db_external;
-    if (add->db_provision_min >= 0) {
-        c->db_provision_min = add->db_provision_min;
-        c->db_provision_max = add->db_provision_max;
-    }
-    else {
-        c->db_provision_min = base->db_provision_min;
-        c->db_provision_max = base->db_provision_max;
-    }
-    c->db_operation = add->db_operation >= 0 ? add->db_operation
-                                             : base->db_operation;
-    c->db_host_suffix = add->db_host_suffix ? add->db_host_suffix
-                                            : base->db_host_suffix;
-    c->transfer_sources = add->transfer_sources ? add->transfer_sources
-                                                : base->transfer_sources;
-    c->transfer_timeout = add->transfer_timeout >= 0 ? add->transfer_timeout
-                                                     : base->transfer_timeout;
-    c->zone_dir = add->zone_dir ? add->zone_dir : base->zone_dir;
-    c->rate_in_database = add->rate_in_database >= 0 ? add->rate_in_database
-                                                     : base->rate_in_database;
-    if (add->rate_lists >= 0) {
-        c->rate_lists = add->rate_lists;
-        c->rate_others = add->rate_others;
-    }
-    else {
-        c->rate_lists = base->rate_lists;
-        c->rate_others = base->rate_others;
-    }
-    c->zone_reload_command = add->zone_reload_command
-                             ? add->zone_reload_command
-                             : base->zone_reload_command;
-    c->db_timeout = add->db_timeout >= 0 ? add->db_timeout : base->db_timeout;
-    c->max_tokens = add->max_tokens >= 0 ? add->max_tokens : base->max_tokens;
-    return c;
+typedef enum {
+    ACCTAPI_KIND_NUM, ACCTAPI_KIND_BOOL, ACCTAPI_KIND_TEXT, ACCTAPI_KIND_KEY,
+    ACCTAPI_KIND_LIST, ACCTAPI_KIND_PAIR
+} acctapi_kind;
+
+/* A directive's row as its parser sees it (cmd->info): where its field is,
+ * and the args column (acctapi_directives.h). */
+typedef struct acctapi_directive {
+    int server;              /* a field of acctapi_srv_conf */
+    size_t offset;           /* of the field in its configuration */
+    acctapi_kind kind;       /* of the field */
+    apr_int64_t min, max;    /* set_number */
+    apr_int64_t unit;        /* set_number: stored times this; 0 is 1 */
+    const char *words[2];    /* set_choice: the words for 0 and 1 */
+    const char *error;       /* set_choice, set_text: a bad value's error */
+} acctapi_directive;
+
+/*
+ * The field a generic parser stores into.  Offsets carry no type, so the
+ * parser names the kind it stores and a row that pairs it with a field of
+ * another kind fails the configuration instead of writing past the field.
+ */
+static void *field_of(cmd_parms *cmd, void *dconf, acctapi_kind kind)
+{
+    const acctapi_directive *d = cmd->info;
+    char *conf = d->server ? ap_get_module_config(cmd->server->module_config,
+                                                  &acctapi_module)
+                           : dconf;
+
+    return d->kind == kind ? conf + d->offset : NULL;
 }
 
-static const char *const default_nameservers[] = ACCTAPI_DEFAULT_NAMESERVERS;
-
-void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out,
-                           apr_off_t *max_body)
+static const char *wrong_kind(cmd_parms *cmd)
 {
-    out->test_clock = conf->test_clock > 0;
-    out->catalog_ttl = conf->catalog_ttl >= 0
-                       ? conf->catalog_ttl
-                       : apr_time_from_sec(ACCTAPI_DEFAULT_CATALOG_TTL_SEC);
-    out->referral_url = conf->referral_url ? conf->referral_url
-                                           : ACCTAPI_DEFAULT_REFERRAL_URL;
-    out->seal_key = conf->seal_key;
-    out->sms_command = conf->sms_command;
-    out->nameservers = conf->nameservers
-                       ? (const char *const *)conf->nameservers->elts
-                       : default_nameservers;
-    out->db_external = conf->db_external > 0;
-    out->db_provision_min = conf->db_provision_min >= 0
-                            ? conf->db_provision_min
-                            : ACCTAPI_DEFAULT_DB_PROVISION_MIN;
-    out->db_provision_max = conf->db_provision_min >= 0
-                            ? conf->db_provision_max
-                            : ACCTAPI_DEFAULT_DB_PROVISION_MAX;
-    out->db_operation = conf->db_operation >= 0 ? conf->db_operation
-                                                : ACCTAPI_DEFAULT_DB_OPERATION;
-    out->db_host_suffix = conf->db_host_suffix ? conf->db_host_suffix
-                                               : ACCTAPI_DEFAULT_DB_HOST_SUFFIX;
-    out->transfer_sources = conf->transfer_sources
-                            ? (const char *const *)conf->transfer_sources->elts
-                            : NULL;
-    out->transfer_timeout = conf->transfer_timeout >= 0
-                            ? conf->transfer_timeout
-                            : ACCTAPI_DEFAULT_TRANSFER_TIMEOUT;
-    out->zone_dir = conf->zone_dir;
-    out->rate_lists = conf->rate_lists >= 0 ? conf->rate_lists
-                                            : ACCTAPI_DEFAULT_RATE_LISTS;
-    out->rate_others = conf->rate_lists >= 0 ? conf->rate_others
-                                             : ACCTAPI_DEFAULT_RATE_OTHERS;
-    out->zone_reload_command = conf->zone_reload_command;
-    out->max_tokens = conf->max_tokens >= 0 ? conf->max_tokens
-                                            : ACCTAPI_DEFAULT_MAX_TOKENS;
-    *max_body = conf->max_body >= 0 ? conf->max_body : ACCTAPI_DEFAULT_MAX_BODY;
+    return apr_psprintf(cmd->pool, "%s: acctapi_directives.h gives its "
+                        "parser a field of another kind", cmd->cmd->name);
 }
 
 /* A whole non-negative decimal number within [min, max]. */
@@ -169,46 +159,87 @@ static const char *parse_bounded(cmd_parms *cmd, const char *arg,
     return NULL;
 }
 
-static const char *set_max_body(cmd_parms *cmd, void *dconf, const char *arg)
+/* A duration as acctapi-admin reads it: 90s, 30m, 2h, 1d, or seconds. */
+static const char *parse_seconds(cmd_parms *cmd, const char *arg,
+                                 apr_int64_t *out)
 {
-    acctapi_dir_conf *c = dconf;
-    apr_int64_t v = 0;
-    const char *err = parse_bounded(cmd, arg, 1024, APR_INT64_C(1073741824), &v);
-
-    if (!err) {
-        c->max_body = (apr_off_t)v;
+    if (acct_parse_duration(arg, out) != 0 || *out < 0 || *out > 7 * 86400) {
+        return apr_psprintf(cmd->pool, "%s: '%s' is not a duration from 0s to "
+                            "7d (e.g. 90s, 30m, 2h)", cmd->cmd->name, arg);
     }
-    return err;
-}
-
-static const char *set_test_clock(cmd_parms *cmd, void *dconf, int on)
-{
-    ((acctapi_dir_conf *)dconf)->test_clock = on;
     return NULL;
 }
 
-static const char *set_catalog_ttl(cmd_parms *cmd, void *dconf,
-                                   const char *arg)
+static const char *set_number(cmd_parms *cmd, void *dconf, const char *arg)
 {
-    acctapi_dir_conf *c = dconf;
-    apr_int64_t v = 0;
-    const char *err = parse_bounded(cmd, arg, 0, 86400, &v);
+    const acctapi_directive *d = cmd->info;
+    apr_int64_t *field = field_of(cmd, dconf, ACCTAPI_KIND_NUM), v = 0;
+    const char *err;
 
-    if (!err) {
-        c->catalog_ttl = apr_time_from_sec(v);
+    if (!field) {
+        return wrong_kind(cmd);
     }
-    return err;
+    if ((err = parse_bounded(cmd, arg, d->min, d->max, &v)) != NULL) {
+        return err;
+    }
+    *field = d->unit ? v * d->unit : v;
+    return NULL;
 }
 
-static const char *set_referral_url(cmd_parms *cmd, void *dconf,
-                                    const char *arg)
+static const char *set_duration(cmd_parms *cmd, void *dconf, const char *arg)
 {
+    apr_int64_t *field = field_of(cmd, dconf, ACCTAPI_KIND_NUM);
+
+    return field ? parse_seconds(cmd, arg, field) : wrong_kind(cmd);
+}
+
+static const char *set_text(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    const acctapi_directive *d = cmd->info;
+    const char **field = field_of(cmd, dconf, ACCTAPI_KIND_TEXT);
+
+    if (!field) {
+        return wrong_kind(cmd);
+    }
     if (!*arg) {
-        return "AcctapiReferralURL: the URL prefix may not be empty";
+        return d->error;
     }
-    ((acctapi_dir_conf *)dconf)->referral_url = arg;
+    *field = arg;
     return NULL;
 }
+
+static const char *set_choice(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    const acctapi_directive *d = cmd->info;
+    int *field = field_of(cmd, dconf, ACCTAPI_KIND_BOOL);
+
+    if (!field) {
+        return wrong_kind(cmd);
+    }
+    if (strcasecmp(arg, d->words[0]) == 0) {
+        *field = 0;
+    }
+    else if (strcasecmp(arg, d->words[1]) == 0) {
+        *field = 1;
+    }
+    else {
+        return d->error;
+    }
+    return NULL;
+}
+
+static const char *set_onoff(cmd_parms *cmd, void *dconf, int on)
+{
+    int *field = field_of(cmd, dconf, ACCTAPI_KIND_BOOL);
+
+    if (!field) {
+        return wrong_kind(cmd);
+    }
+    *field = on;
+    return NULL;
+}
+
+/* ---- parsers of one directive ------------------------------------------- */
 
 static int hexval(int c)
 {
@@ -270,23 +301,23 @@ static const char *set_secret_key_file(cmd_parms *cmd, void *dconf,
     return NULL;
 }
 
-static const char *set_sms_command(cmd_parms *cmd, void *dconf,
-                                   const char *arg)
+/* Appends to a NULL-terminated list of strings (a LIST field). */
+static void list_append(apr_pool_t *pool, apr_array_header_t **list,
+                        const char *item)
 {
-    if (!*arg) {
-        return "AcctapiSmsCommand: the command may not be empty";
+    if (!*list) {
+        *list = apr_array_make(pool, 4, sizeof(const char *));
     }
-    ((acctapi_dir_conf *)dconf)->sms_command = arg;
-    return NULL;
+    else {
+        apr_array_pop(*list); /* the NULL terminator */
+    }
+    APR_ARRAY_PUSH(*list, const char *) = item;
+    APR_ARRAY_PUSH(*list, const char *) = NULL;
 }
 
-/*
- * Each argument is one nameserver's host name; the list is kept
- * NULL-terminated so the core can walk it without a count.
- */
+/* Each argument is one nameserver's host name. */
 static const char *add_nameserver(cmd_parms *cmd, void *dconf, const char *arg)
 {
-    acctapi_dir_conf *c = dconf;
     size_t n = strlen(arg);
     const char *name = n && arg[n - 1] == '.' ? apr_pstrndup(cmd->pool, arg, n - 1)
                                               : arg;
@@ -295,26 +326,18 @@ static const char *add_nameserver(cmd_parms *cmd, void *dconf, const char *arg)
         return apr_psprintf(cmd->pool, "AcctapiNameservers: '%s' is not a host "
                             "name", arg);
     }
-    if (!c->nameservers) {
-        c->nameservers = apr_array_make(cmd->pool, 4, sizeof(const char *));
-    }
-    else {
-        apr_array_pop(c->nameservers); /* the NULL terminator */
-    }
-    APR_ARRAY_PUSH(c->nameservers, const char *) = name;
-    APR_ARRAY_PUSH(c->nameservers, const char *) = NULL;
+    list_append(cmd->pool, &((acctapi_dir_conf *)dconf)->nameservers, name);
     return NULL;
 }
 
 /*
  * Each argument is a local IPv4 or IPv6 address that zone transfers
  * (POST /domains/import) bind to; a transfer to a server of one family uses
- * the address of that family.  NULL-terminated like the nameservers.
+ * the address of that family.
  */
 static const char *add_transfer_source(cmd_parms *cmd, void *dconf,
                                        const char *arg)
 {
-    acctapi_dir_conf *c = dconf;
     unsigned char addr[16];
 
     if (inet_pton(AF_INET, arg, addr) != 1
@@ -322,34 +345,8 @@ static const char *add_transfer_source(cmd_parms *cmd, void *dconf,
         return apr_psprintf(cmd->pool, "AcctapiTransferSource: '%s' is not an "
                             "IPv4 or IPv6 address", arg);
     }
-    if (!c->transfer_sources) {
-        c->transfer_sources = apr_array_make(cmd->pool, 2, sizeof(const char *));
-    }
-    else {
-        apr_array_pop(c->transfer_sources); /* the NULL terminator */
-    }
-    APR_ARRAY_PUSH(c->transfer_sources, const char *) = arg;
-    APR_ARRAY_PUSH(c->transfer_sources, const char *) = NULL;
+    list_append(cmd->pool, &((acctapi_dir_conf *)dconf)->transfer_sources, arg);
     return NULL;
-}
-
-static const char *set_transfer_timeout(cmd_parms *cmd, void *dconf,
-                                        const char *arg)
-{
-    return parse_bounded(cmd, arg, 1, 300,
-                         &((acctapi_dir_conf *)dconf)->transfer_timeout);
-}
-
-int acctapi_conf_rate_in_database(const acctapi_dir_conf *conf)
-{
-    return conf->rate_in_database > 0;
-}
-
-apr_interval_time_t acctapi_conf_db_timeout(const acctapi_dir_conf *conf)
-{
-    return conf->db_timeout >= 0
-           ? conf->db_timeout
-           : apr_time_from_sec(ACCTAPI_DEFAULT_DB_TIMEOUT_SEC);
 }
 
 /* Seconds, or milliseconds with "ms": from 100 ms to 5 minutes. */
@@ -370,26 +367,6 @@ static const char *set_db_timeout(cmd_parms *cmd, void *dconf, const char *arg)
     return NULL;
 }
 
-/* Where the rate-limit counters live: node (shared memory) or database. */
-static const char *set_rate_scope(cmd_parms *cmd, void *dconf,
-                                  const char *arg)
-{
-    acctapi_dir_conf *c = dconf;
-
-    (void)cmd;
-    if (strcasecmp(arg, "node") == 0) {
-        c->rate_in_database = 0;
-    }
-    else if (strcasecmp(arg, "database") == 0) {
-        c->rate_in_database = 1;
-    }
-    else {
-        return "AcctapiRateLimitScope: node (this server's children count "
-               "together) or database (every node sharing the database does)";
-    }
-    return NULL;
-}
-
 /* "off", or the two budgets per minute: paginated list GETs, then others. */
 static const char *set_rate_limit(cmd_parms *cmd, void *dconf,
                                   const char *lists, const char *others)
@@ -399,7 +376,7 @@ static const char *set_rate_limit(cmd_parms *cmd, void *dconf,
     const char *err;
 
     if (strcasecmp(lists, "off") == 0 && !others) {
-        c->rate_lists = c->rate_others = 0;
+        c->rate = ACCTAPI_PAIR(0, 0);
         return NULL;
     }
     if (!others) {
@@ -411,18 +388,9 @@ static const char *set_rate_limit(cmd_parms *cmd, void *dconf,
         err = parse_bounded(cmd, others, 1, APR_INT64_C(100000000), &o);
     }
     if (!err) {
-        c->rate_lists = l;
-        c->rate_others = o;
+        c->rate = ACCTAPI_PAIR(l, o);
     }
     return err;
-}
-
-/* The cap on a user's active personal access tokens; the operator's
- * acctapi-admin token create is not bound by it. */
-static const char *set_max_tokens(cmd_parms *cmd, void *dconf, const char *arg)
-{
-    return parse_bounded(cmd, arg, 1, APR_INT64_C(1000000),
-                         &((acctapi_dir_conf *)dconf)->max_tokens);
 }
 
 /* An absolute directory that exists when the configuration is read. */
@@ -440,43 +408,7 @@ static const char *set_zone_dir(cmd_parms *cmd, void *dconf, const char *arg)
     return NULL;
 }
 
-static const char *set_zone_reload_command(cmd_parms *cmd, void *dconf,
-                                           const char *arg)
-{
-    if (!*arg) {
-        return "AcctapiZoneReloadCommand: the command is empty";
-    }
-    ((acctapi_dir_conf *)dconf)->zone_reload_command = arg;
-    return NULL;
-}
-
-static const char *set_db_backend(cmd_parms *cmd, void *dconf, const char *arg)
-{
-    acctapi_dir_conf *c = dconf;
-
-    if (strcasecmp(arg, "emulate") == 0) {
-        c->db_external = 0;
-    }
-    else if (strcasecmp(arg, "external") == 0) {
-        c->db_external = 1;
-    }
-    else {
-        return "AcctapiDatabaseBackend: must be 'emulate' or 'external'";
-    }
-    return NULL;
-}
-
-/* A duration as acctapi-admin reads it: 90s, 30m, 2h, 1d, or seconds. */
-static const char *parse_seconds(cmd_parms *cmd, const char *arg,
-                                 apr_int64_t *out)
-{
-    if (acct_parse_duration(arg, out) != 0 || *out < 0 || *out > 7 * 86400) {
-        return apr_psprintf(cmd->pool, "%s: '%s' is not a duration from 0s to "
-                            "7d (e.g. 90s, 30m, 2h)", cmd->cmd->name, arg);
-    }
-    return NULL;
-}
-
+/* MIN [MAX]: without MAX, always MIN. */
 static const char *set_db_provision(cmd_parms *cmd, void *dconf,
                                     const char *min, const char *max)
 {
@@ -492,16 +424,9 @@ static const char *set_db_provision(cmd_parms *cmd, void *dconf,
         err = "AcctapiDatabaseProvisionTime: the maximum is below the minimum";
     }
     if (!err) {
-        c->db_provision_min = lo;
-        c->db_provision_max = hi;
+        c->db_provision = ACCTAPI_PAIR(lo, hi);
     }
     return err;
-}
-
-static const char *set_db_operation(cmd_parms *cmd, void *dconf,
-                                    const char *arg)
-{
-    return parse_seconds(cmd, arg, &((acctapi_dir_conf *)dconf)->db_operation);
 }
 
 static const char *set_db_host_suffix(cmd_parms *cmd, void *dconf,
@@ -535,89 +460,34 @@ static const char *set_header_wait(cmd_parms *cmd, void *dconf,
     return NULL;
 }
 
+/* ---- the command table -------------------------------------------------- */
+
+#define ACCTAPI_UNPAREN(...) __VA_ARGS__
+
+/* One descriptor per row: acctapi_d_<field>, the parser's cmd->info. */
+#define ACCTAPI_DESCRIPTOR(srv, conf_type, field, k, args)                  \
+    static const acctapi_directive acctapi_d_##field = {                    \
+        .server = srv, .offset = offsetof(conf_type, field),                \
+        .kind = ACCTAPI_KIND_##k, ACCTAPI_UNPAREN args};
+#define ACCTAPI_DIR(name, field, kind, dflt, to, how, parser, args, help) \
+    ACCTAPI_DESCRIPTOR(0, acctapi_dir_conf, field, kind, args)
+#define ACCTAPI_SRV(name, field, kind, dflt, to, how, parser, args, help) \
+    ACCTAPI_DESCRIPTOR(1, acctapi_srv_conf, field, kind, args)
+#include "acctapi_directives.h"
+#undef ACCTAPI_DESCRIPTOR
+
 /* Never .htaccess: these choose keys, programs and limits of the server. */
 #define ACCTAPI_CONTEXT (RSRC_CONF | ACCESS_CONF)
 
+/* command_rec's cmd_data is a plain void *; httpd only hands it to the
+ * parser (cmd->info), which reads it. */
 const command_rec acctapi_cmds[] = {
-    AP_INIT_TAKE1("AcctapiMaxBodySize", set_max_body, NULL, ACCTAPI_CONTEXT,
-                  "Largest request body accepted, in bytes (default 1048576); "
-                  "larger bodies are answered 413"),
-    AP_INIT_FLAG("AcctapiTestClock", set_test_clock, NULL, ACCTAPI_CONTEXT,
-                 "On: honour the fleet-wide test clock offset stored in the "
-                 "database (acctapi-admin clock); never in production "
-                 "(default Off)"),
-    AP_INIT_TAKE1("AcctapiDatabaseTimeout", set_db_timeout, NULL,
-                  ACCTAPI_CONTEXT,
-                  "Longest wait for the database at each step: PostgreSQL's "
-                  "answer to a statement, an SQLite writer's turn; then 503 "
-                  "(seconds, or milliseconds with ms; default 5)"),
-    AP_INIT_TAKE1("AcctapiCatalogCacheTTL", set_catalog_ttl, NULL, ACCTAPI_CONTEXT,
-                  "Seconds a child keeps its copy of the regions, compute "
-                  "types and engines catalogues (default 60; 0 disables)"),
-    AP_INIT_TAKE1("AcctapiReferralURL", set_referral_url, NULL, ACCTAPI_CONTEXT,
-                  "Prefix of the referral URL shown in profiles"),
-    AP_INIT_TAKE1("AcctapiSecretKeyFile", set_secret_key_file, NULL,
-                  ACCTAPI_CONTEXT,
-                  "File of 64 hex digits: the AES-256 key that seals "
-                  "two-factor secrets and security answers at rest"),
-    AP_INIT_TAKE1("AcctapiDatabaseBackend", set_db_backend, NULL,
-                  ACCTAPI_CONTEXT,
-                  "emulate (default): database lifecycles advance by "
-                  "themselves after the configured durations; external: an "
-                  "orchestrator drives them through acctapi-admin"),
-    AP_INIT_TAKE12("AcctapiDatabaseProvisionTime", set_db_provision, NULL,
-                   ACCTAPI_CONTEXT,
-                   "How long provisioning takes: MIN [MAX] (default 15m 30m)"),
-    AP_INIT_TAKE1("AcctapiDatabaseOperationTime", set_db_operation, NULL,
-                  ACCTAPI_CONTEXT,
-                  "How long updates, backups, restores, patches and "
-                  "credential resets take (default 3m)"),
-    AP_INIT_TAKE1("AcctapiDatabaseHostSuffix", set_db_host_suffix, NULL,
-                  ACCTAPI_CONTEXT,
-                  "Domain under which database hosts are named (default "
-                  "db.example.com)"),
-    AP_INIT_ITERATE("AcctapiNameservers", add_nameserver, NULL, ACCTAPI_CONTEXT,
-                    "Host names of the nameservers that serve the hosted "
-                    "zones: the NS records of every zone file"),
-    AP_INIT_ITERATE("AcctapiTransferSource", add_transfer_source, NULL,
-                    ACCTAPI_CONTEXT,
-                    "Local IPv4 and/or IPv6 addresses that zone transfers "
-                    "(domain import) are made from (default: any)"),
-    AP_INIT_TAKE1("AcctapiRateLimitScope", set_rate_scope, NULL, ACCTAPI_CONTEXT,
-                  "Where rate-limit counters live: node (this server's shared "
-                  "memory, the default) or database (shared by every node)"),
-    AP_INIT_TAKE12("AcctapiRateLimit", set_rate_limit, NULL, ACCTAPI_CONTEXT,
-                   "Requests per minute per user, whichever of their tokens "
-                   "is used (per client address without one): LISTS OTHERS "
-                   "for paginated list GETs and for every other request "
-                   "(default 200 1600), or off"),
-    AP_INIT_TAKE1("AcctapiMaxTokensPerUser", set_max_tokens, NULL,
-                  ACCTAPI_CONTEXT,
-                  "Active (unexpired, unrevoked) personal access tokens a "
-                  "user may hold before POST /profile/tokens is refused "
-                  "(1 to 1000000, default 100)"),
-    AP_INIT_TAKE1("AcctapiHeaderWait", set_header_wait, NULL, RSRC_CONF,
-                  "Seconds a request header may take to arrive while its "
-                  "connection waits in the event MPM's poll set instead of "
-                  "holding a worker thread (1 to 300, default 20), or off: "
-                  "httpd reads every header with a blocking worker"),
-    AP_INIT_TAKE1("AcctapiTransferTimeout", set_transfer_timeout, NULL,
-                  ACCTAPI_CONTEXT,
-                  "Seconds a whole zone transfer may take, from connecting to "
-                  "the last message (1 to 300, default 10)"),
-    AP_INIT_TAKE1("AcctapiZoneDir", set_zone_dir, NULL, ACCTAPI_CONTEXT,
-                  "Directory where every active master zone is published as "
-                  "<zone>.zone, with zones.conf, a BIND include declaring "
-                  "every active zone (default: no publishing)"),
-    AP_INIT_TAKE1("AcctapiZoneReloadCommand", set_zone_reload_command, NULL,
-                  ACCTAPI_CONTEXT,
-                  "Program (with arguments) run in the background after the "
-                  "published zones change: with the zone's name appended when "
-                  "only its file changed, with nothing appended when "
-                  "zones.conf changed, e.g. rndc reload (default: none)"),
-    AP_INIT_TAKE1("AcctapiSmsCommand", set_sms_command, NULL, ACCTAPI_CONTEXT,
-                  "Program (with arguments) run to send a text message; the "
-                  "phone number and the message are appended as two more "
-                  "arguments"),
+#define ACCTAPI_DIR(name, field, kind, dflt, to, how, parser, args, help) \
+    AP_INIT_##how(name, parser, (void *)&acctapi_d_##field,              \
+                  ACCTAPI_CONTEXT, help),
+#define ACCTAPI_SRV(name, field, kind, dflt, to, how, parser, args, help) \
+    AP_INIT_##how(name, parser, (void *)&acctapi_d_##field, RSRC_CONF,   \
+                  help),
+#include "acctapi_directives.h"
     {NULL}
 };

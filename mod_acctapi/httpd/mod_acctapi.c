@@ -326,7 +326,8 @@ static acctapi_ctx *ctx_create(request_rec *r)
     acctapi_dir_conf *conf = ap_get_module_config(r->per_dir_config,
                                                   &acctapi_module);
 
-    acctapi_conf_settings(conf, &ctx->settings, &ctx->max_body);
+    acctapi_conf_settings(conf, &ctx->settings);
+    ctx->max_body = acctapi_conf_max_body(conf);
     ctx->rate_in_database = acctapi_conf_rate_in_database(conf);
     ctx->db_timeout = acctapi_conf_db_timeout(conf);
     ctx->now = (apr_int64_t)apr_time_sec(r->request_time);
