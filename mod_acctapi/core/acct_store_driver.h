@@ -1,0 +1,74 @@
+/*
+ * The store's drivers: what acct_store.c (the interface every caller uses)
+ * asks of acct_store_pgsql.c and acct_store_sqlite.c.  Internal to the
+ * store: nothing outside core/acct_store*.c includes this header.
+ */
+#ifndef ACCT_STORE_DRIVER_H
+#define ACCT_STORE_DRIVER_H
+
+#include "acct_store.h"
+
+#include <apr_hash.h>
+
+/*
+ * Per-connection state, kept as userdata of the connection's pool: the
+ * statements prepared on it.  sqlite3: catalogue statements, sqlite3_stmt,
+ * finalized before the connection closes.  pgsql: the names of the
+ * server-side statements of the connection's current backend session, in
+ * pg_pool, which is emptied when libpq has reconnected (PITFALLS 7).
+ */
+typedef struct conn_state {
+    apr_hash_t *prepared; /* const acct_sql * -> statement (sqlite3) or name */
+    apr_hash_t *dynamic;  /* pgsql: SQL text -> statement name */
+    apr_pool_t *pg_pool;  /* pgsql: the two hashes and names */
+    int pg_backend;       /* pgsql: PQbackendPID they were prepared on */
+    unsigned pg_named;    /* pgsql: statements named on this connection */
+} conn_state;
+
+typedef struct acct_store_driver acct_store_driver;
+
+struct acct_store {
+    const acct_store_driver *ops;
+    const apr_dbd_driver_t *driver;
+    apr_dbd_t *handle;
+    apr_pool_t *conn_pool;
+    acct_dialect dialect;
+    conn_state *conn;
+    int in_tx;
+    int begin_pending;  /* pgsql: BEGIN not sent yet (see acct_store_begin) */
+    apr_interval_time_t wait_limit;  /* see acct_store_set_limits; 0: none */
+    apr_global_mutex_t *writer_gate; /* sqlite3: the writers' turn, or NULL */
+    int gate_held;                   /* this store holds writer_gate */
+    int gave_up;                     /* a wait ran out of wait_limit */
+};
+
+struct acct_store_driver {
+    const char *name;          /* the apr_dbd driver's name */
+    acct_dialect dialect;
+    /* Fills a connection's new state (its statement caches); 0 or -1. */
+    int (*conn_init)(acct_store *st, conn_state *cs);
+    /* Settings a connection needs before its first statement (NULL: none). */
+    acct_store_rc (*first_use)(acct_store *st);
+    /* A catalogue statement: rows when `out` is set, else the count. */
+    acct_store_rc (*run)(acct_store *st, apr_pool_t *pool, const acct_sql *sql,
+                         int nargs, const char *const *args, acct_rows **out,
+                         int *affected);
+    /* A statement built per request (lists with filters). */
+    acct_store_rc (*run_dynamic)(acct_store *st, apr_pool_t *pool,
+                                 const char *sql, const char *what, int nargs,
+                                 const char *const *args, acct_rows **out);
+    /* Statements without arguments in one text; also BEGIN, COMMIT, ROLLBACK. */
+    acct_store_rc (*script)(acct_store *st, apr_pool_t *pool, const char *sql);
+    /* Starts a transaction (acct_store_begin). */
+    acct_store_rc (*begin)(acct_store *st);
+    /* After a transaction's end: releases what begin took (NULL: nothing). */
+    void (*end)(acct_store *st);
+};
+
+extern const acct_store_driver acct_store_pgsql;
+extern const acct_store_driver acct_store_sqlite;
+
+/* The text of `sql` in the store's dialect. */
+const char *acct_store_sql_text(const acct_store *st, const acct_sql *sql);
+
+#endif

@@ -1,0 +1,590 @@
+/*
+ * The pgsql driver of the store: apr_dbd opens the connection (mod_dbd pools
+ * it), libpq runs the SQL on the driver's native handle.
+ */
+#include "acct_store_driver.h"
+#include "acct_log.h"
+
+#include <apr_strings.h>
+#include <ctype.h>
+#include <errno.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/*
+ * Statements are prepared on the server once per connection, named, and run
+ * with PQexecPrepared: parsing and planning them on every request (what the
+ * apr_dbd driver's unlabelled statements do, through PQexecParams) cost
+ * PostgreSQL several times the work of the statement itself.  A libpq
+ * reconnect (the driver's PQreset) starts a new backend session without
+ * them: the backend's process id tells, and they are prepared again.
+ */
+
+/* Beyond this many distinct dynamic texts a connection stops naming them. */
+#define PG_DYNAMIC_NAMED_MAX 200
+
+static PGconn *pg_conn(const acct_store *st)
+{
+    return apr_dbd_native_handle(st->driver, st->handle);
+}
+
+/*
+ * An error of `res` (or of the connection when res is NULL) as our outcome:
+ * a lost connection means "try again later" (503), anything else is a
+ * failure of ours (500).  The server's text names tables and constraints:
+ * it goes to the log only.
+ */
+static acct_store_rc pg_error(const acct_store *st, const PGresult *res,
+                              const char *what)
+{
+    PGconn *conn = pg_conn(st);
+    const char *text = res ? PQresultErrorMessage(res)
+                           : conn ? PQerrorMessage(conn) : NULL;
+    acct_store_rc out = ACCT_STORE_FAILED;
+    char line[512];
+    size_t n;
+
+    if (!conn || PQstatus(conn) != CONNECTION_OK) {
+        out = ACCT_STORE_UNAVAILABLE;
+    }
+    /* libpq's messages end with a newline, some span several lines. */
+    apr_cpystrn(line, text && *text ? text : "no detail", sizeof(line));
+    for (n = 0; line[n]; n++) {
+        if (line[n] == '\n' || line[n] == '\r') {
+            line[n] = ' ';
+        }
+    }
+    while (n > 0 && line[n - 1] == ' ') {
+        line[--n] = '\0';
+    }
+    acct_log(out == ACCT_STORE_UNAVAILABLE ? ACCT_LOG_WARN : ACCT_LOG_ERR,
+             ACCTLOGNO(00028) "database %s: %s failed: %s",
+             out == ACCT_STORE_UNAVAILABLE ? "unavailable" : "error", what,
+             line);
+    return out;
+}
+
+/*
+ * Waits until libpq can hand over a result without blocking, at most until
+ * `deadline` (0: no bound).  libpq's own calls (PQexec and friends) wait in
+ * poll() without a limit, and no setting of the server helps when the
+ * server itself is stopped or cut off: statement_timeout runs on it, and
+ * TCP keepalives are answered by its kernel.  A server that does not answer
+ * in time has the connection shut down under libpq: the command is
+ * abandoned (PostgreSQL rolls its transaction back when it notices), the
+ * connection turns CONNECTION_BAD, and mod_dbd reconnects it at its next
+ * lease instead of handing out a connection whose late answer is still on
+ * the way.  0 when ready, -1 when the connection broke or the time ran out.
+ */
+static int pg_ready(acct_store *st, PGconn *conn, apr_time_t deadline)
+{
+    struct pollfd pfd;
+    int n, ms;
+
+    while (PQisBusy(conn)) {
+        ms = -1;
+        if (deadline) {
+            apr_interval_time_t left = deadline - apr_time_now();
+
+            if (left <= 0) {
+                goto timed_out;
+            }
+            ms = (int)((left + 999) / 1000);
+        }
+        pfd.fd = PQsocket(conn);
+        pfd.events = POLLIN;
+        pfd.revents = 0;
+        if (pfd.fd < 0) {
+            return -1;
+        }
+        n = poll(&pfd, 1, ms);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n == 0) {
+            goto timed_out;
+        }
+        if (n < 0 || !PQconsumeInput(conn)) {
+            return -1;
+        }
+    }
+    return 0;
+
+timed_out:
+    acct_log(ACCT_LOG_WARN, ACCTLOGNO(00100) "database unavailable: no "
+             "answer within %" APR_INT64_T_FMT " ms; connection abandoned",
+             (apr_int64_t)apr_time_as_msec(st->wait_limit));
+    st->gave_up = 1;
+    shutdown(PQsocket(conn), SHUT_RDWR);
+    /* Reads the end of the stream: libpq marks the connection bad. */
+    PQconsumeInput(conn);
+    return -1;
+}
+
+static apr_time_t pg_deadline(const acct_store *st)
+{
+    return st->wait_limit ? apr_time_now() + st->wait_limit : 0;
+}
+
+/* The next result of the command in progress (NULL at its end, or when the
+ * wait ran out: PQstatus tells). */
+static PGresult *pg_next_result(acct_store *st, PGconn *conn,
+                                apr_time_t deadline)
+{
+    return pg_ready(st, conn, deadline) == 0 ? PQgetResult(conn) : NULL;
+}
+
+/*
+ * What PQexec and its siblings return, for the command just sent (`sent`:
+ * the PQsend* call's outcome), within the store's wait limit: the first
+ * error result, else the last result; NULL when nothing came (the
+ * connection's error message says why).
+ */
+static PGresult *pg_collect(acct_store *st, PGconn *conn, int sent)
+{
+    apr_time_t deadline = pg_deadline(st);
+    PGresult *keep = NULL, *r;
+
+    if (!sent) {
+        return NULL;
+    }
+    while ((r = pg_next_result(st, conn, deadline)) != NULL) {
+        if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
+            PQclear(r);
+            continue;
+        }
+        PQclear(keep);
+        keep = r;
+    }
+    if (PQstatus(conn) != CONNECTION_OK) {
+        /* Cut off mid-command: whatever came is not the whole answer. */
+        PQclear(keep);
+        return NULL;
+    }
+    return keep;
+}
+
+static PGresult *pg_exec(acct_store *st, PGconn *conn, const char *sql)
+{
+    return pg_collect(st, conn, PQsendQuery(conn, sql));
+}
+
+/* apr_dbd placeholders (%s, %d ... and %% for %) to PostgreSQL's $1, $2 ... */
+static char *pg_placeholders(apr_pool_t *pool, const char *sql)
+{
+    apr_size_t len = strlen(sql);
+    /* "%s" (2 bytes) becomes at most "$" and 10 digits. */
+    char *out = apr_palloc(pool, len * 6 + 1), *o = out;
+    const char *p;
+    int n = 0;
+
+    for (p = sql; *p; p++) {
+        if (p[0] == '%' && isalpha((unsigned char)p[1])) {
+            o += sprintf(o, "$%d", ++n);
+            p++;
+        }
+        else if (p[0] == '%' && p[1] == '%') {
+            *o++ = '%';
+            p++;
+        }
+        else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/*
+ * Sends a statement: the session's prepared `name`, or `text` planned for
+ * this run only when name is NULL.  The outcome of the PQsend* call.
+ */
+static int pg_send(PGconn *conn, apr_pool_t *pool, const char *name,
+                   const char *text, int nargs, const char *const *args)
+{
+    return name ? PQsendQueryPrepared(conn, name, nargs, args, NULL, NULL, 0)
+                : PQsendQueryParams(conn, pg_placeholders(pool, text), nargs,
+                                    NULL, args, NULL, NULL, 0);
+}
+
+/*
+ * A new backend session's settings.  Generic plans: every statement of the
+ * module is a keyed lookup or write whose best plan does not depend on its
+ * arguments, yet PostgreSQL's default (auto) keeps planning some of them
+ * afresh on every run (those whose conditions fold away for particular
+ * arguments, as the record rules' do), which cost about a fifth of the
+ * server's CPU on record writes.
+ */
+static const char pg_session_setup[] =
+    "SET plan_cache_mode = force_generic_plan";
+
+/*
+ * Forgets the statements of an earlier backend session (the server dropped
+ * them when libpq reconnected) and sets a new one up.  NULL when the
+ * connection is unusable.
+ */
+static PGconn *pg_session(acct_store *st)
+{
+    conn_state *cs = st->conn;
+    PGconn *conn = pg_conn(st);
+    PGresult *res;
+    int backend;
+
+    if (!conn || PQstatus(conn) != CONNECTION_OK) {
+        return NULL;
+    }
+    backend = PQbackendPID(conn);
+    if (backend != cs->pg_backend) {
+        apr_pool_clear(cs->pg_pool);
+        cs->prepared = apr_hash_make(cs->pg_pool);
+        cs->dynamic = apr_hash_make(cs->pg_pool);
+        cs->pg_backend = backend;
+        res = pg_exec(st, conn, pg_session_setup);
+        if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
+            /* Only slower without it; a dead connection shows next. */
+            acct_log(ACCT_LOG_WARN, ACCTLOGNO(00068) "database session "
+                     "setup failed: %s", res ? PQresultErrorMessage(res)
+                                             : PQerrorMessage(conn));
+        }
+        PQclear(res);
+    }
+    return conn;
+}
+
+/* Prepares `text` under a new name: the name, or NULL (*rc set, logged). */
+static const char *pg_prepare(acct_store *st, const char *text,
+                              const char *what, acct_store_rc *rc)
+{
+    conn_state *cs = st->conn;
+    const char *name = apr_psprintf(cs->pg_pool, "acct_%u", ++cs->pg_named);
+    PGconn *conn = pg_conn(st);
+    const char *sql = pg_placeholders(cs->pg_pool, text);
+    PGresult *res = pg_collect(st, conn,
+                               PQsendPrepare(conn, name, sql, 0, NULL));
+
+    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
+        *rc = pg_error(st, res, apr_pstrcat(cs->pg_pool, what, " (prepare)",
+                                            NULL));
+        PQclear(res);
+        return NULL;
+    }
+    PQclear(res);
+    return name;
+}
+
+/* The rows of a PGresult, copied into `pool`; NULL for SQL NULL. */
+static acct_rows *rows_from_pg(apr_pool_t *pool, const PGresult *res)
+{
+    acct_rows *rows = apr_pcalloc(pool, sizeof(*rows));
+    int r, c;
+
+    rows->ncols = PQnfields(res);
+    rows->nrows = PQntuples(res);
+    rows->names = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
+    for (c = 0; c < rows->ncols; c++) {
+        rows->names[c] = apr_pstrdup(pool, PQfname(res, c));
+    }
+    rows->values = apr_palloc(pool, sizeof(const char **)
+                                    * (apr_size_t)(rows->nrows + 1));
+    for (r = 0; r < rows->nrows; r++) {
+        const char **vals = apr_pcalloc(pool, sizeof(char *)
+                                              * (rows->ncols + 1));
+
+        for (c = 0; c < rows->ncols; c++) {
+            if (!PQgetisnull(res, r, c)) {
+                vals[c] = apr_pstrmemdup(pool, PQgetvalue(res, r, c),
+                                         (apr_size_t)PQgetlength(res, r, c));
+            }
+        }
+        rows->values[r] = vals;
+    }
+    return rows;
+}
+
+/*
+ * Would preparing again help?  The statement is gone from the session
+ * (26000), or the tables under it changed shape since it was prepared
+ * ("cached plan must not change result type", 0A000: another node ran a
+ * migration).
+ */
+static int pg_stale_statement(const PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+    return state
+           && (strcmp(state, "26000") == 0 || strcmp(state, "0A000") == 0);
+}
+
+/*
+ * The name of `text` in this session, prepared now if need be: catalogue
+ * statements are known by their acct_sql (static), dynamic ones by their
+ * text.  NULL with *rc set when preparing failed.
+ */
+static const char *pg_named(acct_store *st, const acct_sql *sql,
+                            const char *text, const char *what,
+                            acct_store_rc *rc)
+{
+    conn_state *cs = st->conn;
+    apr_hash_t *cache = sql ? cs->prepared : cs->dynamic;
+    const void *key = sql ? (const void *)sql : (const void *)text;
+    apr_ssize_t klen = sql ? (apr_ssize_t)sizeof(*sql) : APR_HASH_KEY_STRING;
+    const char *name = apr_hash_get(cache, key, klen);
+
+    if (!name && (name = pg_prepare(st, text, what, rc)) != NULL) {
+        apr_hash_set(cache, sql ? key : apr_pstrdup(cs->pg_pool, text), klen,
+                     name);
+    }
+    return name;
+}
+
+/*
+ * Forgets every statement named in this session (see pg_named): a schema
+ * change that made one stale has most likely made others stale too, and
+ * each would otherwise fail once more, some in the middle of a transaction
+ * where it cannot be retried.  They are prepared again, under new names,
+ * as they are next run; the old ones stay on the server until the session
+ * ends (their names are never reused).
+ */
+static void pg_forget_all(acct_store *st)
+{
+    apr_hash_clear(st->conn->prepared);
+    apr_hash_clear(st->conn->dynamic);
+}
+
+/*
+ * The first statement of a transaction, sent together with its BEGIN in
+ * one pipeline (acct_store_begin defers BEGIN): one round trip instead of
+ * two for every write request.  The statement's result, or NULL with *rc
+ * set (BEGIN failed, or the pipeline broke).  The connection leaves
+ * pipeline mode in every case: libpq resets it when it cannot.
+ */
+static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
+                                  const char *name, const char *text,
+                                  int nargs, const char *const *args,
+                                  acct_store_rc *rc)
+{
+    PGconn *conn = pg_conn(st);
+    PGresult *begin = NULL, *res = NULL, *r;
+    apr_time_t deadline = pg_deadline(st);
+    int query = 0, sent, rounds;
+
+    st->begin_pending = 0;
+    if (PQenterPipelineMode(conn) != 1) {
+        *rc = pg_error(st, NULL, "BEGIN (pipeline)");
+        return NULL;
+    }
+    sent = PQsendQueryParams(conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0)
+           && pg_send(conn, pool, name, text, nargs, args)
+           && PQpipelineSync(conn);
+    /* Each query's result, a NULL after each, then the sync's result; a
+     * broken connection gives NULLs only (bounded by `rounds`). */
+    for (rounds = 0; sent && rounds < 8; rounds++) {
+        r = pg_next_result(st, conn, deadline);
+        if (!r) {
+            if (PQstatus(conn) != CONNECTION_OK) {
+                break;
+            }
+            query++;
+            continue;
+        }
+        if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
+            PQclear(r);
+            break;
+        }
+        if (query == 0 && !begin) {
+            begin = r;
+        }
+        else if (query == 1 && !res) {
+            res = r;
+        }
+        else {
+            PQclear(r);
+        }
+    }
+    if (PQexitPipelineMode(conn) != 1) {
+        /* Results still pending: the session is unusable as it is. */
+        acct_log(ACCT_LOG_WARN, ACCTLOGNO(00067) "database connection reset: "
+                 "its pipeline did not finish (%s)", PQerrorMessage(conn));
+        PQreset(conn);
+        sent = 0;
+    }
+    if (!sent || !begin || PQresultStatus(begin) != PGRES_COMMAND_OK) {
+        *rc = pg_error(st, begin, "BEGIN");
+        PQclear(begin);
+        PQclear(res);
+        return NULL;
+    }
+    PQclear(begin);
+    if (!res) {
+        *rc = pg_error(st, NULL, "first statement of a transaction");
+    }
+    return res;
+}
+
+/*
+ * Runs `text` (the SQL of `sql`, or a dynamic statement when sql is NULL)
+ * as a named statement of the session (see pg_dynamic for the exception);
+ * rows wanted when `out` is set, else only the count.
+ */
+static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
+                            const acct_sql *sql, const char *text,
+                            const char *what, int nargs,
+                            const char *const *args, acct_rows **out,
+                            int *affected)
+{
+    acct_store_rc rc = ACCT_STORE_OK;
+    const char *name = NULL;
+    PGresult *res = NULL;
+    PGconn *conn;
+    int attempt;
+
+    for (attempt = 0; attempt < 2; attempt++) {
+        int began = st->begin_pending, stale;
+
+        if (!(conn = pg_session(st))) {
+            return pg_error(st, NULL, what);
+        }
+        /* A dynamic text new to a session that has named too many already
+         * is planned for this run only. */
+        name = NULL;
+        if ((sql || apr_hash_get(st->conn->dynamic, text, APR_HASH_KEY_STRING)
+             || apr_hash_count(st->conn->dynamic) < PG_DYNAMIC_NAMED_MAX)
+            && !(name = pg_named(st, sql, text, what, &rc))) {
+            return rc;
+        }
+        if (began) {
+            res = pg_begin_and_run(st, pool, name, text, nargs, args, &rc);
+            if (!res) {
+                return rc;
+            }
+        }
+        else {
+            res = pg_collect(st, conn,
+                             pg_send(conn, pool, name, text, nargs, args));
+        }
+        if (res && (PQresultStatus(res) == PGRES_TUPLES_OK
+                    || PQresultStatus(res) == PGRES_COMMAND_OK)) {
+            break;
+        }
+        stale = name && pg_stale_statement(res);
+        if (stale) {
+            pg_forget_all(st);
+        }
+        /* Retried once: outside a transaction (which the error has
+         * aborted), or as a transaction's first statement, whose
+         * transaction starts again. */
+        if (attempt == 0 && stale && (!st->in_tx || began)) {
+            PQclear(res);
+            res = NULL;
+            if (began) {
+                /* The error aborted the transaction it began: start over. */
+                res = pg_exec(st, conn, "ROLLBACK");
+                PQclear(res);
+                res = NULL;
+                st->begin_pending = 1;
+            }
+            continue;
+        }
+        rc = pg_error(st, res, what);
+        PQclear(res);
+        return rc;
+    }
+    if (out) {
+        *out = rows_from_pg(pool, res);
+    }
+    if (affected) {
+        *affected = atoi(PQcmdTuples(res));
+    }
+    PQclear(res);
+    return ACCT_STORE_OK;
+}
+
+/* A catalogue statement: named once per session. */
+static acct_store_rc pg_catalogued(acct_store *st, apr_pool_t *pool,
+                                   const acct_sql *sql, int nargs,
+                                   const char *const *args, acct_rows **out,
+                                   int *affected)
+{
+    return pg_run(st, pool, sql, acct_store_sql_text(st, sql), sql->name, nargs, args,
+                  out, affected);
+}
+
+/*
+ * A statement built per request (lists with filters): named once per
+ * session too, until the connection has met too many distinct texts
+ * (filters combine into many).
+ */
+static acct_store_rc pg_dynamic(acct_store *st, apr_pool_t *pool,
+                                const char *sql, const char *what, int nargs,
+                                const char *const *args, acct_rows **out)
+{
+    return pg_run(st, pool, NULL, sql, what, nargs, args, out, NULL);
+}
+
+static int pg_conn_init(acct_store *st, conn_state *cs)
+{
+    if (apr_pool_create(&cs->pg_pool, st->conn_pool) != APR_SUCCESS) {
+        return -1;
+    }
+    cs->prepared = apr_hash_make(cs->pg_pool);
+    cs->dynamic = apr_hash_make(cs->pg_pool);
+    return 0;
+}
+
+static acct_store_rc pg_script(acct_store *st, apr_pool_t *pool,
+                               const char *sql)
+{
+    acct_store_rc rc = ACCT_STORE_OK;
+    PGresult *res;
+    PGconn *conn;
+
+    if (!(conn = pg_session(st))) {
+        return pg_error(st, NULL, "script");
+    }
+    if (st->begin_pending) {
+        /* A transaction's first statement is a script: BEGIN goes first. */
+        st->begin_pending = 0;
+        sql = apr_pstrcat(pool ? pool : st->conn_pool, "BEGIN;", sql, NULL);
+    }
+    /* Several statements in one text: PQexec runs them all, stops at the
+     * first error and reports it. */
+    res = pg_exec(st, conn, sql);
+    if (!res || (PQresultStatus(res) != PGRES_COMMAND_OK
+                 && PQresultStatus(res) != PGRES_TUPLES_OK)) {
+        rc = pg_error(st, res, "script");
+    }
+    else if (strcmp(sql, "COMMIT") == 0
+             && strcmp(PQcmdStatus(res), "ROLLBACK") == 0) {
+        /* A transaction an error aborted "commits" by rolling back. */
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00062) "database error: COMMIT rolled "
+                 "back an aborted transaction");
+        rc = ACCT_STORE_FAILED;
+    }
+    PQclear(res);
+    return rc;
+}
+
+/*
+ * BEGIN waits for the transaction's first statement and goes with it
+ * (pg_begin_and_run): a transaction that runs no statement sends nothing at
+ * all.  The connection is checked now all the same, so that a dead
+ * database still fails here.
+ */
+static acct_store_rc pg_begin(acct_store *st)
+{
+    if (!pg_session(st)) {
+        return pg_error(st, NULL, "BEGIN");
+    }
+    st->begin_pending = 1;
+    st->in_tx = 1;
+    return ACCT_STORE_OK;
+}
+
+const acct_store_driver acct_store_pgsql = {
+    "pgsql", ACCT_DIALECT_PGSQL, pg_conn_init, NULL, pg_catalogued,
+    pg_dynamic, pg_script, pg_begin, NULL
+};
