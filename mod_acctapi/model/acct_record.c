@@ -1213,6 +1213,10 @@ const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
     return o.text.data;
 }
 
+/* ------------------------------------------------------------------------
+ * Storage
+ * ------------------------------------------------------------------------ */
+
 static const acct_sql q_record_insert = ACCT_SQL("record_insert",
     "INSERT INTO domain_records (domain_id, type, name, target, priority,"
     " weight, port, service, protocol, ttl_sec, tag, created, updated)"
@@ -1220,8 +1224,93 @@ static const acct_sql q_record_insert = ACCT_SQL("record_insert",
     " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, CAST(%s AS INTEGER),"
     " %s, CAST(%s AS BIGINT), CAST(%s AS BIGINT)) RETURNING id");
 
-void acct_record_args(apr_pool_t *pool, const acct_record *rec,
-                      const char **args)
+/*
+ * A new record, written only when no neighbour rule forbids it (the rules
+ * of api_records.c's check_cname and check_mx, for a record without an
+ * id), and returned as stored.
+ */
+static const acct_sql q_record_insert_checked = ACCT_SQL(
+    "record_insert_checked",
+    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
+    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
+    " SELECT CAST(%s AS BIGINT), CAST(%s AS TEXT), CAST(%s AS TEXT),"
+    " CAST(%s AS TEXT), CAST(%s AS INTEGER), CAST(%s AS INTEGER),"
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS TEXT),"
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS BIGINT),"
+    " CAST(%s AS BIGINT)"
+    " WHERE NOT EXISTS (SELECT 1 FROM domain_records o"
+    "  WHERE o.domain_id = CAST(%s AS BIGINT)"
+    "  AND lower(o.name) = lower(CAST(%s AS TEXT))"
+    "  AND (o.type = 'CNAME' OR CAST(%s AS TEXT) = 'CNAME'))"
+    " AND NOT EXISTS (SELECT 1 FROM domain_records o"
+    "  WHERE o.domain_id = CAST(%s AS BIGINT) AND o.type = 'MX'"
+    "  AND CAST(%s AS TEXT) = 'MX'"
+    "  AND (CAST(%s AS INTEGER) = 1 OR (o.name = '' AND o.target = '')))"
+    " RETURNING " ACCT_RECORD_COLUMNS);
+
+/* One statement, so a clone holds exactly the records of one moment. */
+static const acct_sql q_records_copy = ACCT_SQL("domain_records_copy",
+    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
+    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
+    " SELECT CAST(%s AS BIGINT), type, name, target, priority, weight, port,"
+    " service, protocol, ttl_sec, tag, CAST(%s AS BIGINT), CAST(%s AS BIGINT)"
+    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT) ORDER BY id");
+
+/* The count of a domain whose records were all just written (clone,
+ * import). */
+static const acct_sql q_record_count_set = ACCT_SQL("domain_record_count_set",
+    "UPDATE domains SET record_count = CAST(%s AS INTEGER)"
+    " WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_record_get = ACCT_SQL("record_get",
+    "SELECT " ACCT_RECORD_COLUMNS " FROM domain_records"
+    " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
+
+/* Other records at a name (names compare as DNS does, ignoring case). */
+static const acct_sql q_name_users = ACCT_SQL("record_name_users",
+    "SELECT count(*) AS n,"
+    " COALESCE(sum(CASE WHEN type = 'CNAME' THEN 1 ELSE 0 END), 0) AS cnames"
+    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT)"
+    " AND lower(name) = lower(CAST(%s AS TEXT)) AND id <> CAST(%s AS BIGINT)");
+
+/* The domain's other MX records, and how many of them are Null MX. */
+static const acct_sql q_mx_others = ACCT_SQL("record_mx_others",
+    "SELECT count(*) AS mx,"
+    " COALESCE(sum(CASE WHEN name = '' AND target = '' THEN 1 ELSE 0 END), 0)"
+    " AS null_mx"
+    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT) AND type = 'MX'"
+    " AND id <> CAST(%s AS BIGINT)");
+
+static const acct_sql q_record_update = ACCT_SQL("record_update",
+    "UPDATE domain_records SET name = %s, target = %s,"
+    " priority = CAST(%s AS INTEGER), weight = CAST(%s AS INTEGER),"
+    " port = CAST(%s AS INTEGER), service = %s, protocol = %s,"
+    " ttl_sec = CAST(%s AS INTEGER), tag = %s, updated = CAST(%s AS BIGINT)"
+    " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_record_delete = ACCT_SQL("record_delete",
+    "DELETE FROM domain_records"
+    " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_slot_release = ACCT_SQL("record_slot_release",
+    "UPDATE domains SET record_count = record_count - 1"
+    " WHERE id = CAST(%s AS BIGINT) AND record_count > 0");
+
+static const acct_filter_field record_filter_fields[] = {
+    {"type", "type", ACCT_FIELD_TEXT},
+    {"name", "name", ACCT_FIELD_TEXT},
+    {"target", "target", ACCT_FIELD_TEXT},
+    {"tag", "tag", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
+/*
+ * The record's stored columns as statement arguments, in the order
+ * name, target, priority, weight, port, service, protocol, ttl_sec, tag
+ * (nine entries of `args`).
+ */
+static void record_args(apr_pool_t *pool, const acct_record *rec,
+                        const char **args)
 {
     args[0] = rec->name;
     args[1] = rec->target;
@@ -1234,6 +1323,18 @@ void acct_record_args(apr_pool_t *pool, const acct_record *rec,
     args[8] = rec->tag;
 }
 
+/* The thirteen values of a new row: domain, type, the stored columns,
+ * created and updated. */
+static void row_args(apr_pool_t *pool, apr_int64_t domain_id,
+                     const acct_record *rec, apr_int64_t now,
+                     const char **args)
+{
+    args[0] = acct_i64(pool, domain_id);
+    args[1] = rec->type;
+    record_args(pool, rec, args + 2);
+    args[11] = args[12] = acct_i64(pool, now);
+}
+
 acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, const acct_record *rec,
                                  apr_int64_t now, apr_int64_t *new_id)
@@ -1242,10 +1343,7 @@ acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
     acct_rows *rows = NULL;
     acct_store_rc rc;
 
-    args[0] = acct_i64(pool, domain_id);
-    args[1] = rec->type;
-    acct_record_args(pool, rec, args + 2);
-    args[11] = args[12] = acct_i64(pool, now);
+    row_args(pool, domain_id, rec, now, args);
     rc = acct_store_select(st, pool, &q_record_insert, &rows, 13, args);
     if (rc != ACCT_STORE_OK) {
         return rc;
@@ -1257,4 +1355,175 @@ acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
         return ACCT_STORE_FAILED;
     }
     return ACCT_STORE_OK;
+}
+
+static acct_store_rc set_count(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t domain_id, apr_int64_t count)
+{
+    const char *args[2];
+
+    args[0] = acct_i64(pool, count);
+    args[1] = acct_i64(pool, domain_id);
+    return acct_store_exec(st, pool, &q_record_count_set, NULL, 2, args);
+}
+
+acct_store_rc acct_record_insert_all(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t domain_id,
+                                     const apr_array_header_t *records,
+                                     apr_int64_t now)
+{
+    acct_store_rc rc;
+    int i;
+
+    for (i = 0; i < records->nelts; i++) {
+        rc = acct_record_insert(st, pool, domain_id,
+                                &APR_ARRAY_IDX(records, i, acct_record), now,
+                                NULL);
+        if (rc != ACCT_STORE_OK) {
+            return rc;
+        }
+    }
+    return set_count(st, pool, domain_id, records->nelts);
+}
+
+acct_store_rc acct_record_copy_all(acct_store *st, apr_pool_t *pool,
+                                   apr_int64_t from, apr_int64_t to,
+                                   apr_int64_t now)
+{
+    const char *args[4];
+    acct_store_rc rc;
+    int copied = 0;
+
+    args[0] = acct_i64(pool, to);
+    args[1] = args[2] = acct_i64(pool, now);
+    args[3] = acct_i64(pool, from);
+    rc = acct_store_exec(st, pool, &q_records_copy, &copied, 4, args);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    return set_count(st, pool, to, copied);
+}
+
+acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, const acct_record *rec,
+                                 apr_int64_t now, acct_rows **rows)
+{
+    const char *args[19];
+
+    row_args(pool, domain_id, rec, now, args);
+    args[13] = args[16] = args[0];
+    args[14] = rec->name;
+    args[15] = args[17] = rec->type;
+    args[18] = acct_record_is_null_mx(rec) ? "1" : "0";
+    *rows = NULL;
+    return acct_store_select(st, pool, &q_record_insert_checked, rows, 19,
+                             args);
+}
+
+/* Record `id` of domain `domain_id` as the two arguments that name it. */
+static void id_args(apr_pool_t *pool, apr_int64_t id, apr_int64_t domain_id,
+                    const char **args)
+{
+    args[0] = acct_i64(pool, id);
+    args[1] = acct_i64(pool, domain_id);
+}
+
+acct_store_rc acct_record_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t domain_id, apr_int64_t id,
+                              acct_rows **rows)
+{
+    const char *args[2];
+
+    id_args(pool, id, domain_id, args);
+    *rows = NULL;
+    return acct_store_select(st, pool, &q_record_get, rows, 2, args);
+}
+
+/* Column `col` of a one-row count (0 when NULL). */
+static apr_int64_t count_of(const acct_rows *rows, const char *col)
+{
+    apr_int64_t n = 0;
+    const char *s = acct_rows_get(rows, 0, col);
+
+    return s && acct_parse_i64(s, &n) == 0 ? n : 0;
+}
+
+acct_store_rc acct_record_name_users(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t domain_id, const char *name,
+                                     apr_int64_t self, apr_int64_t *records,
+                                     apr_int64_t *cnames)
+{
+    const char *args[3];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, domain_id);
+    args[1] = name;
+    args[2] = acct_i64(pool, self);
+    rc = acct_store_select(st, pool, &q_name_users, &rows, 3, args);
+    *records = rc == ACCT_STORE_OK ? count_of(rows, "n") : 0;
+    *cnames = rc == ACCT_STORE_OK ? count_of(rows, "cnames") : 0;
+    return rc;
+}
+
+acct_store_rc acct_record_mx_others(acct_store *st, apr_pool_t *pool,
+                                    apr_int64_t domain_id, apr_int64_t self,
+                                    apr_int64_t *mx, apr_int64_t *null_mx)
+{
+    const char *args[2];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, domain_id);
+    args[1] = acct_i64(pool, self);
+    rc = acct_store_select(st, pool, &q_mx_others, &rows, 2, args);
+    *mx = rc == ACCT_STORE_OK ? count_of(rows, "mx") : 0;
+    *null_mx = rc == ACCT_STORE_OK ? count_of(rows, "null_mx") : 0;
+    return rc;
+}
+
+acct_store_rc acct_record_update(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, apr_int64_t id,
+                                 const acct_record *rec, apr_int64_t now,
+                                 int *changed)
+{
+    const char *args[12];
+
+    record_args(pool, rec, args);
+    args[9] = acct_i64(pool, now);
+    id_args(pool, id, domain_id, args + 10);
+    *changed = 0;
+    return acct_store_exec(st, pool, &q_record_update, changed, 12, args);
+}
+
+acct_store_rc acct_record_delete(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, apr_int64_t id,
+                                 int *deleted)
+{
+    const char *args[2];
+    acct_store_rc rc;
+
+    id_args(pool, id, domain_id, args);
+    *deleted = 0;
+    rc = acct_store_exec(st, pool, &q_record_delete, deleted, 2, args);
+    if (rc != ACCT_STORE_OK || *deleted == 0) {
+        return rc;
+    }
+    return acct_store_exec(st, pool, &q_slot_release, NULL, 1, args + 1);
+}
+
+void acct_record_list_query(apr_pool_t *pool, apr_int64_t domain_id,
+                            acct_list_query *q)
+{
+    const char **args = apr_pcalloc(pool, sizeof(*args));
+
+    memset(q, 0, sizeof(*q));
+    args[0] = acct_i64(pool, domain_id);
+    q->columns = ACCT_RECORD_COLUMNS;
+    q->from = "domain_records";
+    q->where = "domain_id = CAST(%s AS BIGINT)";
+    q->nargs = 1;
+    q->args = args;
+    q->fields = record_filter_fields;
+    q->stable_order = "id";
 }
