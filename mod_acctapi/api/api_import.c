@@ -282,12 +282,12 @@ static name_use *use_of(import_set *s, const char *name)
 static const char *neighbour_problem(import_set *s, const acct_record *rec)
 {
     name_use *u = use_of(s, rec->name);
-    int cname = strcmp(rec->type, "CNAME") == 0;
+    int cname = strcmp(rec->type, ACCT_RECORD_TYPE_CNAME) == 0;
 
     if (cname ? u->records > 0 : u->cname > 0) {
         return "a CNAME record must be the only record at its name";
     }
-    if (strcmp(rec->type, "MX") == 0) {
+    if (strcmp(rec->type, ACCT_RECORD_TYPE_MX) == 0) {
         if (acct_record_is_null_mx(rec) ? s->mx > 0 : s->null_mx > 0) {
             return "a Null MX record excludes every other MX record";
         }

@@ -197,7 +197,7 @@ static int check_cname(acct_req *req, acct_resp *resp, apr_int64_t domain,
                        apr_int64_t self, const acct_record *rec)
 {
     apr_int64_t records = 0, cnames = 0;
-    int cname = strcmp(rec->type, "CNAME") == 0;
+    int cname = strcmp(rec->type, ACCT_RECORD_TYPE_CNAME) == 0;
 
     if (acct_resp_store_failed(req, resp,
                                acct_record_name_users(req->store, req->pool,
@@ -257,7 +257,7 @@ static int check_neighbours(acct_req *req, acct_resp *resp,
     if (check_cname(req, resp, domain_id(domain), self, rec) != 0) {
         return -1;
     }
-    if (strcmp(rec->type, "MX") == 0
+    if (strcmp(rec->type, ACCT_RECORD_TYPE_MX) == 0
         && check_mx(req, resp, domain_id(domain), self, rec) != 0) {
         return -1;
     }

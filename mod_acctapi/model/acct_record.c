@@ -13,8 +13,10 @@
 /* The A/AAAA target that stands for the caller's own address (rule 1). */
 #define REMOTE_ADDR "[remote_addr]"
 
-static const char *const record_types[] = {
-    "A", "AAAA", "NS", "MX", "CNAME", "TXT", "SRV", "PTR", "CAA", NULL
+const char *const acct_record_types[] = {
+    ACCT_RECORD_TYPE_A, ACCT_RECORD_TYPE_AAAA, ACCT_RECORD_TYPE_NS,
+    ACCT_RECORD_TYPE_MX, ACCT_RECORD_TYPE_CNAME, ACCT_RECORD_TYPE_TXT,
+    ACCT_RECORD_TYPE_SRV, ACCT_RECORD_TYPE_PTR, ACCT_RECORD_TYPE_CAA, NULL
 };
 
 static const char *const caa_tags[] = {"issue", "issuewild", "iodef", NULL};
@@ -40,11 +42,11 @@ static int is_type(const acct_record *r, const char *type)
     return strcmp(r->type, type) == 0;
 }
 
-static int known_type(const char *type)
+int acct_record_type_known(const char *type)
 {
     const char *const *t;
 
-    for (t = record_types; type && *t; t++) {
+    for (t = acct_record_types; type && *t; t++) {
         if (strcmp(*t, type) == 0) {
             return 1;
         }
@@ -54,14 +56,14 @@ static int known_type(const char *type)
 
 static unsigned fields_of_type(const acct_record *r)
 {
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return ACCT_RECORD_PRIORITY;
     }
-    if (is_type(r, "SRV")) {
+    if (is_type(r, ACCT_RECORD_TYPE_SRV)) {
         return ACCT_RECORD_PRIORITY | ACCT_RECORD_WEIGHT | ACCT_RECORD_PORT
                | ACCT_RECORD_SERVICE | ACCT_RECORD_PROTOCOL;
     }
-    if (is_type(r, "CAA")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CAA)) {
         return ACCT_RECORD_TAG;
     }
     return 0;
@@ -202,17 +204,18 @@ static int ptr_name_valid(apr_pool_t *pool, const char *name)
 static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
                              const char *rel)
 {
-    if (is_type(r, "NS")) {
+    if (is_type(r, ACCT_RECORD_TYPE_NS)) {
         return acct_dns_name_valid(rel, ACCT_DNS_RELATIVE);
     }
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return mx_host_valid(rel, 1);
     }
-    if (is_type(r, "CNAME") || is_type(r, "TXT")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CNAME)
+        || is_type(r, ACCT_RECORD_TYPE_TXT)) {
         return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
                                         | ACCT_DNS_RELATIVE);
     }
-    if (is_type(r, "PTR")) {
+    if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
         return ptr_name_valid(pool, rel);
     }
     return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_RELATIVE);
@@ -220,20 +223,21 @@ static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
 
 static const char *name_syntax_reason(const acct_record *r)
 {
-    if (is_type(r, "NS")) {
+    if (is_type(r, ACCT_RECORD_TYPE_NS)) {
         return "name must be a host name: labels of letters, digits and "
                "hyphens (wildcard names are not supported for NS records)";
     }
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return "name must be a mail subdomain: labels of letters, digits and "
                "hyphens that start with a letter and end with a letter or "
                "digit; the left-most label may be *";
     }
-    if (is_type(r, "CNAME") || is_type(r, "TXT")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CNAME)
+        || is_type(r, ACCT_RECORD_TYPE_TXT)) {
         return "name must be a host name: labels of letters, digits, hyphens "
                "and underscores; the left-most label may be *";
     }
-    if (is_type(r, "PTR")) {
+    if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
         return "name must follow reverse-DNS conventions: labels of letters, "
                "digits and hyphens (or classless labels such as 0/26)";
     }
@@ -475,7 +479,7 @@ static const char *record_name(apr_pool_t *pool, acct_resp *resp,
         return NULL;
     }
     if (!*rel) {
-        if (is_type(r, "CNAME")) {
+        if (is_type(r, ACCT_RECORD_TYPE_CNAME)) {
             acct_resp_invalid(resp, pool, "name",
                               "name is required for CNAME records: a CNAME "
                               "cannot be at the domain itself");
@@ -617,15 +621,16 @@ static const char *target_aaaa(apr_pool_t *pool, acct_resp *resp,
 static const char *target_host(apr_pool_t *pool, acct_resp *resp,
                                const acct_record *r, const char *t)
 {
-    unsigned flags = is_type(r, "CNAME") ? ACCT_DNS_UNDERSCORE : 0;
+    unsigned flags = is_type(r, ACCT_RECORD_TYPE_CNAME) ? ACCT_DNS_UNDERSCORE
+                                                        : 0;
     const char *host = strip_trailing_dot(pool, t);
 
     if (!fqdn_valid(host, flags)) {
         acct_resp_invalid(resp, pool, "target",
-                          is_type(r, "NS")
+                          is_type(r, ACCT_RECORD_TYPE_NS)
                           ? "target must be a name server's fully qualified "
                             "host name, such as ns1.example.net"
-                          : is_type(r, "CNAME")
+                          : is_type(r, ACCT_RECORD_TYPE_CNAME)
                           ? "target must be a fully qualified domain name, "
                             "such as www.example.net"
                           : "target must be a fully qualified host name, "
@@ -755,22 +760,22 @@ static const char *record_target(apr_pool_t *pool, acct_resp *resp,
         acct_resp_invalid(resp, pool, "target", "target is required");
         return NULL;
     }
-    if (is_type(r, "A")) {
+    if (is_type(r, ACCT_RECORD_TYPE_A)) {
         return target_a(pool, resp, t, zone);
     }
-    if (is_type(r, "AAAA")) {
+    if (is_type(r, ACCT_RECORD_TYPE_AAAA)) {
         return target_aaaa(pool, resp, t, zone);
     }
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return target_mx(pool, resp, t);
     }
-    if (is_type(r, "SRV")) {
+    if (is_type(r, ACCT_RECORD_TYPE_SRV)) {
         return target_srv(pool, resp, t, zone->domain);
     }
-    if (is_type(r, "CAA")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CAA)) {
         return tag ? target_caa(pool, resp, t, tag) : NULL;
     }
-    if (is_type(r, "TXT")) {
+    if (is_type(r, ACCT_RECORD_TYPE_TXT)) {
         if (acct_has_control_character(t)) {
             acct_resp_invalid(resp, pool, "target",
                               "target must be printable text: control "
@@ -801,7 +806,7 @@ int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
     int is_null_mx = 0;
 
     *out = *in;
-    if (!known_type(in->type)) {
+    if (!acct_record_type_known(in->type)) {
         if (!(skip & ACCT_RECORD_TYPE)) {
             acct_resp_invalid(resp, pool, "type", in->type
                     ? "type must be one of: A, AAAA, NS, MX, CNAME, TXT, SRV, "
@@ -811,16 +816,16 @@ int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
         return -1;
     }
     check_typed_fields(pool, resp, in, skip);
-    if (is_type(in, "SRV")) {
+    if (is_type(in, ACCT_RECORD_TYPE_SRV)) {
         srv_fields(pool, resp, out, skip, zone->domain);
     }
     else if (!(skip & ACCT_RECORD_NAME)) {
         out->name = record_name(pool, resp, in, zone->domain);
     }
-    if (is_type(in, "CAA")) {
+    if (is_type(in, ACCT_RECORD_TYPE_CAA)) {
         tag = caa_tag(pool, resp, in, skip);
     }
-    if (is_type(in, "MX")) {
+    if (is_type(in, ACCT_RECORD_TYPE_MX)) {
         is_null_mx = null_mx(pool, resp, out, skip);
     }
     if (!(skip & ACCT_RECORD_TARGET) && is_null_mx == 0) {
@@ -832,8 +837,8 @@ int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
 
 int acct_record_is_null_mx(const acct_record *r)
 {
-    return strcmp(r->type, "MX") == 0 && r->name && !*r->name && r->target
-           && !*r->target;
+    return strcmp(r->type, ACCT_RECORD_TYPE_MX) == 0 && r->name && !*r->name
+           && r->target && !*r->target;
 }
 
 /* ------------------------------------------------------------------------
@@ -911,7 +916,7 @@ static void read_type(acct_req *req, acct_resp *resp,
         acct_body_require(req, resp, "type", ACCT_FIELD_ABSENT);
         *bad |= ACCT_RECORD_TYPE;
     }
-    else if (acct_body_enum(req, resp, "type", record_types, &r->type)
+    else if (acct_body_enum(req, resp, "type", acct_record_types, &r->type)
              != ACCT_FIELD_SET) {
         *bad |= ACCT_RECORD_TYPE;
     }
@@ -1241,10 +1246,12 @@ static const acct_sql q_record_insert_checked = ACCT_SQL(
     " WHERE NOT EXISTS (SELECT 1 FROM domain_records o"
     "  WHERE o.domain_id = CAST(%s AS BIGINT)"
     "  AND lower(o.name) = lower(CAST(%s AS TEXT))"
-    "  AND (o.type = 'CNAME' OR CAST(%s AS TEXT) = 'CNAME'))"
+    "  AND (o.type = '" ACCT_RECORD_TYPE_CNAME "'"
+    "  OR CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_CNAME "'))"
     " AND NOT EXISTS (SELECT 1 FROM domain_records o"
-    "  WHERE o.domain_id = CAST(%s AS BIGINT) AND o.type = 'MX'"
-    "  AND CAST(%s AS TEXT) = 'MX'"
+    "  WHERE o.domain_id = CAST(%s AS BIGINT)"
+    "  AND o.type = '" ACCT_RECORD_TYPE_MX "'"
+    "  AND CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_MX "'"
     "  AND (CAST(%s AS INTEGER) = 1 OR (o.name = '' AND o.target = '')))"
     " RETURNING " ACCT_RECORD_COLUMNS);
 
@@ -1269,7 +1276,8 @@ static const acct_sql q_record_get = ACCT_SQL("record_get",
 /* Other records at a name (names compare as DNS does, ignoring case). */
 static const acct_sql q_name_users = ACCT_SQL("record_name_users",
     "SELECT count(*) AS n,"
-    " COALESCE(sum(CASE WHEN type = 'CNAME' THEN 1 ELSE 0 END), 0) AS cnames"
+    " COALESCE(sum(CASE WHEN type = '" ACCT_RECORD_TYPE_CNAME "'"
+    " THEN 1 ELSE 0 END), 0) AS cnames"
     " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT)"
     " AND lower(name) = lower(CAST(%s AS TEXT)) AND id <> CAST(%s AS BIGINT)");
 
@@ -1278,7 +1286,8 @@ static const acct_sql q_mx_others = ACCT_SQL("record_mx_others",
     "SELECT count(*) AS mx,"
     " COALESCE(sum(CASE WHEN name = '' AND target = '' THEN 1 ELSE 0 END), 0)"
     " AS null_mx"
-    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT) AND type = 'MX'"
+    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT)"
+    " AND type = '" ACCT_RECORD_TYPE_MX "'"
     " AND id <> CAST(%s AS BIGINT)");
 
 static const acct_sql q_record_update = ACCT_SQL("record_update",

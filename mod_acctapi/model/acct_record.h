@@ -25,6 +25,21 @@
 #define ACCT_RECORD_TXT_BYTES_MAX 65254
 #define ACCT_RECORD_LIMIT 12000        /* records per domain */
 
+/* The record types of the contract, listed once (acct_record_types). */
+#define ACCT_RECORD_TYPE_A     "A"
+#define ACCT_RECORD_TYPE_AAAA  "AAAA"
+#define ACCT_RECORD_TYPE_NS    "NS"
+#define ACCT_RECORD_TYPE_MX    "MX"
+#define ACCT_RECORD_TYPE_CNAME "CNAME"
+#define ACCT_RECORD_TYPE_TXT   "TXT"
+#define ACCT_RECORD_TYPE_SRV   "SRV"
+#define ACCT_RECORD_TYPE_PTR   "PTR"
+#define ACCT_RECORD_TYPE_CAA   "CAA"
+extern const char *const acct_record_types[];   /* NULL-terminated */
+
+/* Is `type` one of acct_record_types?  (NULL is not.) */
+int acct_record_type_known(const char *type);
+
 /* The fields of a record, as bits (acct_record.set and problem masks). */
 #define ACCT_RECORD_TYPE     0x001
 #define ACCT_RECORD_NAME     0x002
@@ -38,7 +53,7 @@
 #define ACCT_RECORD_TAG      0x200
 
 typedef struct acct_record {
-    const char *type;       /* "A" ... "CAA"; NULL when unknown */
+    const char *type;       /* one of acct_record_types; NULL when unknown */
     const char *name;       /* NULL: not given; "" the apex */
     const char *target;     /* NULL: not given */
     apr_int64_t priority;
