@@ -11,75 +11,21 @@
 #include "acct_grants.h"
 #include "acct_list.h"
 #include "acct_publish.h"
+#include "acct_record.h"
 #include "acct_tags.h"
 
 #include <apr_strings.h>
 #include <string.h>
 
-static const acct_sql q_domain_grants_delete = ACCT_SQL("domain_grants_delete",
-    "DELETE FROM entity_grants"
-    " WHERE entity_type = 'domain' AND entity_id = CAST(%s AS BIGINT)");
-
-/* Records go with the domain (ON DELETE CASCADE). */
-static const acct_sql q_domain_delete = ACCT_SQL("domain_delete",
-    "DELETE FROM domains"
-    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)");
-
-/* One statement, so a clone holds exactly the records of one moment. */
-static const acct_sql q_records_copy = ACCT_SQL("domain_records_copy",
-    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
-    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
-    " SELECT CAST(%s AS BIGINT), type, name, target, priority, weight, port,"
-    " service, protocol, ttl_sec, tag, CAST(%s AS BIGINT), CAST(%s AS BIGINT)"
-    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT) ORDER BY id");
-
-static const acct_sql q_record_count_set = ACCT_SQL("domain_record_count_set",
-    "UPDATE domains SET record_count = CAST(%s AS INTEGER)"
-    " WHERE id = CAST(%s AS BIGINT)");
-
-#define TAGGED_DOMAIN \
-    "EXISTS (SELECT 1 FROM tag_links tl JOIN tags t ON t.id = tl.tag_id" \
-    " WHERE tl.entity_type = 'domain' AND tl.entity_id = d.id" \
-    " AND t.label = %s)"
-
-static const acct_filter_field domain_filter_fields[] = {
-    {"domain", "d.domain", ACCT_FIELD_TEXT},
-    {"group", "d.group_name", ACCT_FIELD_TEXT},
-    {"tags", TAGGED_DOMAIN, ACCT_FIELD_TAG},
-    {"type", "d.type", ACCT_FIELD_TEXT},
-    {"status", "d.status", ACCT_FIELD_TEXT},
-    {NULL, NULL, 0}
-};
-
-static apr_int64_t row_id(const acct_rows *rows)
-{
-    apr_int64_t id = 0;
-
-    acct_parse_i64(acct_rows_get(rows, 0, "id"), &id);
-    return id;
-}
-
 void api_domains_list(acct_req *req, acct_resp *resp)
 {
-    const char *args[3];
     acct_store *st = NULL;
-    acct_store_rc rc = acct_req_store(req, &st);
-    acct_list_query q = {NULL, "domains d", NULL, 3, args,
-                         domain_filter_fields, "d.id", acct_domain_render};
+    acct_list_query q;
 
-    if (acct_resp_store_failed(req, resp, rc) != 0) {
+    if (acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
         return;
     }
-    q.columns = apr_pstrcat(req->pool, ACCT_DOMAIN_COLUMNS ", ",
-                            acct_tags_column_sql(req->pool,
-                                                 acct_store_dialect(st),
-                                                 ACCT_ENTITY_DOMAIN, "d.id"),
-                            " AS tags", NULL);
-    q.where = apr_pstrcat(req->pool, "d.account_id = CAST(%s AS BIGINT) AND ",
-                          acct_grant_visible_sql(req->pool, ACCT_ENTITY_DOMAIN,
-                                                 "d.id"), NULL);
-    args[0] = acct_i64(req->pool, req->who->account_id);
-    acct_grant_visible_args(req, args + 1);
+    acct_domain_list_query(req, st, &q);
     acct_list_respond(req, resp, &q);
 }
 
@@ -155,7 +101,7 @@ void api_domain_update(acct_req *req, acct_resp *resp)
     if (!rows) {
         return;
     }
-    id = row_id(rows);
+    id = acct_domain_row_id(rows, 0);
     acct_body_only(req, resp, acct_domain_fields);
     acct_domain_from_row(rows, 0, &d);
     acct_domain_read_body(req, resp, &d);
@@ -167,52 +113,25 @@ void api_domain_update(acct_req *req, acct_resp *resp)
     acct_domain_respond(req, resp, id);
 }
 
-/* Tag links and grants name the domain by id only: they go explicitly. */
+/* Tag links and grants name the domain by id only: they go too. */
 void api_domain_delete(acct_req *req, acct_resp *resp)
 {
     acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
-    const char *args[2];
+    apr_int64_t id;
     acct_store_rc rc;
+    int deleted = 0;
 
     if (!rows) {
         return;
     }
-    args[0] = acct_rows_get(rows, 0, "id");
-    args[1] = acct_i64(req->pool, req->who->account_id);
-    rc = acct_tags_remove(req->store, req->pool, ACCT_ENTITY_DOMAIN,
-                          row_id(rows));
-    if (rc == ACCT_STORE_OK) {
-        rc = acct_store_exec(req->store, req->pool, &q_domain_grants_delete,
-                             NULL, 1, args);
-    }
-    if (acct_resp_store_failed(req, resp, rc) != 0
-        || acct_req_change(req, resp, &q_domain_delete, 2, args) != 0) {
+    id = acct_domain_row_id(rows, 0);
+    rc = acct_domain_delete(req->store, req->pool, id, req->who->account_id,
+                            &deleted);
+    if (acct_dns_changed(req, resp, rc, deleted) != 0) {
         return;
     }
-    acct_req_note_zone(req, row_id(rows), acct_rows_get(rows, 0, "domain"));
+    acct_req_note_zone(req, id, acct_rows_get(rows, 0, "domain"));
     acct_resp_ok(resp, req->pool, NULL);
-}
-
-/* Every record of `from` again under `to`, and its record count. */
-static acct_store_rc copy_records(acct_req *req, apr_int64_t from,
-                                  apr_int64_t to)
-{
-    const char *args[4];
-    acct_store_rc rc;
-    int copied = 0;
-
-    args[0] = acct_i64(req->pool, to);
-    args[1] = args[2] = acct_i64(req->pool, req->now);
-    args[3] = acct_i64(req->pool, from);
-    rc = acct_store_exec(req->store, req->pool, &q_records_copy, &copied, 4,
-                         args);
-    if (rc != ACCT_STORE_OK) {
-        return rc;
-    }
-    args[0] = acct_i64(req->pool, copied);
-    args[1] = acct_i64(req->pool, to);
-    return acct_store_exec(req->store, req->pool, &q_record_count_set, NULL, 2,
-                           args);
 }
 
 /*
@@ -229,7 +148,7 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
     if (!rows || acct_grant_require_global(req, resp, "add_domains") != 0) {
         return;
     }
-    from = row_id(rows);
+    from = acct_domain_row_id(rows, 0);
     acct_body_only(req, resp, allowed);
     acct_domain_from_row(rows, 0, &d);
     d.domain = NULL;
@@ -239,7 +158,9 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
         || acct_resp_store_failed(req, resp,
                         acct_tags_copy(req->store, req->pool,
                                        ACCT_ENTITY_DOMAIN, from, to)) != 0
-        || acct_resp_store_failed(req, resp, copy_records(req, from, to)) != 0) {
+        || acct_resp_store_failed(req, resp,
+                        acct_record_copy_all(req->store, req->pool, from, to,
+                                             req->now)) != 0) {
         return;
     }
     acct_req_note_zone(req, to, NULL);

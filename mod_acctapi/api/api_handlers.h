@@ -89,6 +89,13 @@ acct_handler api_record_delete;
 /* api_zone.c */
 acct_handler api_zone_file;
 
+/*
+ * The per-process cache of api_zone_file's answers: once per process
+ * (child_init), before requests; `pool` outlives them.  Without it every
+ * answer is rendered afresh.  0, or -1 when the cache cannot be made.
+ */
+int api_zone_cache_init(apr_pool_t *pool);
+
 /* api_databases.c */
 acct_handler api_databases_all;
 acct_handler api_databases_list;

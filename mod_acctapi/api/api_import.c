@@ -29,13 +29,6 @@
 /* Invalid records named one by one in the log; the rest are counted. */
 #define LOG_INVALID_MAX 20
 
-static const acct_sql q_name_hosted = ACCT_SQL("import_name_hosted",
-    "SELECT id FROM domains WHERE domain_key = %s");
-
-static const acct_sql q_record_count = ACCT_SQL("import_record_count",
-    "UPDATE domains SET record_count = CAST(%s AS INTEGER)"
-    " WHERE id = CAST(%s AS BIGINT)");
-
 /* ------------------------------------------------------------------------
  * The request
  * ------------------------------------------------------------------------ */
@@ -64,16 +57,16 @@ static void read_body(acct_req *req, acct_resp *resp, acct_domain *d,
 /* A hosted name needs no transfer (acct_domain_create decides for good). */
 static int refuse_hosted(acct_req *req, acct_resp *resp, const char *name)
 {
-    const char *key = acct_domain_key(req->pool, name);
     acct_store *st = NULL;
-    acct_rows *rows = NULL;
+    int hosted = 0;
 
     if (acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0
-        || acct_resp_store_failed(req, resp, acct_store_select(st, req->pool, &q_name_hosted,
-                                                 &rows, 1, &key)) != 0) {
+        || acct_resp_store_failed(req, resp,
+                                  acct_domain_hosted(st, req->pool, name,
+                                                     &hosted)) != 0) {
         return -1;
     }
-    if (rows->nrows > 0) {
+    if (hosted) {
         acct_resp_invalid(resp, req->pool, "domain", ACCT_DOMAIN_R_TAKEN);
         return -1;
     }
@@ -289,12 +282,12 @@ static name_use *use_of(import_set *s, const char *name)
 static const char *neighbour_problem(import_set *s, const acct_record *rec)
 {
     name_use *u = use_of(s, rec->name);
-    int cname = strcmp(rec->type, "CNAME") == 0;
+    int cname = strcmp(rec->type, ACCT_RECORD_TYPE_CNAME) == 0;
 
     if (cname ? u->records > 0 : u->cname > 0) {
         return "a CNAME record must be the only record at its name";
     }
-    if (strcmp(rec->type, "MX") == 0) {
+    if (strcmp(rec->type, ACCT_RECORD_TYPE_MX) == 0) {
         if (acct_record_is_null_mx(rec) ? s->mx > 0 : s->null_mx > 0) {
             return "a Null MX record excludes every other MX record";
         }
@@ -361,27 +354,6 @@ static void take_zone(import_set *s, const acct_axfr_result *x)
     }
 }
 
-static int insert_records(acct_req *req, acct_resp *resp, apr_int64_t id,
-                          const import_set *s)
-{
-    const char *args[2];
-    int i;
-
-    for (i = 0; i < s->records->nelts; i++) {
-        const acct_record *rec = &APR_ARRAY_IDX(s->records, i, acct_record);
-
-        if (acct_resp_store_failed(req, resp, acct_record_insert(req->store, req->pool, id,
-                                                   rec, req->now, NULL)) != 0) {
-            return -1;
-        }
-    }
-    args[0] = acct_i64(req->pool, s->records->nelts);
-    args[1] = acct_i64(req->pool, id);
-    return acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
-                                               &q_record_count, NULL, 2,
-                                               args));
-}
-
 /* One line on what the import kept and skipped. */
 static void log_summary(const import_set *s, apr_int64_t id,
                         const char *server)
@@ -433,7 +405,7 @@ void api_domain_import(acct_req *req, acct_resp *resp)
         return;
     }
     acct_domain_init(&d);
-    d.type = "master";
+    d.type = ACCT_DOMAIN_MASTER;
     read_body(req, resp, &d, &server);
     if (acct_resp_failed(resp) || refuse_hosted(req, resp, d.domain) != 0
         || transfer(req, resp, d.domain, &server, &xfr) != 0) {
@@ -442,8 +414,7 @@ void api_domain_import(acct_req *req, acct_resp *resp)
     domain_of_zone(req, &xfr, &d);
     import_set_init(&set, req, d.domain);
     take_zone(&set, &xfr);
-    if (acct_domain_create(req, resp, &d, &id) != 0
-        || insert_records(req, resp, id, &set) != 0) {
+    if (acct_domain_import_create(req, resp, &d, set.records, &id) != 0) {
         return;
     }
     acct_req_note_zone(req, id, NULL);

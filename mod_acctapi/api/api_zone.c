@@ -11,6 +11,12 @@
  * same serial: every stored change of a domain or of its records moves its
  * serial forwards in the same transaction (acct_dns_touch), so a reader that
  * sees the serial of a change also sees the change.
+ *
+ * The cache is this route's own (api_zone_cache_init), not the model's:
+ * it holds answer bodies keyed by what this handler renders them from (the
+ * domain row and the answering server's nameservers), and the model's zone
+ * functions stay free of per-process state; core/acct_textcache is only
+ * the mechanism, shared with other routes' caches.
  */
 #include "api_handlers.h"
 #include "acct_dns.h"
@@ -33,7 +39,7 @@ static apr_status_t zone_cache_gone(void *data)
     return APR_SUCCESS;
 }
 
-int acct_zone_cache_init(apr_pool_t *pool)
+int api_zone_cache_init(apr_pool_t *pool)
 {
     zone_cache = acct_textcache_create(pool, ZONE_CACHE_ENTRIES,
                                        ZONE_CACHE_BYTES);

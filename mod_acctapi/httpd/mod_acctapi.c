@@ -40,7 +40,7 @@
 #include "acct_migrate.h"
 #include "acct_route.h"
 #include "api_catalog.h"
-#include "acct_zone.h"
+#include "api_handlers.h"
 
 module AP_MODULE_DECLARE_DATA acctapi_module;
 
@@ -1036,7 +1036,7 @@ static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      ACCTLOGNO(00058) "cannot create the catalogue cache lock");
     }
-    if (acct_zone_cache_init(pchild) != 0) {
+    if (api_zone_cache_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      ACCTLOGNO(00065) "cannot create the zone file cache: zone "
                      "files are rendered for every request");

@@ -770,30 +770,30 @@ acct_axfr_map_rc acct_axfr_record(apr_pool_t *pool, const ldns_rr *rr,
     out->set = ACCT_RECORD_TTL;
     switch (ldns_rr_get_type(rr)) {
     case LDNS_RR_TYPE_A:
-        out->type = "A";
+        out->type = ACCT_RECORD_TYPE_A;
         out->target = rdf_text(pool, ldns_rr_rdf(rr, 0));
         return ACCT_AXFR_MAPPED;
     case LDNS_RR_TYPE_AAAA:
-        out->type = "AAAA";
+        out->type = ACCT_RECORD_TYPE_AAAA;
         out->target = rdf_text(pool, ldns_rr_rdf(rr, 0));
         return ACCT_AXFR_MAPPED;
     case LDNS_RR_TYPE_NS:
         if (!*rel) {
             return ACCT_AXFR_APEX_NS;
         }
-        out->type = "NS";
+        out->type = ACCT_RECORD_TYPE_NS;
         out->target = dname_target(pool, ldns_rr_rdf(rr, 0));
         return ACCT_AXFR_MAPPED;
     case LDNS_RR_TYPE_CNAME:
-        out->type = "CNAME";
+        out->type = ACCT_RECORD_TYPE_CNAME;
         out->target = dname_target(pool, ldns_rr_rdf(rr, 0));
         return ACCT_AXFR_MAPPED;
     case LDNS_RR_TYPE_PTR:
-        out->type = "PTR";
+        out->type = ACCT_RECORD_TYPE_PTR;
         out->target = dname_target(pool, ldns_rr_rdf(rr, 0));
         return ACCT_AXFR_MAPPED;
     case LDNS_RR_TYPE_MX:
-        out->type = "MX";
+        out->type = ACCT_RECORD_TYPE_MX;
         if (rdf_u16(rr, 0, &out->priority) != 0) {
             *why = "its data is malformed";
             return ACCT_AXFR_UNFIT;
@@ -802,14 +802,14 @@ acct_axfr_map_rc acct_axfr_record(apr_pool_t *pool, const ldns_rr *rr,
         out->target = dname_target(pool, ldns_rr_rdf(rr, 1));
         return ACCT_AXFR_MAPPED;
     case LDNS_RR_TYPE_TXT:
-        out->type = "TXT";
+        out->type = ACCT_RECORD_TYPE_TXT;
         out->target = txt_value(pool, rr, why);
         return out->target ? ACCT_AXFR_MAPPED : ACCT_AXFR_UNFIT;
     case LDNS_RR_TYPE_SRV:
-        out->type = "SRV";
+        out->type = ACCT_RECORD_TYPE_SRV;
         return map_srv(pool, rr, rel, out, why);
     case LDNS_RR_TYPE_CAA:
-        out->type = "CAA";
+        out->type = ACCT_RECORD_TYPE_CAA;
         return map_caa(pool, rr, out, why);
     default:
         return ACCT_AXFR_UNSUPPORTED;

@@ -4,6 +4,7 @@
 #include "acct_grants.h"
 #include "acct_ident.h"
 #include "acct_json.h"
+#include "acct_record.h"
 #include "acct_tags.h"
 
 #include <apr_strings.h>
@@ -15,8 +16,12 @@ const char *const acct_domain_fields[] = {
     "retry_sec", "ttl_sec", NULL
 };
 
-static const char *const domain_types[] = {"master", "slave", NULL};
-static const char *const domain_statuses[] = {"active", "disabled", NULL};
+const char *const acct_domain_types[] = {
+    ACCT_DOMAIN_MASTER, ACCT_DOMAIN_SLAVE, NULL
+};
+const char *const acct_domain_statuses[] = {
+    ACCT_DOMAIN_ACTIVE, ACCT_DOMAIN_DISABLED, NULL
+};
 
 #define R_NAME_LENGTH "Length must be 1-253 characters"
 #define R_NAME_SYNTAX \
@@ -56,6 +61,46 @@ static const acct_sql q_domain_by_id = ACCT_SQL("domain_by_id",
     "SELECT " ACCT_DOMAIN_COLUMNS " FROM domains d"
     " WHERE d.id = CAST(%s AS BIGINT)");
 
+static const acct_sql q_name_hosted = ACCT_SQL("import_name_hosted",
+    "SELECT id FROM domains WHERE domain_key = %s");
+
+static const acct_sql q_domain_grants_delete = ACCT_SQL("domain_grants_delete",
+    "DELETE FROM entity_grants"
+    " WHERE entity_type = '" ACCT_ENTITY_DOMAIN "' AND entity_id = CAST(%s AS BIGINT)");
+
+/* Records go with the domain (ON DELETE CASCADE). */
+static const acct_sql q_domain_delete = ACCT_SQL("domain_delete",
+    "DELETE FROM domains"
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)");
+
+/* See acct_domain_claim_slot: no row back when the domain is not there, is
+ * a slave, or is full. */
+static const acct_sql q_slot_claim = ACCT_SQL("record_slot_claim",
+    "UPDATE domains SET record_count = record_count + 1," ACCT_DNS_TOUCH_SET
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
+    " AND type = '" ACCT_DOMAIN_MASTER "'"
+    " AND record_count < CAST(%s AS INTEGER)"
+    " RETURNING " ACCT_DOMAIN_COLUMNS_OF(""));
+
+/* See acct_domain_take: no row back when the domain is gone. */
+static const acct_sql q_domain_take = ACCT_SQL("record_domain_take",
+    "UPDATE domains SET" ACCT_DNS_TOUCH_SET " WHERE id = CAST(%s AS BIGINT)"
+    " RETURNING " ACCT_DOMAIN_COLUMNS_OF(""));
+
+#define TAGGED_DOMAIN \
+    "EXISTS (SELECT 1 FROM tag_links tl JOIN tags t ON t.id = tl.tag_id" \
+    " WHERE tl.entity_type = '" ACCT_ENTITY_DOMAIN "' AND tl.entity_id = d.id" \
+    " AND t.label = %s)"
+
+static const acct_filter_field domain_filter_fields[] = {
+    {"domain", "d.domain", ACCT_FIELD_TEXT},
+    {"group", "d.group_name", ACCT_FIELD_TEXT},
+    {"tags", TAGGED_DOMAIN, ACCT_FIELD_TAG},
+    {"type", "d.type", ACCT_FIELD_TEXT},
+    {"status", "d.status", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
 const char *acct_domain_name(apr_pool_t *pool, const char *name,
                              const char **reason)
 {
@@ -91,7 +136,7 @@ const char *acct_domain_key(apr_pool_t *pool, const char *name)
 void acct_domain_init(acct_domain *d)
 {
     memset(d, 0, sizeof(*d));
-    d->status = "active";
+    d->status = ACCT_DOMAIN_ACTIVE;
     d->description = "";
     d->group = "";
     d->master_ips = "[]";
@@ -121,7 +166,7 @@ void acct_domain_from_row(const acct_rows *rows, int i, acct_domain *d)
     acct_domain_init(d);
     d->domain = acct_rows_get(rows, i, "domain");
     d->type = acct_rows_get(rows, i, "type");
-    d->status = column_text(rows, i, "status", "active");
+    d->status = column_text(rows, i, "status", ACCT_DOMAIN_ACTIVE);
     d->description = column_text(rows, i, "description", "");
     d->group = column_text(rows, i, "group_name", "");
     d->soa_email = acct_rows_get(rows, i, "soa_email");
@@ -290,11 +335,11 @@ void acct_domain_read_body(acct_req *req, acct_resp *resp, acct_domain *d)
     int n;
 
     acct_domain_read_name(req, resp, d);
-    if (acct_body_enum(req, resp, "type", domain_types, &d->type)
+    if (acct_body_enum(req, resp, "type", acct_domain_types, &d->type)
         == ACCT_FIELD_BAD) {
         d->invalid |= ACCT_DOMAIN_F_TYPE;
     }
-    acct_body_enum(req, resp, "status", domain_statuses, &d->status);
+    acct_body_enum(req, resp, "status", acct_domain_statuses, &d->status);
     read_display(req, resp, "description", ACCT_DOMAIN_DESCRIPTION_MAX,
                  &d->description);
     read_display(req, resp, "group", ACCT_DOMAIN_GROUP_MAX, &d->group);
@@ -325,12 +370,12 @@ void acct_domain_check(acct_req *req, acct_resp *resp, const acct_domain *d)
         }
         return;
     }
-    if (strcmp(d->type, "master") == 0 && !d->soa_email
+    if (strcmp(d->type, ACCT_DOMAIN_MASTER) == 0 && !d->soa_email
         && !(d->invalid & ACCT_DOMAIN_F_SOA_EMAIL)) {
         acct_resp_invalid(resp, req->pool, "soa_email",
                           "soa_email is required for a master domain");
     }
-    if (strcmp(d->type, "slave") == 0 && d->master_count == 0
+    if (strcmp(d->type, ACCT_DOMAIN_SLAVE) == 0 && d->master_count == 0
         && !(d->invalid & ACCT_DOMAIN_F_MASTER_IPS)) {
         acct_resp_invalid(resp, req->pool, "master_ips",
                           "A slave domain needs at least one master_ips "
@@ -455,6 +500,119 @@ int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
         return -1;
     }
     return answer_store(req, resp, finish_change(req, st, d, id));
+}
+
+int acct_domain_import_create(acct_req *req, acct_resp *resp,
+                              const acct_domain *d,
+                              const apr_array_header_t *records,
+                              apr_int64_t *id)
+{
+    if (acct_domain_create(req, resp, d, id) != 0) {
+        return -1;
+    }
+    return acct_resp_store_failed(req, resp,
+                                  acct_record_insert_all(req->store, req->pool,
+                                                         *id, records,
+                                                         req->now));
+}
+
+acct_store_rc acct_domain_hosted(acct_store *st, apr_pool_t *pool,
+                                 const char *name, int *hosted)
+{
+    const char *key = acct_domain_key(pool, name);
+    acct_rows *rows = NULL;
+    acct_store_rc rc = acct_store_select(st, pool, &q_name_hosted, &rows, 1,
+                                         &key);
+
+    *hosted = rc == ACCT_STORE_OK && rows->nrows > 0;
+    return rc;
+}
+
+acct_store_rc acct_domain_delete(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t account_id,
+                                 int *deleted)
+{
+    const char *args[2];
+    acct_store_rc rc;
+
+    *deleted = 0;
+    args[0] = acct_i64(pool, id);
+    args[1] = acct_i64(pool, account_id);
+    rc = acct_tags_remove(st, pool, ACCT_ENTITY_DOMAIN, id);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_exec(st, pool, &q_domain_grants_delete, NULL, 1, args);
+    }
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_exec(st, pool, &q_domain_delete, deleted, 2, args);
+    }
+    return rc;
+}
+
+void acct_domain_list_query(acct_req *req, acct_store *st, acct_list_query *q)
+{
+    const char **args = apr_pcalloc(req->pool, 3 * sizeof(*args));
+
+    memset(q, 0, sizeof(*q));
+    q->columns = apr_pstrcat(req->pool, ACCT_DOMAIN_COLUMNS ", ",
+                             acct_tags_column_sql(req->pool,
+                                                  acct_store_dialect(st),
+                                                  ACCT_ENTITY_DOMAIN, "d.id"),
+                             " AS tags", NULL);
+    q->from = "domains d";
+    q->where = apr_pstrcat(req->pool, "d.account_id = CAST(%s AS BIGINT) AND ",
+                           acct_grant_visible_sql(req->pool, ACCT_ENTITY_DOMAIN,
+                                                  "d.id"), NULL);
+    args[0] = acct_i64(req->pool, req->who->account_id);
+    acct_grant_visible_args(req, args + 1);
+    q->nargs = 3;
+    q->args = args;
+    q->fields = domain_filter_fields;
+    q->stable_order = "d.id";
+    q->render = acct_domain_render;
+}
+
+/* The one-row UPDATE ... RETURNING of the domain writes of records. */
+static acct_store_rc take_row(acct_store *st, apr_pool_t *pool,
+                              const acct_sql *sql, apr_int64_t now, int nargs,
+                              const char **args, acct_rows **domain)
+{
+    args[0] = args[1] = args[2] = acct_i64(pool, now);
+    *domain = NULL;
+    return acct_store_select(st, pool, sql, domain, nargs, args);
+}
+
+acct_store_rc acct_domain_claim_slot(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t id, apr_int64_t account_id,
+                                     apr_int64_t now, acct_rows **domain)
+{
+    const char *args[6];
+
+    args[3] = acct_i64(pool, id);
+    args[4] = acct_i64(pool, account_id);
+    args[5] = acct_i64(pool, ACCT_RECORD_LIMIT);
+    return take_row(st, pool, &q_slot_claim, now, 6, args, domain);
+}
+
+acct_store_rc acct_domain_take(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t id, apr_int64_t now,
+                               acct_rows **domain)
+{
+    const char *args[4];
+
+    args[3] = acct_i64(pool, id);
+    return take_row(st, pool, &q_domain_take, now, 4, args, domain);
+}
+
+int acct_domain_is_slave(const acct_rows *rows, int i)
+{
+    const char *type = acct_rows_get(rows, i, "type");
+
+    return type && strcmp(type, ACCT_DOMAIN_SLAVE) == 0;
+}
+
+apr_int64_t acct_domain_row_id(const acct_rows *rows, int i)
+{
+    return column_i64(rows, i, "id");
 }
 
 /* A JSON array column; anything else (never stored) renders as []. */

@@ -18,10 +18,19 @@
 #include <apr_tables.h>
 
 #include "acct_api.h"
+#include "acct_list.h"
 
 #define ACCT_DOMAIN_DESCRIPTION_MAX 253
 #define ACCT_DOMAIN_GROUP_MAX 50
 #define ACCT_DOMAIN_IPS_MAX 1000   /* the entries joined with "," */
+
+/* The domain types and statuses of the contract, listed once. */
+#define ACCT_DOMAIN_MASTER   "master"
+#define ACCT_DOMAIN_SLAVE    "slave"
+#define ACCT_DOMAIN_ACTIVE   "active"
+#define ACCT_DOMAIN_DISABLED "disabled"
+extern const char *const acct_domain_types[];    /* NULL-terminated */
+extern const char *const acct_domain_statuses[]; /* NULL-terminated */
 
 /* Reason of the 400 on "domain" when the name is hosted already. */
 #define ACCT_DOMAIN_R_TAKEN "This domain is already hosted"
@@ -35,8 +44,8 @@
 /* A domain's settings: a stored row, a new one, or either after a body. */
 typedef struct acct_domain {
     const char *domain;        /* no trailing dot, caller's case; NULL: none */
-    const char *type;          /* "master" or "slave"; NULL: none */
-    const char *status;        /* "active" or "disabled" */
+    const char *type;          /* ACCT_DOMAIN_MASTER or _SLAVE; NULL: none */
+    const char *status;        /* ACCT_DOMAIN_ACTIVE or _DISABLED */
     const char *description;   /* "" when unset */
     const char *group;         /* "" when unset */
     const char *soa_email;     /* NULL when unset */
@@ -105,6 +114,73 @@ int acct_domain_create(acct_req *req, acct_resp *resp, const acct_domain *d,
  */
 int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
                        const acct_domain *d);
+
+/*
+ * A new master domain holding the zone an import transferred: the domain
+ * as acct_domain_create stores it, then every record of `records`
+ * (acct_record, validated, stored form) and its record count, in the
+ * request's transaction.  0 with *id set, or -1 once answered.
+ */
+int acct_domain_import_create(acct_req *req, acct_resp *resp,
+                              const acct_domain *d,
+                              const apr_array_header_t *records,
+                              apr_int64_t *id);
+
+/*
+ * Is a domain of any account named `name` (compared as acct_domain_key
+ * does)?  *hosted 1 or 0.  The create decides for good; this only spares
+ * an import's transfer.
+ */
+acct_store_rc acct_domain_hosted(acct_store *st, apr_pool_t *pool,
+                                 const char *name, int *hosted);
+
+/*
+ * Deletes domain `id` of account `account_id` with what names it by id
+ * only: its tag links and grants (its records go by ON DELETE CASCADE).
+ * *deleted: the domains deleted, 0 when it is not there.  For a domain
+ * the caller has loaded for the account: the tag links and grants go
+ * first, so a caller that gets 0 rolls its transaction back (a 404 does).
+ */
+acct_store_rc acct_domain_delete(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t account_id,
+                                 int *deleted);
+
+/*
+ * The list of the acting user's domains (GET /domains) as a query for
+ * acct_list_respond: the account's domains the user may see, with their
+ * tags, the filter fields of X-Filter, rendered by acct_domain_render.
+ */
+void acct_domain_list_query(acct_req *req, acct_store *st,
+                            acct_list_query *q);
+
+/*
+ * The writes of a domain's records take the domain row first (an UPDATE
+ * of it), so writers of one domain queue on that row (PostgreSQL's row
+ * lock; SQLite's writers are serial anyway) and the checks that follow
+ * cannot race another writer.  Both return the domain row as it is now
+ * (ACCT_DOMAIN_COLUMNS_OF("")), with the serial of the change set.
+ *
+ * acct_domain_claim_slot, for a new record: a slot under ACCT_RECORD_LIMIT
+ * and the serial, claimed on a master domain of account `account_id` in
+ * one write.  No row: the domain is not there, is a slave, or is full.
+ *
+ * acct_domain_take, for a record update: the serial only, so that the
+ * slave rule (acct_domain_is_slave) judges the domain under its lock (a
+ * concurrent domain PUT may just have made it a slave).  No row: the
+ * domain is gone.
+ */
+acct_store_rc acct_domain_claim_slot(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t id, apr_int64_t account_id,
+                                     apr_int64_t now, acct_rows **domain);
+acct_store_rc acct_domain_take(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t id, apr_int64_t now,
+                               acct_rows **domain);
+
+/* Is row `i` of a domain a slave (whose records come from its master)? */
+int acct_domain_is_slave(const acct_rows *rows, int i);
+
+/* The id of row `i` of a domain (0 when unreadable, never stored). */
+apr_int64_t acct_domain_row_id(const acct_rows *rows, int i);
 
 /*
  * The Domain object of row `i` (ACCT_DOMAIN_COLUMNS; a "tags" column made

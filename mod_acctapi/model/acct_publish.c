@@ -76,7 +76,7 @@ static const acct_sql q_domain_name = ACCT_SQL("publish_domain_name",
 /* Every account's active zones: what zones.conf declares. */
 static const acct_sql q_listing = ACCT_SQL("publish_listing",
     "SELECT d.domain, d.type, d.master_ips, d.axfr_ips FROM domains d"
-    " WHERE d.status = 'active' ORDER BY d.domain_key");
+    " WHERE d.status = '" ACCT_DOMAIN_ACTIVE "' ORDER BY d.domain_key");
 
 /* One change noted by a handler (req->zones_changed). */
 typedef struct zone_note {
@@ -518,8 +518,9 @@ static int publish_zone(publisher *p, const char *zone)
         return -1;
     }
     rc = acct_store_select(p->st, sub, &q_domain_by_key, &rows, 1, &zone);
-    if (rc == ACCT_STORE_OK && rows->nrows == 1 && row_is(rows, "type", "master")
-        && row_is(rows, "status", "active")) {
+    if (rc == ACCT_STORE_OK && rows->nrows == 1
+        && row_is(rows, "type", ACCT_DOMAIN_MASTER)
+        && row_is(rows, "status", ACCT_DOMAIN_ACTIVE)) {
         acct_parse_i64(acct_rows_get(rows, 0, "id"), &id);
         rc = acct_zone_records(p->st, sub, id, &records);
         if (rc == ACCT_STORE_OK) {
@@ -563,7 +564,7 @@ static int refresh_include(publisher *p, int full, int *written)
     zones = apr_array_make(p->pool, rows->nrows + 1,
                            sizeof(acct_published_zone));
     for (i = 0; i < rows->nrows; i++) {
-        int slave = strcmp(acct_rows_get(rows, i, "type"), "slave") == 0;
+        int slave = acct_domain_is_slave(rows, i);
 
         zone = acct_publish_zone_name(p->pool, acct_rows_get(rows, i,
                                                              "domain"));

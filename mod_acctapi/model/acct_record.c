@@ -13,8 +13,10 @@
 /* The A/AAAA target that stands for the caller's own address (rule 1). */
 #define REMOTE_ADDR "[remote_addr]"
 
-static const char *const record_types[] = {
-    "A", "AAAA", "NS", "MX", "CNAME", "TXT", "SRV", "PTR", "CAA", NULL
+const char *const acct_record_types[] = {
+    ACCT_RECORD_TYPE_A, ACCT_RECORD_TYPE_AAAA, ACCT_RECORD_TYPE_NS,
+    ACCT_RECORD_TYPE_MX, ACCT_RECORD_TYPE_CNAME, ACCT_RECORD_TYPE_TXT,
+    ACCT_RECORD_TYPE_SRV, ACCT_RECORD_TYPE_PTR, ACCT_RECORD_TYPE_CAA, NULL
 };
 
 static const char *const caa_tags[] = {"issue", "issuewild", "iodef", NULL};
@@ -40,11 +42,11 @@ static int is_type(const acct_record *r, const char *type)
     return strcmp(r->type, type) == 0;
 }
 
-static int known_type(const char *type)
+int acct_record_type_known(const char *type)
 {
     const char *const *t;
 
-    for (t = record_types; type && *t; t++) {
+    for (t = acct_record_types; type && *t; t++) {
         if (strcmp(*t, type) == 0) {
             return 1;
         }
@@ -54,14 +56,14 @@ static int known_type(const char *type)
 
 static unsigned fields_of_type(const acct_record *r)
 {
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return ACCT_RECORD_PRIORITY;
     }
-    if (is_type(r, "SRV")) {
+    if (is_type(r, ACCT_RECORD_TYPE_SRV)) {
         return ACCT_RECORD_PRIORITY | ACCT_RECORD_WEIGHT | ACCT_RECORD_PORT
                | ACCT_RECORD_SERVICE | ACCT_RECORD_PROTOCOL;
     }
-    if (is_type(r, "CAA")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CAA)) {
         return ACCT_RECORD_TAG;
     }
     return 0;
@@ -202,17 +204,18 @@ static int ptr_name_valid(apr_pool_t *pool, const char *name)
 static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
                              const char *rel)
 {
-    if (is_type(r, "NS")) {
+    if (is_type(r, ACCT_RECORD_TYPE_NS)) {
         return acct_dns_name_valid(rel, ACCT_DNS_RELATIVE);
     }
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return mx_host_valid(rel, 1);
     }
-    if (is_type(r, "CNAME") || is_type(r, "TXT")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CNAME)
+        || is_type(r, ACCT_RECORD_TYPE_TXT)) {
         return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
                                         | ACCT_DNS_RELATIVE);
     }
-    if (is_type(r, "PTR")) {
+    if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
         return ptr_name_valid(pool, rel);
     }
     return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_RELATIVE);
@@ -220,20 +223,21 @@ static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
 
 static const char *name_syntax_reason(const acct_record *r)
 {
-    if (is_type(r, "NS")) {
+    if (is_type(r, ACCT_RECORD_TYPE_NS)) {
         return "name must be a host name: labels of letters, digits and "
                "hyphens (wildcard names are not supported for NS records)";
     }
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return "name must be a mail subdomain: labels of letters, digits and "
                "hyphens that start with a letter and end with a letter or "
                "digit; the left-most label may be *";
     }
-    if (is_type(r, "CNAME") || is_type(r, "TXT")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CNAME)
+        || is_type(r, ACCT_RECORD_TYPE_TXT)) {
         return "name must be a host name: labels of letters, digits, hyphens "
                "and underscores; the left-most label may be *";
     }
-    if (is_type(r, "PTR")) {
+    if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
         return "name must follow reverse-DNS conventions: labels of letters, "
                "digits and hyphens (or classless labels such as 0/26)";
     }
@@ -475,7 +479,7 @@ static const char *record_name(apr_pool_t *pool, acct_resp *resp,
         return NULL;
     }
     if (!*rel) {
-        if (is_type(r, "CNAME")) {
+        if (is_type(r, ACCT_RECORD_TYPE_CNAME)) {
             acct_resp_invalid(resp, pool, "name",
                               "name is required for CNAME records: a CNAME "
                               "cannot be at the domain itself");
@@ -617,15 +621,16 @@ static const char *target_aaaa(apr_pool_t *pool, acct_resp *resp,
 static const char *target_host(apr_pool_t *pool, acct_resp *resp,
                                const acct_record *r, const char *t)
 {
-    unsigned flags = is_type(r, "CNAME") ? ACCT_DNS_UNDERSCORE : 0;
+    unsigned flags = is_type(r, ACCT_RECORD_TYPE_CNAME) ? ACCT_DNS_UNDERSCORE
+                                                        : 0;
     const char *host = strip_trailing_dot(pool, t);
 
     if (!fqdn_valid(host, flags)) {
         acct_resp_invalid(resp, pool, "target",
-                          is_type(r, "NS")
+                          is_type(r, ACCT_RECORD_TYPE_NS)
                           ? "target must be a name server's fully qualified "
                             "host name, such as ns1.example.net"
-                          : is_type(r, "CNAME")
+                          : is_type(r, ACCT_RECORD_TYPE_CNAME)
                           ? "target must be a fully qualified domain name, "
                             "such as www.example.net"
                           : "target must be a fully qualified host name, "
@@ -755,22 +760,22 @@ static const char *record_target(apr_pool_t *pool, acct_resp *resp,
         acct_resp_invalid(resp, pool, "target", "target is required");
         return NULL;
     }
-    if (is_type(r, "A")) {
+    if (is_type(r, ACCT_RECORD_TYPE_A)) {
         return target_a(pool, resp, t, zone);
     }
-    if (is_type(r, "AAAA")) {
+    if (is_type(r, ACCT_RECORD_TYPE_AAAA)) {
         return target_aaaa(pool, resp, t, zone);
     }
-    if (is_type(r, "MX")) {
+    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return target_mx(pool, resp, t);
     }
-    if (is_type(r, "SRV")) {
+    if (is_type(r, ACCT_RECORD_TYPE_SRV)) {
         return target_srv(pool, resp, t, zone->domain);
     }
-    if (is_type(r, "CAA")) {
+    if (is_type(r, ACCT_RECORD_TYPE_CAA)) {
         return tag ? target_caa(pool, resp, t, tag) : NULL;
     }
-    if (is_type(r, "TXT")) {
+    if (is_type(r, ACCT_RECORD_TYPE_TXT)) {
         if (acct_has_control_character(t)) {
             acct_resp_invalid(resp, pool, "target",
                               "target must be printable text: control "
@@ -801,7 +806,7 @@ int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
     int is_null_mx = 0;
 
     *out = *in;
-    if (!known_type(in->type)) {
+    if (!acct_record_type_known(in->type)) {
         if (!(skip & ACCT_RECORD_TYPE)) {
             acct_resp_invalid(resp, pool, "type", in->type
                     ? "type must be one of: A, AAAA, NS, MX, CNAME, TXT, SRV, "
@@ -811,16 +816,16 @@ int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
         return -1;
     }
     check_typed_fields(pool, resp, in, skip);
-    if (is_type(in, "SRV")) {
+    if (is_type(in, ACCT_RECORD_TYPE_SRV)) {
         srv_fields(pool, resp, out, skip, zone->domain);
     }
     else if (!(skip & ACCT_RECORD_NAME)) {
         out->name = record_name(pool, resp, in, zone->domain);
     }
-    if (is_type(in, "CAA")) {
+    if (is_type(in, ACCT_RECORD_TYPE_CAA)) {
         tag = caa_tag(pool, resp, in, skip);
     }
-    if (is_type(in, "MX")) {
+    if (is_type(in, ACCT_RECORD_TYPE_MX)) {
         is_null_mx = null_mx(pool, resp, out, skip);
     }
     if (!(skip & ACCT_RECORD_TARGET) && is_null_mx == 0) {
@@ -832,8 +837,8 @@ int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
 
 int acct_record_is_null_mx(const acct_record *r)
 {
-    return strcmp(r->type, "MX") == 0 && r->name && !*r->name && r->target
-           && !*r->target;
+    return strcmp(r->type, ACCT_RECORD_TYPE_MX) == 0 && r->name && !*r->name
+           && r->target && !*r->target;
 }
 
 /* ------------------------------------------------------------------------
@@ -911,7 +916,7 @@ static void read_type(acct_req *req, acct_resp *resp,
         acct_body_require(req, resp, "type", ACCT_FIELD_ABSENT);
         *bad |= ACCT_RECORD_TYPE;
     }
-    else if (acct_body_enum(req, resp, "type", record_types, &r->type)
+    else if (acct_body_enum(req, resp, "type", acct_record_types, &r->type)
              != ACCT_FIELD_SET) {
         *bad |= ACCT_RECORD_TYPE;
     }
@@ -1213,6 +1218,10 @@ const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
     return o.text.data;
 }
 
+/* ------------------------------------------------------------------------
+ * Storage
+ * ------------------------------------------------------------------------ */
+
 static const acct_sql q_record_insert = ACCT_SQL("record_insert",
     "INSERT INTO domain_records (domain_id, type, name, target, priority,"
     " weight, port, service, protocol, ttl_sec, tag, created, updated)"
@@ -1220,8 +1229,97 @@ static const acct_sql q_record_insert = ACCT_SQL("record_insert",
     " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, CAST(%s AS INTEGER),"
     " %s, CAST(%s AS BIGINT), CAST(%s AS BIGINT)) RETURNING id");
 
-void acct_record_args(apr_pool_t *pool, const acct_record *rec,
-                      const char **args)
+/*
+ * A new record, written only when no neighbour rule forbids it (the rules
+ * of api_records.c's check_cname and check_mx, for a record without an
+ * id), and returned as stored.
+ */
+static const acct_sql q_record_insert_checked = ACCT_SQL(
+    "record_insert_checked",
+    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
+    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
+    " SELECT CAST(%s AS BIGINT), CAST(%s AS TEXT), CAST(%s AS TEXT),"
+    " CAST(%s AS TEXT), CAST(%s AS INTEGER), CAST(%s AS INTEGER),"
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS TEXT),"
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS BIGINT),"
+    " CAST(%s AS BIGINT)"
+    " WHERE NOT EXISTS (SELECT 1 FROM domain_records o"
+    "  WHERE o.domain_id = CAST(%s AS BIGINT)"
+    "  AND lower(o.name) = lower(CAST(%s AS TEXT))"
+    "  AND (o.type = '" ACCT_RECORD_TYPE_CNAME "'"
+    "  OR CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_CNAME "'))"
+    " AND NOT EXISTS (SELECT 1 FROM domain_records o"
+    "  WHERE o.domain_id = CAST(%s AS BIGINT)"
+    "  AND o.type = '" ACCT_RECORD_TYPE_MX "'"
+    "  AND CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_MX "'"
+    "  AND (CAST(%s AS INTEGER) = 1 OR (o.name = '' AND o.target = '')))"
+    " RETURNING " ACCT_RECORD_COLUMNS);
+
+/* One statement, so a clone holds exactly the records of one moment. */
+static const acct_sql q_records_copy = ACCT_SQL("domain_records_copy",
+    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
+    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
+    " SELECT CAST(%s AS BIGINT), type, name, target, priority, weight, port,"
+    " service, protocol, ttl_sec, tag, CAST(%s AS BIGINT), CAST(%s AS BIGINT)"
+    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT) ORDER BY id");
+
+/* The count of a domain whose records were all just written (clone,
+ * import). */
+static const acct_sql q_record_count_set = ACCT_SQL("domain_record_count_set",
+    "UPDATE domains SET record_count = CAST(%s AS INTEGER)"
+    " WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_record_get = ACCT_SQL("record_get",
+    "SELECT " ACCT_RECORD_COLUMNS " FROM domain_records"
+    " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
+
+/* Other records at a name (names compare as DNS does, ignoring case). */
+static const acct_sql q_name_users = ACCT_SQL("record_name_users",
+    "SELECT count(*) AS n,"
+    " COALESCE(sum(CASE WHEN type = '" ACCT_RECORD_TYPE_CNAME "'"
+    " THEN 1 ELSE 0 END), 0) AS cnames"
+    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT)"
+    " AND lower(name) = lower(CAST(%s AS TEXT)) AND id <> CAST(%s AS BIGINT)");
+
+/* The domain's other MX records, and how many of them are Null MX. */
+static const acct_sql q_mx_others = ACCT_SQL("record_mx_others",
+    "SELECT count(*) AS mx,"
+    " COALESCE(sum(CASE WHEN name = '' AND target = '' THEN 1 ELSE 0 END), 0)"
+    " AS null_mx"
+    " FROM domain_records WHERE domain_id = CAST(%s AS BIGINT)"
+    " AND type = '" ACCT_RECORD_TYPE_MX "'"
+    " AND id <> CAST(%s AS BIGINT)");
+
+static const acct_sql q_record_update = ACCT_SQL("record_update",
+    "UPDATE domain_records SET name = %s, target = %s,"
+    " priority = CAST(%s AS INTEGER), weight = CAST(%s AS INTEGER),"
+    " port = CAST(%s AS INTEGER), service = %s, protocol = %s,"
+    " ttl_sec = CAST(%s AS INTEGER), tag = %s, updated = CAST(%s AS BIGINT)"
+    " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_record_delete = ACCT_SQL("record_delete",
+    "DELETE FROM domain_records"
+    " WHERE id = CAST(%s AS BIGINT) AND domain_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_slot_release = ACCT_SQL("record_slot_release",
+    "UPDATE domains SET record_count = record_count - 1"
+    " WHERE id = CAST(%s AS BIGINT) AND record_count > 0");
+
+static const acct_filter_field record_filter_fields[] = {
+    {"type", "type", ACCT_FIELD_TEXT},
+    {"name", "name", ACCT_FIELD_TEXT},
+    {"target", "target", ACCT_FIELD_TEXT},
+    {"tag", "tag", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
+/*
+ * The record's stored columns as statement arguments, in the order
+ * name, target, priority, weight, port, service, protocol, ttl_sec, tag
+ * (nine entries of `args`).
+ */
+static void record_args(apr_pool_t *pool, const acct_record *rec,
+                        const char **args)
 {
     args[0] = rec->name;
     args[1] = rec->target;
@@ -1234,6 +1332,18 @@ void acct_record_args(apr_pool_t *pool, const acct_record *rec,
     args[8] = rec->tag;
 }
 
+/* The thirteen values of a new row: domain, type, the stored columns,
+ * created and updated. */
+static void row_args(apr_pool_t *pool, apr_int64_t domain_id,
+                     const acct_record *rec, apr_int64_t now,
+                     const char **args)
+{
+    args[0] = acct_i64(pool, domain_id);
+    args[1] = rec->type;
+    record_args(pool, rec, args + 2);
+    args[11] = args[12] = acct_i64(pool, now);
+}
+
 acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, const acct_record *rec,
                                  apr_int64_t now, apr_int64_t *new_id)
@@ -1242,10 +1352,7 @@ acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
     acct_rows *rows = NULL;
     acct_store_rc rc;
 
-    args[0] = acct_i64(pool, domain_id);
-    args[1] = rec->type;
-    acct_record_args(pool, rec, args + 2);
-    args[11] = args[12] = acct_i64(pool, now);
+    row_args(pool, domain_id, rec, now, args);
     rc = acct_store_select(st, pool, &q_record_insert, &rows, 13, args);
     if (rc != ACCT_STORE_OK) {
         return rc;
@@ -1257,4 +1364,175 @@ acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
         return ACCT_STORE_FAILED;
     }
     return ACCT_STORE_OK;
+}
+
+static acct_store_rc set_count(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t domain_id, apr_int64_t count)
+{
+    const char *args[2];
+
+    args[0] = acct_i64(pool, count);
+    args[1] = acct_i64(pool, domain_id);
+    return acct_store_exec(st, pool, &q_record_count_set, NULL, 2, args);
+}
+
+acct_store_rc acct_record_insert_all(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t domain_id,
+                                     const apr_array_header_t *records,
+                                     apr_int64_t now)
+{
+    acct_store_rc rc;
+    int i;
+
+    for (i = 0; i < records->nelts; i++) {
+        rc = acct_record_insert(st, pool, domain_id,
+                                &APR_ARRAY_IDX(records, i, acct_record), now,
+                                NULL);
+        if (rc != ACCT_STORE_OK) {
+            return rc;
+        }
+    }
+    return set_count(st, pool, domain_id, records->nelts);
+}
+
+acct_store_rc acct_record_copy_all(acct_store *st, apr_pool_t *pool,
+                                   apr_int64_t from, apr_int64_t to,
+                                   apr_int64_t now)
+{
+    const char *args[4];
+    acct_store_rc rc;
+    int copied = 0;
+
+    args[0] = acct_i64(pool, to);
+    args[1] = args[2] = acct_i64(pool, now);
+    args[3] = acct_i64(pool, from);
+    rc = acct_store_exec(st, pool, &q_records_copy, &copied, 4, args);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    return set_count(st, pool, to, copied);
+}
+
+acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, const acct_record *rec,
+                                 apr_int64_t now, acct_rows **rows)
+{
+    const char *args[19];
+
+    row_args(pool, domain_id, rec, now, args);
+    args[13] = args[16] = args[0];
+    args[14] = rec->name;
+    args[15] = args[17] = rec->type;
+    args[18] = acct_record_is_null_mx(rec) ? "1" : "0";
+    *rows = NULL;
+    return acct_store_select(st, pool, &q_record_insert_checked, rows, 19,
+                             args);
+}
+
+/* Record `id` of domain `domain_id` as the two arguments that name it. */
+static void id_args(apr_pool_t *pool, apr_int64_t id, apr_int64_t domain_id,
+                    const char **args)
+{
+    args[0] = acct_i64(pool, id);
+    args[1] = acct_i64(pool, domain_id);
+}
+
+acct_store_rc acct_record_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t domain_id, apr_int64_t id,
+                              acct_rows **rows)
+{
+    const char *args[2];
+
+    id_args(pool, id, domain_id, args);
+    *rows = NULL;
+    return acct_store_select(st, pool, &q_record_get, rows, 2, args);
+}
+
+/* Column `col` of a one-row count (0 when NULL). */
+static apr_int64_t count_of(const acct_rows *rows, const char *col)
+{
+    apr_int64_t n = 0;
+    const char *s = acct_rows_get(rows, 0, col);
+
+    return s && acct_parse_i64(s, &n) == 0 ? n : 0;
+}
+
+acct_store_rc acct_record_name_users(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t domain_id, const char *name,
+                                     apr_int64_t self, apr_int64_t *records,
+                                     apr_int64_t *cnames)
+{
+    const char *args[3];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, domain_id);
+    args[1] = name;
+    args[2] = acct_i64(pool, self);
+    rc = acct_store_select(st, pool, &q_name_users, &rows, 3, args);
+    *records = rc == ACCT_STORE_OK ? count_of(rows, "n") : 0;
+    *cnames = rc == ACCT_STORE_OK ? count_of(rows, "cnames") : 0;
+    return rc;
+}
+
+acct_store_rc acct_record_mx_others(acct_store *st, apr_pool_t *pool,
+                                    apr_int64_t domain_id, apr_int64_t self,
+                                    apr_int64_t *mx, apr_int64_t *null_mx)
+{
+    const char *args[2];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, domain_id);
+    args[1] = acct_i64(pool, self);
+    rc = acct_store_select(st, pool, &q_mx_others, &rows, 2, args);
+    *mx = rc == ACCT_STORE_OK ? count_of(rows, "mx") : 0;
+    *null_mx = rc == ACCT_STORE_OK ? count_of(rows, "null_mx") : 0;
+    return rc;
+}
+
+acct_store_rc acct_record_update(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, apr_int64_t id,
+                                 const acct_record *rec, apr_int64_t now,
+                                 int *changed)
+{
+    const char *args[12];
+
+    record_args(pool, rec, args);
+    args[9] = acct_i64(pool, now);
+    id_args(pool, id, domain_id, args + 10);
+    *changed = 0;
+    return acct_store_exec(st, pool, &q_record_update, changed, 12, args);
+}
+
+acct_store_rc acct_record_delete(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, apr_int64_t id,
+                                 int *deleted)
+{
+    const char *args[2];
+    acct_store_rc rc;
+
+    id_args(pool, id, domain_id, args);
+    *deleted = 0;
+    rc = acct_store_exec(st, pool, &q_record_delete, deleted, 2, args);
+    if (rc != ACCT_STORE_OK || *deleted == 0) {
+        return rc;
+    }
+    return acct_store_exec(st, pool, &q_slot_release, NULL, 1, args + 1);
+}
+
+void acct_record_list_query(apr_pool_t *pool, apr_int64_t domain_id,
+                            acct_list_query *q)
+{
+    const char **args = apr_pcalloc(pool, sizeof(*args));
+
+    memset(q, 0, sizeof(*q));
+    args[0] = acct_i64(pool, domain_id);
+    q->columns = ACCT_RECORD_COLUMNS;
+    q->from = "domain_records";
+    q->where = "domain_id = CAST(%s AS BIGINT)";
+    q->nargs = 1;
+    q->args = args;
+    q->fields = record_filter_fields;
+    q->stable_order = "id";
 }

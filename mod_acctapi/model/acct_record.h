@@ -5,9 +5,11 @@
  * trailing dot, SRV service and protocol without underscores (the name is
  * derived as "_service._protocol"), TTLs rounded up to a valid value.
  *
- * Everything here is a pure function of its input (no store): the rules
- * that need the domain's other records (CNAME uniqueness, the Null MX
- * conflicts, the 12,000 limit) live with the handlers in api_records.c.
+ * The rules are pure functions of their input (no store).  The rules that
+ * need the domain's other records (CNAME uniqueness, the Null MX
+ * conflicts, the 12,000 limit) are decided by the handlers in
+ * api_records.c on what the storage functions at the end of this header
+ * read; those own every statement on domain_records.
  */
 #ifndef ACCT_RECORD_H
 #define ACCT_RECORD_H
@@ -15,12 +17,28 @@
 #include <jansson.h>
 
 #include "acct_api.h"
+#include "acct_list.h"
 
 #define ACCT_RECORD_NAME_MAX 100       /* characters of the name as given */
 #define ACCT_RECORD_TARGET_MAX 65535   /* characters of the target */
 /* Bytes of a TXT value whose 255-byte strings still fit one DNS record. */
 #define ACCT_RECORD_TXT_BYTES_MAX 65254
 #define ACCT_RECORD_LIMIT 12000        /* records per domain */
+
+/* The record types of the contract, listed once (acct_record_types). */
+#define ACCT_RECORD_TYPE_A     "A"
+#define ACCT_RECORD_TYPE_AAAA  "AAAA"
+#define ACCT_RECORD_TYPE_NS    "NS"
+#define ACCT_RECORD_TYPE_MX    "MX"
+#define ACCT_RECORD_TYPE_CNAME "CNAME"
+#define ACCT_RECORD_TYPE_TXT   "TXT"
+#define ACCT_RECORD_TYPE_SRV   "SRV"
+#define ACCT_RECORD_TYPE_PTR   "PTR"
+#define ACCT_RECORD_TYPE_CAA   "CAA"
+extern const char *const acct_record_types[];   /* NULL-terminated */
+
+/* Is `type` one of acct_record_types?  (NULL is not.) */
+int acct_record_type_known(const char *type);
 
 /* The fields of a record, as bits (acct_record.set and problem masks). */
 #define ACCT_RECORD_TYPE     0x001
@@ -35,7 +53,7 @@
 #define ACCT_RECORD_TAG      0x200
 
 typedef struct acct_record {
-    const char *type;       /* "A" ... "CAA"; NULL when unknown */
+    const char *type;       /* one of acct_record_types; NULL when unknown */
     const char *name;       /* NULL: not given; "" the apex */
     const char *target;     /* NULL: not given */
     apr_int64_t priority;
@@ -101,20 +119,93 @@ json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i);
 const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
                                   apr_size_t *len);
 
-/*
- * The record's stored columns as statement arguments, in the order
- * name, target, priority, weight, port, service, protocol, ttl_sec, tag
- * (nine entries of `args`).
- */
-void acct_record_args(apr_pool_t *pool, const acct_record *rec,
-                      const char **args);
+/* ------------------------------------------------------------------------
+ * Storage: every statement on domain_records.  Records are validated and
+ * in stored form (acct_record_read, acct_record_normalise) when they get
+ * here; `now` is the request's time (created, updated).  A domain's
+ * record_count is kept with its records by every write of them.
+ * ------------------------------------------------------------------------ */
 
 /*
- * Stores `rec` (already validated) under domain `domain_id`; the one INSERT
- * of records, for POST records, clone and import.  *new_id may be NULL.
+ * Stores `rec` under domain `domain_id` unconditionally (no neighbour
+ * rule, no record count): for records checked already.  *new_id may be
+ * NULL.
  */
 acct_store_rc acct_record_insert(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, const acct_record *rec,
                                  apr_int64_t now, apr_int64_t *new_id);
+
+/*
+ * Every record of `records` (acct_record) under domain `domain_id`, which
+ * holds no records yet (an import), and the domain's record count set to
+ * their number.
+ */
+acct_store_rc acct_record_insert_all(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t domain_id,
+                                     const apr_array_header_t *records,
+                                     apr_int64_t now);
+
+/*
+ * Every record of domain `from` again under the new domain `to`, in one
+ * statement (a clone holds exactly the records of one moment), and the
+ * record count of `to`.
+ */
+acct_store_rc acct_record_copy_all(acct_store *st, apr_pool_t *pool,
+                                   apr_int64_t from, apr_int64_t to,
+                                   apr_int64_t now);
+
+/*
+ * POST records' write: `rec` stored under domain `domain_id` only when no
+ * neighbour rule forbids it (a CNAME is alone at its name; a Null MX
+ * excludes every other MX), and *rows (ACCT_RECORD_COLUMNS) the record as
+ * stored.  No row: a rule forbids it (acct_record_name_users and
+ * acct_record_mx_others tell which).  Run under the domain's lock
+ * (acct_domain_claim_slot), like the checks it stands for.
+ */
+acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, const acct_record *rec,
+                                 apr_int64_t now, acct_rows **rows);
+
+/* Record `id` of domain `domain_id` (ACCT_RECORD_COLUMNS); no row: none. */
+acct_store_rc acct_record_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t domain_id, apr_int64_t id,
+                              acct_rows **rows);
+
+/*
+ * The other records of domain `domain_id` at `name` (compared as DNS
+ * does, ignoring case) than record `self` (0 for a new one): how many,
+ * and how many of them are CNAME records.
+ */
+acct_store_rc acct_record_name_users(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t domain_id, const char *name,
+                                     apr_int64_t self, apr_int64_t *records,
+                                     apr_int64_t *cnames);
+
+/* The other MX records of domain `domain_id` than `self`, and how many of
+ * them are Null MX. */
+acct_store_rc acct_record_mx_others(acct_store *st, apr_pool_t *pool,
+                                    apr_int64_t domain_id, apr_int64_t self,
+                                    apr_int64_t *mx, apr_int64_t *null_mx);
+
+/* Stores `rec` as record `id` of domain `domain_id` (the type stays);
+ * *changed 0 when there is no such record. */
+acct_store_rc acct_record_update(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, apr_int64_t id,
+                                 const acct_record *rec, apr_int64_t now,
+                                 int *changed);
+
+/* Deletes record `id` of domain `domain_id` and frees its slot in the
+ * record count; *deleted 0 when there is no such record. */
+acct_store_rc acct_record_delete(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t domain_id, apr_int64_t id,
+                                 int *deleted);
+
+/*
+ * The records of domain `domain_id` (GET .../records) as a query for
+ * acct_list_respond: ACCT_RECORD_COLUMNS by id, and the filter fields of
+ * X-Filter.  The caller sets how rows render (and the known total).
+ */
+void acct_record_list_query(apr_pool_t *pool, apr_int64_t domain_id,
+                            acct_list_query *q);
 
 #endif

@@ -6,6 +6,7 @@
  * outside printable ASCII become \DDD escapes.
  */
 #include "acct_zone.h"
+#include "acct_record.h"
 #include "acct_json.h"
 #include "acct_text.h"
 
@@ -261,23 +262,25 @@ typedef enum {
 /* How the RDATA of a type is written; RT_NONE: the zone omits the row. */
 static rdata_kind kind_of(const char *type)
 {
-    if (strcmp(type, "A") == 0 || strcmp(type, "AAAA") == 0) {
+    if (strcmp(type, ACCT_RECORD_TYPE_A) == 0
+        || strcmp(type, ACCT_RECORD_TYPE_AAAA) == 0) {
         return RT_ADDRESS;
     }
-    if (strcmp(type, "NS") == 0 || strcmp(type, "CNAME") == 0
-        || strcmp(type, "PTR") == 0) {
+    if (strcmp(type, ACCT_RECORD_TYPE_NS) == 0
+        || strcmp(type, ACCT_RECORD_TYPE_CNAME) == 0
+        || strcmp(type, ACCT_RECORD_TYPE_PTR) == 0) {
         return RT_NAME;
     }
-    if (strcmp(type, "MX") == 0) {
+    if (strcmp(type, ACCT_RECORD_TYPE_MX) == 0) {
         return RT_MX;
     }
-    if (strcmp(type, "SRV") == 0) {
+    if (strcmp(type, ACCT_RECORD_TYPE_SRV) == 0) {
         return RT_SRV;
     }
-    if (strcmp(type, "TXT") == 0) {
+    if (strcmp(type, ACCT_RECORD_TYPE_TXT) == 0) {
         return RT_TXT;
     }
-    if (strcmp(type, "CAA") == 0) {
+    if (strcmp(type, ACCT_RECORD_TYPE_CAA) == 0) {
         return RT_CAA;
     }
     /* The schema's CHECK admits no other type. */

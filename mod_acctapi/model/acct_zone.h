@@ -85,11 +85,4 @@ const char *acct_zone_rname(apr_pool_t *pool, const char *email,
 /* One quoted, escaped master-file string of `len` bytes of `text`. */
 const char *acct_zone_quote(apr_pool_t *pool, const char *text, size_t len);
 
-/*
- * The per-process cache of GET /domains/{id}/zone-file answers (api_zone.c):
- * once per process (child_init), before requests; `pool` outlives them.
- * Without it every answer is rendered afresh.
- */
-int acct_zone_cache_init(apr_pool_t *pool);
-
 #endif

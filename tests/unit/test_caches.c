@@ -692,7 +692,7 @@ static void test_zone_cache(void **state)
 
     with_ns.nameservers = other_ns;
     assert_int_equal(apr_pool_create(&cp, p), APR_SUCCESS);
-    assert_int_equal(acct_zone_cache_init(cp), 0);
+    assert_int_equal(api_zone_cache_init(cp), 0);
     unit_identity(db, "zonecache", 0, "*", &who);
     assert_int_equal(acct_store_exec_script(db->store, p, apr_psprintf(p,
         "INSERT INTO domains (account_id, domain, domain_key, type, status,"

@@ -1039,6 +1039,52 @@ static void test_tag_store(void **state)
     json_decref(tags);
 }
 
+/* The storage functions of a domain on their own. */
+static void test_hosted_and_delete(void **state)
+{
+    unit_db *db = *state;
+    acct_principal owner, other;
+    apr_int64_t id;
+    int hosted = -1, deleted = -1;
+
+    unit_identity(db, "store-a", 0, "*", &owner);
+    unit_identity(db, "store-b", 0, "*", &other);
+    assert_int_equal(acct_parse_i64(id_of(db, create(db, &owner,
+        "{\"domain\":\"Held.example\",\"type\":\"master\","
+        "\"soa_email\":\"a@held.example\",\"tags\":[\"kept\"]}")), &id), 0);
+    /* Hosted by any account, whatever the case. */
+    assert_int_equal(acct_domain_hosted(db->store, db->pool, "HELD.example",
+                                        &hosted), ACCT_STORE_OK);
+    assert_int_equal(hosted, 1);
+    assert_int_equal(acct_domain_hosted(db->store, db->pool, "free.example",
+                                        &hosted), ACCT_STORE_OK);
+    assert_int_equal(hosted, 0);
+    assert_string_equal(sql_value(db, "SELECT count(*) FROM tag_links"
+                                      " WHERE entity_type = 'domain'"
+                                      " AND entity_id = %" APR_INT64_T_FMT,
+                                  id), "1");
+    /* Another account deletes no domain (its handler has answered 404
+     * before, and a 404 rolls the request back). */
+    assert_int_equal(acct_domain_delete(db->store, db->pool, id,
+                                        other.account_id, &deleted),
+                     ACCT_STORE_OK);
+    assert_int_equal(deleted, 0);
+    assert_string_equal(sql_value(db, "SELECT count(*) FROM domains"
+                                      " WHERE id = %" APR_INT64_T_FMT, id),
+                        "1");
+    assert_int_equal(acct_domain_delete(db->store, db->pool, id,
+                                        owner.account_id, &deleted),
+                     ACCT_STORE_OK);
+    assert_int_equal(deleted, 1);
+    assert_string_equal(sql_value(db, "SELECT count(*) FROM tag_links"
+                                      " WHERE entity_type = 'domain'"
+                                      " AND entity_id = %" APR_INT64_T_FMT,
+                                  id), "0");
+    assert_int_equal(acct_domain_hosted(db->store, db->pool, "held.example",
+                                        &hosted), ACCT_STORE_OK);
+    assert_int_equal(hosted, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1055,6 +1101,7 @@ int main(void)
         UNIT_DB_TEST(test_clone),
         UNIT_DB_TEST(test_restricted_users),
         UNIT_DB_TEST(test_tag_store),
+        UNIT_DB_TEST(test_hosted_and_delete),
     };
 
     return UNIT_DB_RUN(tests);
