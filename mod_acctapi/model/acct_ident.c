@@ -472,7 +472,7 @@ acct_ident_rc acct_app_authorize(acct_store *st, apr_pool_t *pool,
                       now, &token_id, token, res);
 }
 
-/* ---- the user's own records, for handlers -------------------------------- */
+/* ---- the user's own records, for handlers ------------------------------- */
 
 /* The store of `req` and the path's id; -1 after answering. */
 static int own_target(acct_req *req, acct_resp *resp, acct_store **st,
@@ -527,7 +527,7 @@ int acct_own_change(acct_req *req, acct_resp *resp, acct_own_change_fn *change)
     return changed ? 0 : not_found(req, resp);
 }
 
-/* ---- access tokens of /profile/tokens ------------------------------------ */
+/* ---- access tokens of /profile/tokens ----------------------------------- */
 
 #define TOKEN_COLUMNS "id, label, scopes, created, expiry, token_prefix"
 
@@ -558,12 +558,16 @@ static const acct_filter_field token_fields[] = {
 };
 
 /*
- * The arguments (`first` when not NULL, then `id`, `uid`, `time` when not
- * NULL) of a statement on one row of the user's.  Returns how many were set.
+ * Runs `sql` on one row of the user's, with the arguments `first` (when not
+ * NULL), `id`, `uid`, `time` (when not NULL): a select when `rows` is not
+ * NULL, else a change that counts the rows in *changed.
  */
-static int row_args(apr_pool_t *pool, const char **args, const char *first,
-                    apr_int64_t id, apr_int64_t uid, const char *time)
+static acct_store_rc own_run(acct_store *st, apr_pool_t *pool,
+                             const acct_sql *sql, const char *first,
+                             apr_int64_t id, apr_int64_t uid, const char *time,
+                             acct_rows **rows, int *changed)
 {
+    const char *args[4];
     int n = 0;
 
     if (first) {
@@ -574,15 +578,16 @@ static int row_args(apr_pool_t *pool, const char **args, const char *first,
     if (time) {
         args[n++] = time;
     }
-    return n;
+    if (rows) {
+        return acct_store_select(st, pool, sql, rows, n, args);
+    }
+    return acct_store_exec(st, pool, sql, changed, n, args);
 }
 
-/* A list of the user's rows of `table` that `where` (user id, then `time`
- * when not NULL) keeps. */
-static void list_query(apr_pool_t *pool, acct_list_query *q,
-                       const char *columns, const char *table,
-                       const char *where, const acct_filter_field *fields,
-                       apr_int64_t uid, const char *time)
+void acct_own_list_query(apr_pool_t *pool, acct_list_query *q,
+                         const char *columns, const char *table,
+                         const char *where, const acct_filter_field *fields,
+                         apr_int64_t uid, const char *time)
 {
     const char **args = apr_pcalloc(pool, 2 * sizeof(*args));
 
@@ -603,18 +608,16 @@ static void list_query(apr_pool_t *pool, acct_list_query *q,
 void acct_token_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,
                            acct_list_query *q)
 {
-    list_query(pool, q, TOKEN_COLUMNS, "tokens", TOKEN_ACTIVE, token_fields,
-               uid, acct_i64(pool, now));
+    acct_own_list_query(pool, q, TOKEN_COLUMNS, "tokens", TOKEN_ACTIVE,
+                        token_fields, uid, acct_i64(pool, now));
 }
 
 acct_store_rc acct_token_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
                              apr_int64_t uid, apr_int64_t now,
                              acct_rows **rows)
 {
-    const char *args[3];
-    int n = row_args(pool, args, NULL, id, uid, acct_i64(pool, now));
-
-    return acct_store_select(st, pool, &q_token_get, rows, n, args);
+    return own_run(st, pool, &q_token_get, NULL, id, uid, acct_i64(pool, now),
+                   rows, NULL);
 }
 
 acct_store_rc acct_token_count_active(acct_store *st, apr_pool_t *pool,
@@ -645,23 +648,19 @@ acct_store_rc acct_token_update(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t now, const char *label,
                                 int *changed)
 {
-    const char *args[4];
-    int n = row_args(pool, args, label, id, uid, acct_i64(pool, now));
-
-    return acct_store_exec(st, pool, &q_token_label, changed, n, args);
+    return own_run(st, pool, &q_token_label, label, id, uid,
+                   acct_i64(pool, now), NULL, changed);
 }
 
 acct_store_rc acct_token_revoke(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t id, apr_int64_t uid,
                                 apr_int64_t now, int *changed)
 {
-    const char *args[3];
-    int n = row_args(pool, args, NULL, id, uid, acct_i64(pool, now));
-
-    return acct_store_exec(st, pool, &q_token_revoke, changed, n, args);
+    return own_run(st, pool, &q_token_revoke, NULL, id, uid,
+                   acct_i64(pool, now), NULL, changed);
 }
 
-/* ---- logins -------------------------------------------------------------- */
+/* ---- logins ------------------------------------------------------------- */
 
 #define LOGIN_COLUMNS "id, datetime, ip, restricted, status, username"
 
@@ -684,23 +683,20 @@ static const acct_filter_field no_fields[] = {
 void acct_login_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,
                            acct_list_query *q)
 {
-    list_query(pool, q, LOGIN_COLUMNS, "logins", LOGIN_VISIBLE, no_fields,
-               uid,
-               acct_i64(pool, now - ACCT_LOGIN_HISTORY));
+    acct_own_list_query(pool, q, LOGIN_COLUMNS, "logins", LOGIN_VISIBLE,
+                        no_fields, uid,
+                        acct_i64(pool, now - ACCT_LOGIN_HISTORY));
 }
 
 acct_store_rc acct_login_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
                              apr_int64_t uid, apr_int64_t now,
                              acct_rows **rows)
 {
-    const char *args[3];
-    int n = row_args(pool, args, NULL, id, uid,
-               acct_i64(pool, now - ACCT_LOGIN_HISTORY));
-
-    return acct_store_select(st, pool, &q_login_get, rows, n, args);
+    return own_run(st, pool, &q_login_get, NULL, id, uid,
+                   acct_i64(pool, now - ACCT_LOGIN_HISTORY), rows, NULL);
 }
 
-/* ---- trusted devices ----------------------------------------------------- */
+/* ---- trusted devices ---------------------------------------------------- */
 
 #define DEVICE_COLUMNS \
     "id, created, expiry, last_authenticated, last_remote_addr, user_agent"
@@ -722,31 +718,27 @@ static const acct_sql q_device_revoke = ACCT_SQL("device_revoke",
 void acct_device_list_query(apr_pool_t *pool, apr_int64_t uid,
                             apr_int64_t now, acct_list_query *q)
 {
-    list_query(pool, q, DEVICE_COLUMNS, "devices", DEVICE_VISIBLE, no_fields,
-               uid, acct_i64(pool, now));
+    acct_own_list_query(pool, q, DEVICE_COLUMNS, "devices", DEVICE_VISIBLE,
+                        no_fields, uid, acct_i64(pool, now));
 }
 
 acct_store_rc acct_device_get(acct_store *st, apr_pool_t *pool,
                               apr_int64_t id, apr_int64_t uid,
                               apr_int64_t now, acct_rows **rows)
 {
-    const char *args[3];
-    int n = row_args(pool, args, NULL, id, uid, acct_i64(pool, now));
-
-    return acct_store_select(st, pool, &q_device_get, rows, n, args);
+    return own_run(st, pool, &q_device_get, NULL, id, uid,
+                   acct_i64(pool, now), rows, NULL);
 }
 
 acct_store_rc acct_device_revoke(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t id, apr_int64_t uid,
                                  apr_int64_t now, int *changed)
 {
-    const char *args[3];
-    int n = row_args(pool, args, NULL, id, uid, acct_i64(pool, now));
-
-    return acct_store_exec(st, pool, &q_device_revoke, changed, n, args);
+    return own_run(st, pool, &q_device_revoke, NULL, id, uid,
+                   acct_i64(pool, now), NULL, changed);
 }
 
-/* ---- authorized apps ----------------------------------------------------- */
+/* ---- authorized apps ---------------------------------------------------- */
 
 #define APP_COLUMNS \
     "id, label, created, expiry, scopes, thumbnail_url, website"
@@ -776,35 +768,31 @@ static const acct_filter_field app_fields[] = {
 void acct_app_list_query(apr_pool_t *pool, apr_int64_t uid,
                          acct_list_query *q)
 {
-    list_query(pool, q, APP_COLUMNS, "apps", APP_VISIBLE, app_fields, uid,
-               NULL);
+    acct_own_list_query(pool, q, APP_COLUMNS, "apps", APP_VISIBLE, app_fields,
+                        uid, NULL);
 }
 
 acct_store_rc acct_app_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
                            apr_int64_t uid, apr_int64_t now,
                            acct_rows **rows)
 {
-    const char *args[2];
-    int n = row_args(pool, args, NULL, id, uid, NULL);
-
     (void)now;
-
-    return acct_store_select(st, pool, &q_app_get, rows, n, args);
+    return own_run(st, pool, &q_app_get, NULL, id, uid, NULL, rows, NULL);
 }
 
 acct_store_rc acct_app_revoke(acct_store *st, apr_pool_t *pool,
                               apr_int64_t id, apr_int64_t uid, apr_int64_t now,
                               int *changed)
 {
-    const char *args[2];
-    int n = row_args(pool, args, NULL, id, uid, NULL);
-
-    (void)now;
     acct_store_rc rc;
 
+    (void)now;
     *changed = 0;
-    rc = acct_store_exec(st, pool, &q_app_revoke, changed, n, args);
+    rc = own_run(st, pool, &q_app_revoke, NULL, id, uid, NULL, NULL, changed);
     if (rc == ACCT_STORE_OK && *changed) {
+        const char *args[1];
+
+        args[0] = acct_i64(pool, id);
         rc = acct_store_exec(st, pool, &q_app_token_revoke, NULL, 1, args);
     }
     return rc;

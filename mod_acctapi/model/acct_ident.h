@@ -89,6 +89,16 @@ acct_rows *acct_own_row(acct_req *req, acct_resp *resp, acct_own_get_fn *get,
 int acct_own_change(acct_req *req, acct_resp *resp, acct_own_change_fn *change);
 
 /*
+ * Fills `q` (render left NULL, for the caller) with the list of `uid`'s
+ * rows of `table` that `where` keeps; its arguments are the user id, then
+ * `time` when not NULL.  Ordered by "id".
+ */
+void acct_own_list_query(apr_pool_t *pool, acct_list_query *q,
+                         const char *columns, const char *table,
+                         const char *where, const acct_filter_field *fields,
+                         apr_int64_t uid, const char *time);
+
+/*
  * The personal access tokens of /profile/tokens.  Active: the user's own
  * token of kind 'pat', not revoked, not expired at `now`.  Rows carry id,
  * label, scopes, created, expiry, token_prefix.

@@ -562,17 +562,8 @@ static const acct_filter_field sshkey_fields[] = {
 void acct_sshkey_list_query(apr_pool_t *pool, apr_int64_t uid,
                             acct_list_query *q)
 {
-    const char **args = apr_pcalloc(pool, sizeof(*args));
-
-    memset(q, 0, sizeof(*q));
-    args[0] = acct_i64(pool, uid);
-    q->columns = SSHKEY_COLUMNS;
-    q->from = "ssh_keys";
-    q->where = SSHKEY_OWNED;
-    q->nargs = 1;
-    q->args = args;
-    q->fields = sshkey_fields;
-    q->stable_order = "id";
+    acct_own_list_query(pool, q, SSHKEY_COLUMNS, "ssh_keys", SSHKEY_OWNED,
+                        sshkey_fields, uid, NULL);
 }
 
 /* The arguments of SSHKEY_ONE after `first` (when `nfirst` is 1). */
