@@ -93,7 +93,8 @@ void api_profile_get(acct_req *req, acct_resp *resp)
         profile_respond(req, resp, req->who->user_row, "user_id");
     }
     else {
-        profile_respond(req, resp, load_self(req, resp, acct_profile_get), "id");
+        profile_respond(req, resp, load_self(req, resp, acct_profile_get),
+                        "id");
     }
 }
 
@@ -147,8 +148,8 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
     }
     global = json_object();
     json_object_set_new(global, ACCT_GRANT_ACCOUNT_ACCESS,
-                        acct_json_str(acct_rows_get(rows, 0,
-                                                    ACCT_GRANT_ACCOUNT_ACCESS)));
+                        acct_json_str(acct_rows_get(
+                            rows, 0, ACCT_GRANT_ACCOUNT_ACCESS)));
     for (i = 0; acct_grant_flags[i]; i++) {
         json_object_set_new(global, acct_grant_flags[i],
                             acct_json_bool(acct_rows_get(rows, 0,

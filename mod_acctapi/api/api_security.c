@@ -187,9 +187,9 @@ static void read_response(acct_req *req, acct_resp *resp, size_t i, json_t *v,
 
 /*
  * Validates the body, adding an error item for every fault, and returns its
- * answers (ACCT_SECURITY_ANSWERS_REQUIRED of them when no error was added).  Items are
- * checked even when their number is wrong, so one answer lists everything
- * to fix.
+ * answers (ACCT_SECURITY_ANSWERS_REQUIRED of them when no error was
+ * added).  Items are checked even when their number is wrong, so one answer
+ * lists everything to fix.
  */
 static answer *read_answers(acct_req *req, acct_resp *resp,
                             const acct_rows *catalogue)
@@ -204,7 +204,8 @@ static answer *read_answers(acct_req *req, acct_resp *resp,
         acct_body_require(req, resp, FIELD, ACCT_FIELD_ABSENT);
         return NULL;
     }
-    if (!json_is_array(list) || json_array_size(list) != ACCT_SECURITY_ANSWERS_REQUIRED) {
+    if (!json_is_array(list)
+        || json_array_size(list) != ACCT_SECURITY_ANSWERS_REQUIRED) {
         acct_resp_invalid(resp, req->pool, FIELD,
                           "Exactly 3 security questions must be answered");
         if (!json_is_array(list)) {

@@ -267,7 +267,7 @@ const char *acct_phone_code_hash(apr_pool_t *pool, const unsigned char *key,
     return acct_hmac_sha256_hex(pool, key, keylen, text);
 }
 
-/* ---- verification ---------------------------------------------------------- */
+/* ---- verification ------------------------------------------------------ */
 
 #define PENDING_WHERE "user_id = CAST(%s AS BIGINT)"
 

@@ -534,7 +534,7 @@ acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
     return ACCT_FIELD_SET;
 }
 
-/* ---- storage --------------------------------------------------------------- */
+/* ---- storage ----------------------------------------------------------- */
 
 #define SSHKEY_COLUMNS "id, label, ssh_key, created"
 #define SSHKEY_OWNED "user_id = CAST(%s AS BIGINT)"
