@@ -1,6 +1,8 @@
 #include "api_handlers.h"
 #include "acct_body.h"
+#include "acct_grants.h"
 #include "acct_json.h"
+#include "acct_profile.h"
 #include "acct_sshkey.h"
 
 #include <apr_file_info.h>
@@ -8,36 +10,24 @@
 
 #include <apr_strings.h>
 
-static const acct_sql q_profile = ACCT_SQL("profile_get",
-    "SELECT id, username, email, restricted, authentication_type,"
-    " authorized_keys, email_notifications, ip_whitelist_enabled,"
-    " shell_auth_method, timezone, two_factor_auth, verified_phone_number,"
-    " referral_code"
-    " FROM users WHERE id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_global_grants = ACCT_SQL("grants_global",
-    "SELECT account_access, add_databases, add_domains, add_firewalls,"
-    " add_images, add_instances, add_monitoring, add_nodebalancers,"
-    " add_stackscripts, add_volumes, add_vpcs, cancel_account,"
-    " monitoring_subscription"
-    " FROM user_global_grants WHERE user_id = CAST(%s AS BIGINT)");
+/* A read of the acting user's rows (acct_profile_get,
+ * acct_grant_globals_get). */
+typedef acct_store_rc self_read_fn(acct_store *st, apr_pool_t *pool,
+                                   apr_int64_t uid, acct_rows **rows);
 
 /* Loads the acting user's row, answering the error itself; NULL on failure. */
 static const acct_rows *load_self(acct_req *req, acct_resp *resp,
-                                  const acct_sql *sql)
+                                  self_read_fn *read)
 {
     acct_store *st = NULL;
     acct_rows *rows = NULL;
-    const char *args[1];
     acct_store_rc rc;
 
     rc = acct_req_store(req, &st);
     if (rc == ACCT_STORE_OK) {
-        args[0] = acct_i64(req->pool, req->who->user_id);
-        rc = acct_store_select(st, req->pool, sql, &rows, 1, args);
+        rc = read(st, req->pool, req->who->user_id, &rows);
     }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
         return NULL;
     }
     return rows;
@@ -103,79 +93,26 @@ void api_profile_get(acct_req *req, acct_resp *resp)
         profile_respond(req, resp, req->who->user_row, "user_id");
     }
     else {
-        profile_respond(req, resp, load_self(req, resp, &q_profile), "id");
+        profile_respond(req, resp, load_self(req, resp, acct_profile_get),
+                        "id");
     }
-}
-
-/* Entity kinds of the grants document, in the contract's key order. */
-static const char *const grant_entity_keys[] = {
-    "database", "domain", NULL /* global */, "image", "instance",
-    "monitoring", "nodebalancer", "stackscript", "volume", "vpc"
-};
-
-static const char *const global_flags[] = {
-    "add_databases", "add_domains", "add_firewalls", "add_images",
-    "add_instances", "add_monitoring", "add_nodebalancers",
-    "add_stackscripts", "add_volumes", "add_vpcs", "cancel_account",
-    "monitoring_subscription"
-};
-
-/*
- * Each entity of the account of one kind, with the user's permissions on it
- * (null: none): domains and databases from their tables, the other kinds
- * from the objects the operator registered.
- */
-static const acct_sql q_domain_grants = ACCT_SQL("grants_domains",
-    "SELECT d.id, d.domain AS label, g.permissions FROM domains d"
-    " LEFT JOIN entity_grants g ON g.entity_type = 'domain'"
-    " AND g.entity_id = d.id AND g.user_id = CAST(%s AS BIGINT)"
-    " WHERE d.account_id = CAST(%s AS BIGINT) ORDER BY d.id");
-
-static const acct_sql q_database_grants = ACCT_SQL("grants_databases",
-    "SELECT db.id, db.label, g.permissions FROM databases db"
-    " LEFT JOIN entity_grants g ON g.entity_type = 'database'"
-    " AND g.entity_id = db.id AND g.user_id = CAST(%s AS BIGINT)"
-    " WHERE db.account_id = CAST(%s AS BIGINT) ORDER BY db.id");
-
-/* Objects of other services, registered by the operator (acctapi-admin). */
-static const acct_sql q_entity_grants = ACCT_SQL("grants_entities",
-    "SELECT e.entity_id AS id, e.label, g.permissions FROM entities e"
-    " LEFT JOIN entity_grants g ON g.entity_type = e.entity_type"
-    " AND g.entity_id = e.entity_id AND g.user_id = CAST(%s AS BIGINT)"
-    " WHERE e.account_id = CAST(%s AS BIGINT) AND e.entity_type = %s"
-    " ORDER BY e.entity_id");
-
-static const acct_sql *grants_query(const char *key)
-{
-    if (strcmp(key, "domain") == 0) {
-        return &q_domain_grants;
-    }
-    if (strcmp(key, "database") == 0) {
-        return &q_database_grants;
-    }
-    return &q_entity_grants;
 }
 
 /* The grants of one kind of entity, or NULL after answering a store error. */
 static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
 {
-    const acct_sql *sql = grants_query(key);
-    const char *args[3];
     acct_rows *rows = NULL;
-    json_t *list = json_array(), *item;
-    acct_store_rc rc;
+    json_t *list, *item;
     int i;
 
-    args[0] = acct_i64(req->pool, req->who->user_id);
-    args[1] = acct_i64(req->pool, req->who->account_id);
-    args[2] = key;
-    rc = acct_store_select(req->store, req->pool, sql, &rows,
-                           sql == &q_entity_grants ? 3 : 2, args);
-    if (rc != ACCT_STORE_OK) {
-        json_decref(list);
-        acct_resp_store_error(resp, req->pool, rc);
+    if (acct_resp_store_failed(req, resp,
+                               acct_grant_entities_list(req->store, req->pool,
+                                                        req->who->user_id,
+                                                        req->who->account_id,
+                                                        key, &rows)) != 0) {
         return NULL;
     }
+    list = json_array();
     for (i = 0; i < rows->nrows; i++) {
         item = json_object();
         json_object_set_new(item, "id", acct_json_int(acct_rows_get(rows, i, "id")));
@@ -195,6 +132,7 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
  */
 void api_profile_grants(acct_req *req, acct_resp *resp)
 {
+    const char *const *type;
     const acct_rows *rows;
     json_t *doc, *global;
     size_t i;
@@ -204,52 +142,42 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
         resp->body = NULL;
         return;
     }
-    rows = load_self(req, resp, &q_global_grants);
+    rows = load_self(req, resp, acct_grant_globals_get);
     if (!rows) {
         return;
     }
     global = json_object();
-    json_object_set_new(global, "account_access",
-                        acct_json_str(acct_rows_get(rows, 0, "account_access")));
-    for (i = 0; i < sizeof(global_flags) / sizeof(global_flags[0]); i++) {
-        json_object_set_new(global, global_flags[i],
+    json_object_set_new(global, ACCT_GRANT_ACCOUNT_ACCESS,
+                        acct_json_str(acct_rows_get(
+                            rows, 0, ACCT_GRANT_ACCOUNT_ACCESS)));
+    for (i = 0; acct_grant_flags[i]; i++) {
+        json_object_set_new(global, acct_grant_flags[i],
                             acct_json_bool(acct_rows_get(rows, 0,
-                                                         global_flags[i])));
+                                                         acct_grant_flags[i])));
     }
     doc = acct_json_own(req->pool, json_object());
     acct_json_own(req->pool, global);
-    for (i = 0; i < sizeof(grant_entity_keys) / sizeof(grant_entity_keys[0]);
-         i++) {
-        json_t *list = grant_entity_keys[i]
-                       ? entity_grants(req, resp, grant_entity_keys[i])
-                       : json_incref(global);
+    /* The contract's keys are in alphabetical order: "global" goes before
+     * the first entity type that sorts after it. */
+    for (type = acct_grant_entity_types;; type++) {
+        json_t *list;
 
-        if (!list) {
+        if (global && (!*type || strcmp(*type, "global") > 0)) {
+            json_object_set_new(doc, "global", json_incref(global));
+            global = NULL;
+        }
+        if (!*type) {
+            break;
+        }
+        if (!(list = entity_grants(req, resp, *type))) {
             return;
         }
-        json_object_set_new(doc, grant_entity_keys[i] ? grant_entity_keys[i]
-                                                      : "global", list);
+        json_object_set_new(doc, *type, list);
     }
     acct_resp_ok(resp, req->pool, json_incref(doc));
 }
 
 /* ---- PUT /profile -------------------------------------------------------- */
-
-static const acct_sql q_profile_update = ACCT_SQL("profile_update",
-    "UPDATE users SET"
-    " email = COALESCE(%s, email),"
-    " email_notifications = COALESCE(CAST(%s AS INTEGER), email_notifications),"
-    " ip_whitelist_enabled = COALESCE(CAST(%s AS INTEGER), ip_whitelist_enabled),"
-    " shell_auth_method = COALESCE(%s, shell_auth_method),"
-    " timezone = COALESCE(%s, timezone),"
-    " two_factor_auth = COALESCE(CAST(%s AS INTEGER), two_factor_auth),"
-    " authorized_keys = CASE WHEN CAST(%s AS INTEGER) = 1 THEN %s"
-    "                        ELSE authorized_keys END"
-    " WHERE id = CAST(%s AS BIGINT)");
-
-/* Turning two-factor off through the profile forgets its secret too. */
-static const acct_sql q_tfa_forget = ACCT_SQL("profile_tfa_forget",
-    "DELETE FROM tfa_secrets WHERE user_id = CAST(%s AS BIGINT)");
 
 /* Fields the profile shows but no request may set. */
 static const char *const profile_read_only[] = {
@@ -324,20 +252,21 @@ static void profile_fields_only(acct_req *req, acct_resp *resp)
     }
 }
 
-static const char *flag(apr_pool_t *pool, acct_field_rc rc, int value)
+/* A boolean of the body as a change: -1 when absent. */
+static int change(acct_field_rc rc, int value)
 {
-    return rc == ACCT_FIELD_SET ? (value ? "1" : "0") : NULL;
+    return rc == ACCT_FIELD_SET ? (value ? 1 : 0) : -1;
 }
 
 /* The shell method asked for under either of its names; NULL if neither. */
 static const char *shell_method(acct_req *req, acct_resp *resp)
 {
-    static const char *const methods[] = {"password_keys", "keys_only",
-                                          "disabled", NULL};
     const char *shell = NULL, *lish = NULL;
 
-    acct_body_enum(req, resp, "shell_auth_method", methods, &shell);
-    acct_body_enum(req, resp, "lish_auth_method", methods, &lish);
+    acct_body_enum(req, resp, "shell_auth_method",
+                   acct_profile_shell_methods, &shell);
+    acct_body_enum(req, resp, "lish_auth_method", acct_profile_shell_methods,
+                   &lish);
     if (shell && lish && strcmp(shell, lish) != 0) {
         acct_resp_invalid(resp, req->pool, "lish_auth_method",
                           "lish_auth_method and shell_auth_method name the "
@@ -349,15 +278,13 @@ static const char *shell_method(acct_req *req, acct_resp *resp)
 void api_profile_update(acct_req *req, acct_resp *resp)
 {
     const acct_rows *current;
-    const char *email = NULL, *shell = NULL, *tz = NULL, *keys = NULL;
-    const char *args[9];
-    acct_field_rc email_rc, notify_rc, whitelist_rc, restricted_rc, tfa_rc,
-        keys_rc;
+    const char *email = NULL, *tz = NULL;
+    acct_field_rc email_rc, notify_rc, whitelist_rc, restricted_rc, tfa_rc;
     int notify = 0, whitelist = 0, restricted = 0, tfa = 0;
-    acct_store_rc rc;
+    acct_profile_changes c;
 
     profile_fields_only(req, resp);
-    current = load_self(req, resp, &q_profile);
+    current = load_self(req, resp, acct_profile_get);
     if (!current || current->nrows == 0) {
         if (current) {
             acct_resp_error(resp, req->pool, 401, ACCT_R_INVALID_TOKEN, NULL);
@@ -379,7 +306,8 @@ void api_profile_update(acct_req *req, acct_resp *resp)
                           "ip_whitelist_enabled is deprecated and cannot be "
                           "enabled");
     }
-    shell = shell_method(req, resp);
+    acct_profile_changes_init(&c);
+    c.shell_auth_method = shell_method(req, resp);
     restricted_rc = acct_body_bool(req, resp, "restricted", &restricted);
     if (restricted_rc == ACCT_FIELD_SET && restricted != NOW_TRUE("restricted")) {
         acct_resp_invalid(resp, req->pool, "restricted",
@@ -399,29 +327,23 @@ void api_profile_update(acct_req *req, acct_resp *resp)
                           "POST /profile/tfa-enable");
     }
 #undef NOW_TRUE
-    keys_rc = acct_sshkey_body_list(req, resp, "authorized_keys", &keys);
+    c.set_authorized_keys = acct_sshkey_body_list(req, resp, "authorized_keys",
+                                                  &c.authorized_keys)
+                            != ACCT_FIELD_ABSENT;
     if (acct_resp_failed(resp)) {
         return;
     }
-    args[0] = email;
-    args[1] = flag(req->pool, notify_rc, notify);
-    args[2] = flag(req->pool, whitelist_rc, whitelist);
-    args[3] = shell;
-    args[4] = tz;
-    args[5] = flag(req->pool, tfa_rc, tfa);
-    args[6] = keys_rc == ACCT_FIELD_ABSENT ? "0" : "1";
-    args[7] = keys;
-    args[8] = acct_i64(req->pool, req->who->user_id);
-    rc = acct_store_exec(req->store, req->pool, &q_profile_update, NULL, 9,
-                         args);
-    if (rc == ACCT_STORE_OK && tfa_rc == ACCT_FIELD_SET && !tfa) {
-        rc = acct_store_exec(req->store, req->pool, &q_tfa_forget, NULL, 1,
-                             args + 8);
-    }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    c.email = email;
+    c.email_notifications = change(notify_rc, notify);
+    c.ip_whitelist_enabled = change(whitelist_rc, whitelist);
+    c.timezone = tz;
+    c.two_factor_auth = change(tfa_rc, tfa);
+    if (acct_resp_store_failed(req, resp,
+                               acct_profile_update(req->store, req->pool,
+                                                   req->who->user_id, &c))
+        != 0) {
         return;
     }
     /* Read again: the token lookup's row predates the change. */
-    profile_respond(req, resp, load_self(req, resp, &q_profile), "id");
+    profile_respond(req, resp, load_self(req, resp, acct_profile_get), "id");
 }

@@ -10,51 +10,28 @@
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_seal.h"
+#include "acct_security.h"
 
 #include <apr_strings.h>
 #include <string.h>
 
-#define ANSWERS_REQUIRED 3
 #define RESPONSE_MIN 3
 #define RESPONSE_MAX 17
 #define FIELD "security_questions"
 
-static const acct_sql q_questions = ACCT_SQL("security_questions",
-    "SELECT q.id, q.question, a.response_sealed FROM security_questions q"
-    " LEFT JOIN security_answers a"
-    " ON a.question_id = q.id AND a.user_id = CAST(%s AS BIGINT)"
-    " ORDER BY q.id");
-
-static const acct_sql q_forget = ACCT_SQL("security_forget",
-    "DELETE FROM security_answers WHERE user_id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_answer = ACCT_SQL("security_answer",
-    "INSERT INTO security_answers (user_id, question_id, response_sealed)"
-    " VALUES (CAST(%s AS BIGINT), CAST(%s AS INTEGER), %s)");
-
-/* What binds a sealed response to its row. */
-static const char *answer_context(apr_pool_t *pool, apr_int64_t user_id,
-                                  const char *question_id)
-{
-    return apr_psprintf(pool, "answer:%" APR_INT64_T_FMT ":%s", user_id,
-                        question_id);
-}
-
 /* The catalogue joined with the user's answers; answers the error itself. */
 static acct_rows *load_questions(acct_req *req, acct_resp *resp)
 {
-    const char *args[1];
     acct_rows *rows = NULL;
     acct_store *st = NULL;
     acct_store_rc rc;
 
     rc = acct_req_store(req, &st);
     if (rc == ACCT_STORE_OK) {
-        args[0] = acct_i64(req->pool, req->who->user_id);
-        rc = acct_store_select(st, req->pool, &q_questions, &rows, 1, args);
+        rc = acct_security_questions_list(st, req->pool, req->who->user_id,
+                                          &rows);
     }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
         return NULL;
     }
     return rows;
@@ -81,8 +58,8 @@ void api_security_questions_get(acct_req *req, acct_resp *resp)
 
         if (sealed) {
             response = acct_unseal(req->pool, key,
-                                   answer_context(req->pool,
-                                                  req->who->user_id, id),
+                                   acct_security_answer_context(
+                                       req->pool, req->who->user_id, id),
                                    sealed);
             if (!response) {
                 acct_log(ACCT_LOG_ERR, ACCTLOGNO(00048) "security answer of user %"
@@ -111,7 +88,7 @@ typedef struct answer {
     const char *response;
 } answer;
 
-/* Is `id` a question of the catalogue (rows of q_questions)? */
+/* Is `id` a question of the catalogue (acct_security_questions_list)? */
 static int known_question(const acct_rows *catalogue, json_int_t id)
 {
     apr_int64_t known;
@@ -210,9 +187,9 @@ static void read_response(acct_req *req, acct_resp *resp, size_t i, json_t *v,
 
 /*
  * Validates the body, adding an error item for every fault, and returns its
- * answers (ANSWERS_REQUIRED of them when no error was added).  Items are
- * checked even when their number is wrong, so one answer lists everything
- * to fix.
+ * answers (ACCT_SECURITY_ANSWERS_REQUIRED of them when no error was
+ * added).  Items are checked even when their number is wrong, so one answer
+ * lists everything to fix.
  */
 static answer *read_answers(acct_req *req, acct_resp *resp,
                             const acct_rows *catalogue)
@@ -227,7 +204,8 @@ static answer *read_answers(acct_req *req, acct_resp *resp,
         acct_body_require(req, resp, FIELD, ACCT_FIELD_ABSENT);
         return NULL;
     }
-    if (!json_is_array(list) || json_array_size(list) != ANSWERS_REQUIRED) {
+    if (!json_is_array(list)
+        || json_array_size(list) != ACCT_SECURITY_ANSWERS_REQUIRED) {
         acct_resp_invalid(resp, req->pool, FIELD,
                           "Exactly 3 security questions must be answered");
         if (!json_is_array(list)) {
@@ -262,32 +240,27 @@ static answer *read_answers(acct_req *req, acct_resp *resp,
 static void store_answers(acct_req *req, acct_resp *resp,
                           const unsigned char *key, const answer *answers)
 {
-    const char *uid = acct_i64(req->pool, req->who->user_id), *args[3];
-    acct_store_rc rc;
+    acct_security_answer sealed[ACCT_SECURITY_ANSWERS_REQUIRED];
     int i;
 
-    args[0] = uid;
-    /* Answers of one user are replaced as a whole: one request at a time. */
-    rc = acct_user_lock(req->store, req->pool, req->who->user_id);
-    if (rc == ACCT_STORE_OK) {
-        rc = acct_store_exec(req->store, req->pool, &q_forget, NULL, 1, args);
-    }
-    for (i = 0; rc == ACCT_STORE_OK && i < ANSWERS_REQUIRED; i++) {
-        args[1] = acct_i64(req->pool, (apr_int64_t)answers[i].question_id);
-        args[2] = acct_seal(req->pool, key,
-                            answer_context(req->pool, req->who->user_id,
-                                           args[1]),
-                            answers[i].response);
-        if (!args[2]) {
+    for (i = 0; i < ACCT_SECURITY_ANSWERS_REQUIRED; i++) {
+        sealed[i].question_id = (apr_int64_t)answers[i].question_id;
+        sealed[i].response_sealed =
+            acct_seal(req->pool, key,
+                      acct_security_answer_context(
+                          req->pool, req->who->user_id,
+                          acct_i64(req->pool, sealed[i].question_id)),
+                      answers[i].response);
+        if (!sealed[i].response_sealed) {
             acct_log(ACCT_LOG_ERR, ACCTLOGNO(00049) "cannot seal a security answer");
             acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
             return;
         }
-        rc = acct_store_exec(req->store, req->pool, &q_answer, NULL, 3, args);
     }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-    }
+    acct_resp_store_failed(req, resp,
+                           acct_security_answers_replace(
+                               req->store, req->pool, req->who->user_id,
+                               sealed, ACCT_SECURITY_ANSWERS_REQUIRED));
 }
 
 void api_security_questions_answer(acct_req *req, acct_resp *resp)

@@ -13,29 +13,6 @@
 
 #include <apr_strings.h>
 
-#define SSHKEY_COLUMNS "id, label, ssh_key, created"
-#define SSHKEY_OWNED "user_id = CAST(%s AS BIGINT)"
-#define SSHKEY_ONE "id = CAST(%s AS BIGINT) AND " SSHKEY_OWNED
-
-static const acct_sql q_sshkey_get = ACCT_SQL("sshkey_get",
-    "SELECT " SSHKEY_COLUMNS " FROM ssh_keys WHERE " SSHKEY_ONE);
-
-static const acct_sql q_sshkey_insert = ACCT_SQL("sshkey_insert",
-    "INSERT INTO ssh_keys (user_id, label, ssh_key, created)"
-    " VALUES (CAST(%s AS BIGINT), %s, %s, CAST(%s AS BIGINT)) RETURNING id");
-
-static const acct_sql q_sshkey_label = ACCT_SQL("sshkey_label",
-    "UPDATE ssh_keys SET label = %s WHERE " SSHKEY_ONE);
-
-static const acct_sql q_sshkey_delete = ACCT_SQL("sshkey_delete",
-    "DELETE FROM ssh_keys WHERE " SSHKEY_ONE);
-
-static const acct_filter_field sshkey_fields[] = {
-    {"label", "label", ACCT_FIELD_TEXT},
-    {"created", "created", ACCT_FIELD_TIME},
-    {NULL, NULL, 0}
-};
-
 #define LABEL_MAX 64
 
 static json_t *sshkey_json(acct_req *req, const char *id, const char *label,
@@ -58,49 +35,20 @@ static json_t *render_sshkey(acct_req *req, const acct_rows *rows, int i)
                        acct_rows_get(rows, i, "created"));
 }
 
-/*
- * Runs a statement on the key of the path owned by the acting user; its
- * arguments are `nfirst` (0 or 1) times `first` (NULL binds SQL NULL), the
- * key id, the user id.  `rows` NULL: a statement without rows.  Answers 404
- * itself when no such key is the user's, and store errors.
- */
-static int on_own_key(acct_req *req, acct_resp *resp, const acct_sql *sql,
-                      int nfirst, const char *first, acct_rows **rows)
-{
-    const char *args[3];
-    apr_int64_t id;
-    int n = 0;
-
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return -1;
-    }
-    if (nfirst) {
-        args[n++] = first;
-    }
-    args[n++] = acct_i64(req->pool, id);
-    args[n++] = acct_i64(req->pool, req->who->user_id);
-    if (rows) {
-        *rows = acct_req_row(req, resp, sql, n, args);
-        return *rows ? 0 : -1;
-    }
-    return acct_req_change(req, resp, sql, n, args);
-}
-
 void api_sshkeys_list(acct_req *req, acct_resp *resp)
 {
-    const char *args[1];
-    acct_list_query q = {SSHKEY_COLUMNS, "ssh_keys", SSHKEY_OWNED, 1, args,
-                         sshkey_fields, "id", render_sshkey};
+    acct_list_query q;
 
-    args[0] = acct_i64(req->pool, req->who->user_id);
+    acct_sshkey_list_query(req->pool, req->who->user_id, &q);
+    q.render = render_sshkey;
     acct_list_respond(req, resp, &q);
 }
 
 void api_sshkey_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = NULL;
+    acct_rows *rows = acct_own_row(req, resp, acct_sshkey_get, NULL);
 
-    if (on_own_key(req, resp, &q_sshkey_get, 0, NULL, &rows) == 0) {
+    if (rows) {
         acct_resp_ok(resp, req->pool, render_sshkey(req, rows, 0));
     }
 }
@@ -116,9 +64,9 @@ static acct_field_rc read_label(acct_req *req, acct_resp *resp,
 void api_sshkey_create(acct_req *req, acct_resp *resp)
 {
     static const char *const allowed[] = {"label", "ssh_key", NULL};
-    const char *label, *args[4], *created;
-    acct_rows *rows = NULL;
+    const char *label;
     acct_store *st = NULL;
+    apr_int64_t id = 0;
     acct_sshkey key;
     acct_store_rc rc;
 
@@ -129,25 +77,17 @@ void api_sshkey_create(acct_req *req, acct_resp *resp)
     if (acct_resp_failed(resp)) {
         return;
     }
-    created = acct_i64(req->pool, req->now);
-    args[0] = acct_i64(req->pool, req->who->user_id);
-    args[1] = label;
-    args[2] = key.text;
-    args[3] = created;
     rc = acct_req_store(req, &st);
     if (rc == ACCT_STORE_OK) {
-        rc = acct_store_select(st, req->pool, &q_sshkey_insert, &rows, 4, args);
+        rc = acct_sshkey_create(st, req->pool, req->who->user_id, label,
+                                key.text, req->now, &id);
     }
-    if (rc == ACCT_STORE_OK && rows->nrows != 1) {
-        rc = ACCT_STORE_FAILED;
-    }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
         return;
     }
     acct_resp_ok(resp, req->pool,
-                 sshkey_json(req, acct_rows_get(rows, 0, "id"), label,
-                             key.text, created));
+                 sshkey_json(req, acct_i64(req->pool, id), label, key.text,
+                             acct_i64(req->pool, req->now)));
 }
 
 /* PUT takes the label only: the other fields of the key are named as fixed. */
@@ -169,18 +109,27 @@ static void label_only(acct_req *req, acct_resp *resp)
 
 void api_sshkey_update(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = NULL;
     const char *label;
+    apr_int64_t id;
+    int changed = 0;
 
     /* Whose key it is comes first: another user's key is a 404, whatever
      * the body says. */
-    if (on_own_key(req, resp, &q_sshkey_get, 0, NULL, &rows) != 0) {
+    if (!acct_own_row(req, resp, acct_sshkey_get, &id)) {
         return;
     }
     label_only(req, resp);
     acct_body_require(req, resp, "label", read_label(req, resp, &label));
     if (acct_resp_failed(resp)
-        || on_own_key(req, resp, &q_sshkey_label, 1, label, NULL) != 0) {
+        || acct_resp_store_failed(req, resp,
+                                  acct_sshkey_update(req->store, req->pool, id,
+                                                     req->who->user_id, label,
+                                                     &changed)) != 0) {
+        return;
+    }
+    if (!changed) {
+        /* Deleted by a concurrent request since it was read. */
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
         return;
     }
     api_sshkey_get(req, resp);
@@ -188,7 +137,7 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
 
 void api_sshkey_delete(acct_req *req, acct_resp *resp)
 {
-    if (on_own_key(req, resp, &q_sshkey_delete, 0, NULL, NULL) == 0) {
+    if (acct_own_change(req, resp, acct_sshkey_delete) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }

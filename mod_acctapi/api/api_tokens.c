@@ -15,36 +15,6 @@
 
 #include <apr_strings.h>
 
-#define TOKEN_COLUMNS "id, label, scopes, created, expiry, token_prefix"
-
-/* Active: the user's own personal access token, not revoked, not expired. */
-#define TOKEN_ACTIVE \
-    "user_id = CAST(%s AS BIGINT) AND kind = 'pat' AND revoked = 0" \
-    " AND (expiry IS NULL OR expiry > CAST(%s AS BIGINT))"
-
-static const acct_sql q_token_get = ACCT_SQL("pat_get",
-    "SELECT " TOKEN_COLUMNS " FROM tokens"
-    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
-
-static const acct_sql q_token_label = ACCT_SQL("pat_label",
-    "UPDATE tokens SET label = %s"
-    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
-
-static const acct_sql q_token_revoke = ACCT_SQL("pat_revoke",
-    "UPDATE tokens SET revoked = 1"
-    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
-
-/* Counted after acct_user_lock: creates of one user queue there, so that
- * each counts the tokens the ones before it committed. */
-static const acct_sql q_token_count = ACCT_SQL("pat_count",
-    "SELECT count(*) AS n FROM tokens WHERE " TOKEN_ACTIVE);
-
-static const acct_filter_field token_fields[] = {
-    {"label", "label", ACCT_FIELD_TEXT},
-    {"created", "created", ACCT_FIELD_TIME},
-    {NULL, NULL, 0}
-};
-
 #define LABEL_MAX 100
 
 static json_t *render_token(acct_req *req, const acct_rows *rows, int i)
@@ -64,35 +34,18 @@ static json_t *render_token(acct_req *req, const acct_rows *rows, int i)
     return o;
 }
 
-/* The token named by the path, as rows; answers 404 itself. */
-static acct_rows *load_token(acct_req *req, acct_resp *resp)
-{
-    const char *args[3];
-    apr_int64_t id;
-
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return NULL;
-    }
-    args[0] = acct_i64(req->pool, id);
-    args[1] = acct_i64(req->pool, req->who->user_id);
-    args[2] = acct_i64(req->pool, req->now);
-    return acct_req_row(req, resp, &q_token_get, 3, args);
-}
-
 void api_tokens_list(acct_req *req, acct_resp *resp)
 {
-    const char *args[2];
-    acct_list_query q = {TOKEN_COLUMNS, "tokens", TOKEN_ACTIVE, 2, args,
-                         token_fields, "id", render_token};
+    acct_list_query q;
 
-    args[0] = acct_i64(req->pool, req->who->user_id);
-    args[1] = acct_i64(req->pool, req->now);
+    acct_token_list_query(req->pool, req->who->user_id, req->now, &q);
+    q.render = render_token;
     acct_list_respond(req, resp, &q);
 }
 
 void api_token_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = load_token(req, resp);
+    acct_rows *rows = acct_own_row(req, resp, acct_token_get, NULL);
 
     if (rows) {
         acct_resp_ok(resp, req->pool, render_token(req, rows, 0));
@@ -107,27 +60,15 @@ void api_token_get(acct_req *req, acct_resp *resp)
 static int token_room(acct_req *req, acct_resp *resp, acct_store *st)
 {
     apr_int64_t cap = req->settings->max_tokens, active = 0;
-    const char *args[2];
-    acct_rows *rows = NULL;
-    acct_store_rc rc;
 
     if (cap <= 0) {
         return 0;
     }
-    args[0] = acct_i64(req->pool, req->who->user_id);
-    args[1] = acct_i64(req->pool, req->now);
-    rc = acct_user_lock(st, req->pool, req->who->user_id);
-    if (rc == ACCT_STORE_OK) {
-        /* A statement of its own: on PostgreSQL it sees what the creates
-         * that held the lock before committed. */
-        rc = acct_store_select(st, req->pool, &q_token_count, &rows, 2, args);
-    }
-    if (rc == ACCT_STORE_OK && (rows->nrows != 1
-        || acct_parse_i64(acct_rows_get(rows, 0, "n"), &active) != 0)) {
-        rc = ACCT_STORE_FAILED;
-    }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    if (acct_resp_store_failed(req, resp,
+                               acct_token_count_active(st, req->pool,
+                                                       req->who->user_id,
+                                                       req->now, &active))
+        != 0) {
         return -1;
     }
     if (active >= cap) {
@@ -229,12 +170,11 @@ void api_token_create(acct_req *req, acct_resp *resp)
 void api_token_update(acct_req *req, acct_resp *resp)
 {
     static const char *const allowed[] = {"label", NULL};
-    const char *label = NULL, *args[4];
-    acct_rows *rows;
-    acct_store_rc rc;
+    const char *label = NULL;
+    apr_int64_t id;
 
     /* Another user's token is a 404, whatever the body says. */
-    if (!(rows = load_token(req, resp))) {
+    if (!acct_own_row(req, resp, acct_token_get, &id)) {
         return;
     }
     acct_body_only(req, resp, allowed);
@@ -245,13 +185,10 @@ void api_token_update(acct_req *req, acct_resp *resp)
     if (acct_resp_failed(resp)) {
         return;
     }
-    args[0] = label;
-    args[1] = acct_rows_get(rows, 0, "id");
-    args[2] = acct_i64(req->pool, req->who->user_id);
-    args[3] = acct_i64(req->pool, req->now);
-    rc = acct_store_exec(req->store, req->pool, &q_token_label, NULL, 4, args);
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    if (acct_resp_store_failed(req, resp,
+                               acct_token_update(req->store, req->pool, id,
+                                                 req->who->user_id, req->now,
+                                                 label, NULL)) != 0) {
         return;
     }
     api_token_get(req, resp);
@@ -260,19 +197,13 @@ void api_token_update(acct_req *req, acct_resp *resp)
 /* A token may revoke itself; the next request with it is a 401. */
 void api_token_revoke(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = load_token(req, resp);
-    const char *args[3];
-    acct_store_rc rc;
+    apr_int64_t id;
 
-    if (!rows) {
-        return;
-    }
-    args[0] = acct_rows_get(rows, 0, "id");
-    args[1] = acct_i64(req->pool, req->who->user_id);
-    args[2] = acct_i64(req->pool, req->now);
-    rc = acct_store_exec(req->store, req->pool, &q_token_revoke, NULL, 3, args);
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    if (!acct_own_row(req, resp, acct_token_get, &id)
+        || acct_resp_store_failed(req, resp,
+                                  acct_token_revoke(req->store, req->pool, id,
+                                                    req->who->user_id,
+                                                    req->now, NULL)) != 0) {
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);

@@ -10,16 +10,50 @@ static const acct_sql q_entity_grant = ACCT_SQL("grant_entity",
 
 static const acct_sql q_creator_grant = ACCT_SQL("grant_creator",
     "INSERT INTO entity_grants (user_id, entity_type, entity_id, permissions)"
-    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT), 'read_write')"
+    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT),"
+    " '" ACCT_GRANT_READ_WRITE "')"
     " ON CONFLICT (user_id, entity_type, entity_id)"
-    " DO UPDATE SET permissions = 'read_write'");
+    " DO UPDATE SET permissions = '" ACCT_GRANT_READ_WRITE "'");
 
-/* The global grant flags a request may ask about (column names). */
-static const char *const global_flags[] = {
-    "add_databases", "add_domains", "add_firewalls", "add_images",
-    "add_instances", "add_monitoring", "add_nodebalancers",
-    "add_stackscripts", "add_volumes", "add_vpcs", NULL
+#define FLAG_NAME(f) #f,
+#define FLAG_COLUMN(f) ", " #f
+
+const char *const acct_grant_flags[] = {
+    ACCT_GRANT_FLAGS(FLAG_NAME) NULL
 };
+
+const char *const acct_grant_entity_types[] = {
+    ACCT_ENTITY_DATABASE, ACCT_ENTITY_DOMAIN, ACCT_ENTITY_IMAGE,
+    ACCT_ENTITY_INSTANCE, ACCT_ENTITY_MONITORING, ACCT_ENTITY_NODEBALANCER,
+    ACCT_ENTITY_STACKSCRIPT, ACCT_ENTITY_VOLUME, ACCT_ENTITY_VPC, NULL
+};
+
+static int word_index(const char *const *list, const char *word)
+{
+    int i;
+
+    for (i = 0; word && list[i]; i++) {
+        if (strcmp(list[i], word) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int acct_grant_flag_index(const char *flag)
+{
+    return word_index(acct_grant_flags, flag);
+}
+
+int acct_grant_entity_type_index(const char *type)
+{
+    return word_index(acct_grant_entity_types, type);
+}
+
+int acct_grant_flag_creates(const char *flag)
+{
+    return acct_grant_flag_index(flag) >= 0 && strncmp(flag, "add_", 4) == 0;
+}
 
 const char *acct_grant_visible_sql(apr_pool_t *pool, const char *entity_type,
                                    const char *id_column)
@@ -66,7 +100,7 @@ int acct_grant_require(acct_req *req, acct_resp *resp, const char *entity_type,
     }
     have = acct_rows_get(rows, 0, "permissions");
     if (!have || (need == ACCT_LEVEL_READ_WRITE
-                  && strcmp(have, "read_write") != 0)) {
+                  && strcmp(have, ACCT_GRANT_READ_WRITE) != 0)) {
         forbid(req, resp);
         return -1;
     }
@@ -76,7 +110,7 @@ int acct_grant_require(acct_req *req, acct_resp *resp, const char *entity_type,
 int acct_grant_require_global(acct_req *req, acct_resp *resp,
                               const char *flag)
 {
-    const char *const *f, *args[1];
+    const char *args[1];
     acct_rows *rows = NULL;
     acct_store *st = NULL;
     acct_store_rc rc;
@@ -85,18 +119,17 @@ int acct_grant_require_global(acct_req *req, acct_resp *resp,
     if (!req->who->restricted) {
         return 0;
     }
-    for (f = global_flags; *f && strcmp(*f, flag) != 0; f++) {
-    }
-    if (!*f) {
+    if (!acct_grant_flag_creates(flag)) {
         forbid(req, resp);
         return -1;
     }
     rc = acct_req_store(req, &st);
     if (rc == ACCT_STORE_OK) {
-        /* The column is one of global_flags: never user text. */
+        /* The column is one of acct_grant_flags: never user text. */
         const char *sql = apr_psprintf(req->pool,
             "SELECT %s AS flag FROM user_global_grants"
-            " WHERE user_id = CAST(%%s AS BIGINT)", *f);
+            " WHERE user_id = CAST(%%s AS BIGINT)",
+            acct_grant_flags[acct_grant_flag_index(flag)]);
 
         args[0] = acct_i64(req->pool, req->who->user_id);
         rc = acct_store_select_dynamic(st, req->pool, sql, &rows, 1, args);
@@ -131,4 +164,59 @@ acct_store_rc acct_grant_creator(acct_req *req, const char *entity_type,
     args[1] = entity_type;
     args[2] = acct_i64(req->pool, id);
     return acct_store_exec(st, req->pool, &q_creator_grant, NULL, 3, args);
+}
+
+static const acct_sql q_globals = ACCT_SQL("grants_global",
+    "SELECT " ACCT_GRANT_ACCOUNT_ACCESS ACCT_GRANT_FLAGS(FLAG_COLUMN)
+    " FROM user_global_grants WHERE user_id = CAST(%s AS BIGINT)");
+
+acct_store_rc acct_grant_globals_get(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t user_id, acct_rows **rows)
+{
+    const char *args[1];
+
+    args[0] = acct_i64(pool, user_id);
+    return acct_store_select(st, pool, &q_globals, rows, 1, args);
+}
+
+static const acct_sql q_domain_grants = ACCT_SQL("grants_domains",
+    "SELECT d.id, d.domain AS label, g.permissions FROM domains d"
+    " LEFT JOIN entity_grants g ON g.entity_type = '" ACCT_ENTITY_DOMAIN "'"
+    " AND g.entity_id = d.id AND g.user_id = CAST(%s AS BIGINT)"
+    " WHERE d.account_id = CAST(%s AS BIGINT) ORDER BY d.id");
+
+static const acct_sql q_database_grants = ACCT_SQL("grants_databases",
+    "SELECT db.id, db.label, g.permissions FROM databases db"
+    " LEFT JOIN entity_grants g ON g.entity_type = '" ACCT_ENTITY_DATABASE "'"
+    " AND g.entity_id = db.id AND g.user_id = CAST(%s AS BIGINT)"
+    " WHERE db.account_id = CAST(%s AS BIGINT) ORDER BY db.id");
+
+/* Objects of other services, registered by the operator (acctapi-admin). */
+static const acct_sql q_entity_grants = ACCT_SQL("grants_entities",
+    "SELECT e.entity_id AS id, e.label, g.permissions FROM entities e"
+    " LEFT JOIN entity_grants g ON g.entity_type = e.entity_type"
+    " AND g.entity_id = e.entity_id AND g.user_id = CAST(%s AS BIGINT)"
+    " WHERE e.account_id = CAST(%s AS BIGINT) AND e.entity_type = %s"
+    " ORDER BY e.entity_id");
+
+acct_store_rc acct_grant_entities_list(acct_store *st, apr_pool_t *pool,
+                                       apr_int64_t user_id,
+                                       apr_int64_t account_id,
+                                       const char *entity_type,
+                                       acct_rows **rows)
+{
+    const acct_sql *sql = &q_entity_grants;
+    const char *args[3];
+
+    if (strcmp(entity_type, ACCT_ENTITY_DOMAIN) == 0) {
+        sql = &q_domain_grants;
+    }
+    else if (strcmp(entity_type, ACCT_ENTITY_DATABASE) == 0) {
+        sql = &q_database_grants;
+    }
+    args[0] = acct_i64(pool, user_id);
+    args[1] = acct_i64(pool, account_id);
+    args[2] = entity_type;
+    return acct_store_select(st, pool, sql, rows,
+                             sql == &q_entity_grants ? 3 : 2, args);
 }

@@ -10,9 +10,60 @@
 
 #include "acct_api.h"
 
+/*
+ * The grant names, listed here once: every other list (the grants document,
+ * acct_grant_require_global, the SQL of this module) is made from these.
+ */
+
 /* Entity types, as stored in entity_grants.entity_type and tag_links. */
 #define ACCT_ENTITY_DOMAIN "domain"
 #define ACCT_ENTITY_DATABASE "database"
+/* Objects of other services, registered by the operator (entities table). */
+#define ACCT_ENTITY_IMAGE "image"
+#define ACCT_ENTITY_INSTANCE "instance"
+#define ACCT_ENTITY_MONITORING "monitoring"
+#define ACCT_ENTITY_NODEBALANCER "nodebalancer"
+#define ACCT_ENTITY_STACKSCRIPT "stackscript"
+#define ACCT_ENTITY_VOLUME "volume"
+#define ACCT_ENTITY_VPC "vpc"
+
+/* Every entity type a grant may name, in the contract's (alphabetical)
+ * order of the grants document; NULL-terminated. */
+extern const char *const acct_grant_entity_types[];
+
+/* Index of `type` in acct_grant_entity_types, or -1. */
+int acct_grant_entity_type_index(const char *type);
+
+/* Permissions of an entity grant (entity_grants.permissions). */
+#define ACCT_GRANT_READ_ONLY "read_only"
+#define ACCT_GRANT_READ_WRITE "read_write"
+
+/* The global grant that is not a flag: its value is a permission or NULL. */
+#define ACCT_GRANT_ACCOUNT_ACCESS "account_access"
+
+/*
+ * The boolean global grants, columns of user_global_grants (0/1), in the
+ * contract's order.  X(name) for each, so that one list yields the array and
+ * the column list of the statements; the add_* ones let a restricted user
+ * create an entity of that kind.
+ */
+#define ACCT_GRANT_FLAGS(X) \
+    X(add_databases) X(add_domains) X(add_firewalls) X(add_images) \
+    X(add_instances) X(add_monitoring) X(add_nodebalancers) \
+    X(add_stackscripts) X(add_volumes) X(add_vpcs) X(cancel_account) \
+    X(monitoring_subscription)
+
+#define ACCT_GRANT_ADD_DATABASES "add_databases"
+#define ACCT_GRANT_ADD_DOMAINS "add_domains"
+
+/* The boolean global grants (ACCT_GRANT_FLAGS), NULL-terminated. */
+extern const char *const acct_grant_flags[];
+
+/* Index of `flag` in acct_grant_flags, or -1. */
+int acct_grant_flag_index(const char *flag);
+
+/* Is `flag` one of the add_* flags (a grant to create)? */
+int acct_grant_flag_creates(const char *flag);
 
 /*
  * An SQL condition that keeps the rows the acting user may see, for a query
@@ -39,5 +90,24 @@ int acct_grant_require_global(acct_req *req, acct_resp *resp,
 /* A restricted creator gets read_write on what it created. */
 acct_store_rc acct_grant_creator(acct_req *req, const char *entity_type,
                                  apr_int64_t id);
+
+/*
+ * The global grants of `user_id`: one row with ACCT_GRANT_ACCOUNT_ACCESS and
+ * every ACCT_GRANT_FLAGS column, or none when the user has no grants row.
+ */
+acct_store_rc acct_grant_globals_get(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t user_id, acct_rows **rows);
+
+/*
+ * Every entity of `entity_type` in account `account_id`, with the
+ * permissions `user_id` has on it: rows of id, label, permissions (NULL:
+ * none), by id.  Domains and databases come from their tables, the other
+ * types from the objects the operator registered.
+ */
+acct_store_rc acct_grant_entities_list(acct_store *st, apr_pool_t *pool,
+                                       apr_int64_t user_id,
+                                       apr_int64_t account_id,
+                                       const char *entity_type,
+                                       acct_rows **rows);
 
 #endif

@@ -471,3 +471,329 @@ acct_ident_rc acct_app_authorize(acct_store *st, apr_pool_t *pool,
     return mint_token(st, pool, uid, "app", *app_id, label, canonical, expiry,
                       now, &token_id, token, res);
 }
+
+/* ---- the user's own records, for handlers ------------------------------- */
+
+/* The store of `req` and the path's id; -1 after answering. */
+static int own_target(acct_req *req, acct_resp *resp, acct_store **st,
+                      apr_int64_t *id)
+{
+    if (acct_path_id(req, resp, 0, id) != 0) {
+        return -1;
+    }
+    return acct_resp_store_failed(req, resp, acct_req_store(req, st));
+}
+
+/* Nothing of the user's matched: 404, -1. */
+static int not_found(acct_req *req, acct_resp *resp)
+{
+    acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+    return -1;
+}
+
+acct_rows *acct_own_row(acct_req *req, acct_resp *resp, acct_own_get_fn *get,
+                        apr_int64_t *id)
+{
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    apr_int64_t path_id;
+
+    if (own_target(req, resp, &st, &path_id) != 0
+        || acct_resp_store_failed(req, resp,
+                                  get(st, req->pool, path_id,
+                                      req->who->user_id, req->now, &rows))
+           != 0
+        || (rows->nrows == 0 && not_found(req, resp) != 0)) {
+        return NULL;
+    }
+    if (id) {
+        *id = path_id;
+    }
+    return rows;
+}
+
+int acct_own_change(acct_req *req, acct_resp *resp, acct_own_change_fn *change)
+{
+    acct_store *st = NULL;
+    apr_int64_t id;
+    int changed = 0;
+
+    if (own_target(req, resp, &st, &id) != 0
+        || acct_resp_store_failed(req, resp,
+                                  change(st, req->pool, id, req->who->user_id,
+                                         req->now, &changed)) != 0) {
+        return -1;
+    }
+    return changed ? 0 : not_found(req, resp);
+}
+
+/* ---- access tokens of /profile/tokens ----------------------------------- */
+
+#define TOKEN_COLUMNS "id, label, scopes, created, expiry, token_prefix"
+
+/* Active: the user's own personal access token, not revoked, not expired. */
+#define TOKEN_ACTIVE \
+    "user_id = CAST(%s AS BIGINT) AND kind = 'pat' AND revoked = 0" \
+    " AND (expiry IS NULL OR expiry > CAST(%s AS BIGINT))"
+
+static const acct_sql q_token_get = ACCT_SQL("pat_get",
+    "SELECT " TOKEN_COLUMNS " FROM tokens"
+    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+
+static const acct_sql q_token_label = ACCT_SQL("pat_label",
+    "UPDATE tokens SET label = %s"
+    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+
+static const acct_sql q_token_revoke = ACCT_SQL("pat_revoke",
+    "UPDATE tokens SET revoked = 1"
+    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+
+static const acct_sql q_token_count = ACCT_SQL("pat_count",
+    "SELECT count(*) AS n FROM tokens WHERE " TOKEN_ACTIVE);
+
+static const acct_filter_field token_fields[] = {
+    {"label", "label", ACCT_FIELD_TEXT},
+    {"created", "created", ACCT_FIELD_TIME},
+    {NULL, NULL, 0}
+};
+
+/*
+ * Runs `sql` on one row of the user's, with the arguments `first` (when not
+ * NULL), `id`, `uid`, `time` (when not NULL): a select when `rows` is not
+ * NULL, else a change that counts the rows in *changed.
+ */
+static acct_store_rc own_run(acct_store *st, apr_pool_t *pool,
+                             const acct_sql *sql, const char *first,
+                             apr_int64_t id, apr_int64_t uid, const char *time,
+                             acct_rows **rows, int *changed)
+{
+    const char *args[4];
+    int n = 0;
+
+    if (first) {
+        args[n++] = first;
+    }
+    args[n++] = acct_i64(pool, id);
+    args[n++] = acct_i64(pool, uid);
+    if (time) {
+        args[n++] = time;
+    }
+    if (rows) {
+        return acct_store_select(st, pool, sql, rows, n, args);
+    }
+    return acct_store_exec(st, pool, sql, changed, n, args);
+}
+
+void acct_own_list_query(apr_pool_t *pool, acct_list_query *q,
+                         const char *columns, const char *table,
+                         const char *where, const acct_filter_field *fields,
+                         apr_int64_t uid, const char *time)
+{
+    const char **args = apr_pcalloc(pool, 2 * sizeof(*args));
+
+    memset(q, 0, sizeof(*q));
+    args[0] = acct_i64(pool, uid);
+    q->nargs = 1;
+    if (time) {
+        args[q->nargs++] = time;
+    }
+    q->columns = columns;
+    q->from = table;
+    q->where = where;
+    q->args = args;
+    q->fields = fields;
+    q->stable_order = "id";
+}
+
+void acct_token_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,
+                           acct_list_query *q)
+{
+    acct_own_list_query(pool, q, TOKEN_COLUMNS, "tokens", TOKEN_ACTIVE,
+                        token_fields, uid, acct_i64(pool, now));
+}
+
+acct_store_rc acct_token_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                             apr_int64_t uid, apr_int64_t now,
+                             acct_rows **rows)
+{
+    return own_run(st, pool, &q_token_get, NULL, id, uid, acct_i64(pool, now),
+                   rows, NULL);
+}
+
+acct_store_rc acct_token_count_active(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid, apr_int64_t now,
+                                      apr_int64_t *count)
+{
+    const char *args[2];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, uid);
+    args[1] = acct_i64(pool, now);
+    rc = acct_user_lock(st, pool, uid);
+    if (rc == ACCT_STORE_OK) {
+        /* A statement of its own: on PostgreSQL it sees what the creates
+         * that held the lock before committed. */
+        rc = acct_store_select(st, pool, &q_token_count, &rows, 2, args);
+    }
+    if (rc == ACCT_STORE_OK && (rows->nrows != 1
+        || acct_parse_i64(acct_rows_get(rows, 0, "n"), count) != 0)) {
+        rc = ACCT_STORE_FAILED;
+    }
+    return rc;
+}
+
+acct_store_rc acct_token_update(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t id, apr_int64_t uid,
+                                apr_int64_t now, const char *label,
+                                int *changed)
+{
+    return own_run(st, pool, &q_token_label, label, id, uid,
+                   acct_i64(pool, now), NULL, changed);
+}
+
+acct_store_rc acct_token_revoke(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t id, apr_int64_t uid,
+                                apr_int64_t now, int *changed)
+{
+    return own_run(st, pool, &q_token_revoke, NULL, id, uid,
+                   acct_i64(pool, now), NULL, changed);
+}
+
+/* ---- logins ------------------------------------------------------------- */
+
+#define LOGIN_COLUMNS "id, datetime, ip, restricted, status, username"
+
+/* Visible: the user's own login, no older than ACCT_LOGIN_HISTORY (the
+ * contract: "successful logins of the last 90 days"). */
+#define LOGIN_VISIBLE \
+    "user_id = CAST(%s AS BIGINT) AND datetime >= CAST(%s AS BIGINT)" \
+    " AND status = 'successful'"
+
+static const acct_sql q_login_get = ACCT_SQL("login_get",
+    "SELECT " LOGIN_COLUMNS " FROM logins"
+    " WHERE id = CAST(%s AS BIGINT) AND " LOGIN_VISIBLE);
+
+/* DECISIONS.md lists no filterable field for logins: any X-Filter key is
+ * refused. */
+static const acct_filter_field no_fields[] = {
+    {NULL, NULL, 0}
+};
+
+void acct_login_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,
+                           acct_list_query *q)
+{
+    acct_own_list_query(pool, q, LOGIN_COLUMNS, "logins", LOGIN_VISIBLE,
+                        no_fields, uid,
+                        acct_i64(pool, now - ACCT_LOGIN_HISTORY));
+}
+
+acct_store_rc acct_login_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                             apr_int64_t uid, apr_int64_t now,
+                             acct_rows **rows)
+{
+    return own_run(st, pool, &q_login_get, NULL, id, uid,
+                   acct_i64(pool, now - ACCT_LOGIN_HISTORY), rows, NULL);
+}
+
+/* ---- trusted devices ---------------------------------------------------- */
+
+#define DEVICE_COLUMNS \
+    "id, created, expiry, last_authenticated, last_remote_addr, user_agent"
+
+/* Visible: the user's own device, not revoked, not expired. */
+#define DEVICE_VISIBLE \
+    "user_id = CAST(%s AS BIGINT) AND revoked = 0" \
+    " AND expiry > CAST(%s AS BIGINT)"
+
+static const acct_sql q_device_get = ACCT_SQL("device_get",
+    "SELECT " DEVICE_COLUMNS " FROM devices"
+    " WHERE id = CAST(%s AS BIGINT) AND " DEVICE_VISIBLE);
+
+static const acct_sql q_device_revoke = ACCT_SQL("device_revoke",
+    "UPDATE devices SET revoked = 1"
+    " WHERE id = CAST(%s AS BIGINT) AND " DEVICE_VISIBLE);
+
+/* DECISIONS.md lists no filterable field for devices either. */
+void acct_device_list_query(apr_pool_t *pool, apr_int64_t uid,
+                            apr_int64_t now, acct_list_query *q)
+{
+    acct_own_list_query(pool, q, DEVICE_COLUMNS, "devices", DEVICE_VISIBLE,
+                        no_fields, uid, acct_i64(pool, now));
+}
+
+acct_store_rc acct_device_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t id, apr_int64_t uid,
+                              apr_int64_t now, acct_rows **rows)
+{
+    return own_run(st, pool, &q_device_get, NULL, id, uid,
+                   acct_i64(pool, now), rows, NULL);
+}
+
+acct_store_rc acct_device_revoke(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t uid,
+                                 apr_int64_t now, int *changed)
+{
+    return own_run(st, pool, &q_device_revoke, NULL, id, uid,
+                   acct_i64(pool, now), NULL, changed);
+}
+
+/* ---- authorized apps ---------------------------------------------------- */
+
+#define APP_COLUMNS \
+    "id, label, created, expiry, scopes, thumbnail_url, website"
+
+/* Visible: the user's own app, not revoked. */
+#define APP_VISIBLE "user_id = CAST(%s AS BIGINT) AND revoked = 0"
+
+static const acct_sql q_app_get = ACCT_SQL("app_get",
+    "SELECT " APP_COLUMNS " FROM apps"
+    " WHERE id = CAST(%s AS BIGINT) AND " APP_VISIBLE);
+
+static const acct_sql q_app_revoke = ACCT_SQL("app_revoke",
+    "UPDATE apps SET revoked = 1"
+    " WHERE id = CAST(%s AS BIGINT) AND " APP_VISIBLE);
+
+static const acct_sql q_app_token_revoke = ACCT_SQL("app_token_revoke",
+    "UPDATE tokens SET revoked = 1"
+    " WHERE app_id = CAST(%s AS BIGINT) AND kind = 'app'");
+
+static const acct_filter_field app_fields[] = {
+    {"label", "label", ACCT_FIELD_TEXT},
+    {"created", "created", ACCT_FIELD_TIME},
+    {"expiry", "expiry", ACCT_FIELD_TIME},
+    {NULL, NULL, 0}
+};
+
+void acct_app_list_query(apr_pool_t *pool, apr_int64_t uid,
+                         acct_list_query *q)
+{
+    acct_own_list_query(pool, q, APP_COLUMNS, "apps", APP_VISIBLE, app_fields,
+                        uid, NULL);
+}
+
+acct_store_rc acct_app_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                           apr_int64_t uid, apr_int64_t now,
+                           acct_rows **rows)
+{
+    (void)now;
+    return own_run(st, pool, &q_app_get, NULL, id, uid, NULL, rows, NULL);
+}
+
+acct_store_rc acct_app_revoke(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t id, apr_int64_t uid, apr_int64_t now,
+                              int *changed)
+{
+    acct_store_rc rc;
+
+    (void)now;
+    *changed = 0;
+    rc = own_run(st, pool, &q_app_revoke, NULL, id, uid, NULL, NULL, changed);
+    if (rc == ACCT_STORE_OK && *changed) {
+        const char *args[1];
+
+        args[0] = acct_i64(pool, id);
+        rc = acct_store_exec(st, pool, &q_app_token_revoke, NULL, 1, args);
+    }
+    return rc;
+}

@@ -7,6 +7,7 @@
 #define ACCT_IDENT_H
 
 #include "acct_api.h"
+#include "acct_list.h"
 #include "acct_store.h"
 
 typedef enum {
@@ -63,6 +64,78 @@ acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
                                 const char **token, acct_ident_result *res);
 
 /*
+ * The user's own records (tokens, logins, devices, apps, SSH keys) are read
+ * and changed by the id of the route's path and the acting user, at `now`
+ * for those that expire.  These are the model's forms of such calls, and
+ * acct_own_row/acct_own_change run them for a handler.
+ */
+typedef acct_store_rc acct_own_get_fn(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t id, apr_int64_t uid,
+                                      apr_int64_t now, acct_rows **rows);
+typedef acct_store_rc acct_own_change_fn(acct_store *st, apr_pool_t *pool,
+                                         apr_int64_t id, apr_int64_t uid,
+                                         apr_int64_t now, int *changed);
+
+/*
+ * The row of path parameter 0 that `get` finds for the acting user, or
+ * NULL after answering 404 (no such id, or not one the user may see) or the
+ * store's error.  *id (may be NULL) gets the path's id.
+ */
+acct_rows *acct_own_row(acct_req *req, acct_resp *resp, acct_own_get_fn *get,
+                        apr_int64_t *id);
+
+/* Runs `change` on the path's record; 0 when it changed a row, else -1 after
+ * answering 404 or the store's error. */
+int acct_own_change(acct_req *req, acct_resp *resp, acct_own_change_fn *change);
+
+/*
+ * Fills `q` (render left NULL, for the caller) with the list of `uid`'s
+ * rows of `table` that `where` keeps; its arguments are the user id, then
+ * `time` when not NULL.  Ordered by "id".
+ */
+void acct_own_list_query(apr_pool_t *pool, acct_list_query *q,
+                         const char *columns, const char *table,
+                         const char *where, const acct_filter_field *fields,
+                         apr_int64_t uid, const char *time);
+
+/*
+ * The personal access tokens of /profile/tokens.  Active: the user's own
+ * token of kind 'pat', not revoked, not expired at `now`.  Rows carry id,
+ * label, scopes, created, expiry, token_prefix.
+ */
+
+/* The list of `uid`'s active tokens, for acct_list_respond; `render` is the
+ * caller's to set. */
+void acct_token_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,
+                           acct_list_query *q);
+
+/* Token `id` if it is one of `uid`'s active ones (else no row). */
+acct_store_rc acct_token_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                             apr_int64_t uid, apr_int64_t now,
+                             acct_rows **rows);
+
+/*
+ * How many active tokens `uid` holds, for a cap on them.  Locks the user's
+ * row first (acct_user_lock), then counts in a statement of its own: creates
+ * of one user queue on the lock and each counts what the ones before it
+ * committed.
+ */
+acct_store_rc acct_token_count_active(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid, apr_int64_t now,
+                                      apr_int64_t *count);
+
+/* Sets the label of active token `id` of `uid`; *changed: rows changed. */
+acct_store_rc acct_token_update(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t id, apr_int64_t uid,
+                                apr_int64_t now, const char *label,
+                                int *changed);
+
+/* Revokes active token `id` of `uid`; *changed: rows changed. */
+acct_store_rc acct_token_revoke(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t id, apr_int64_t uid,
+                                apr_int64_t now, int *changed);
+
+/*
  * The records other systems own (ARCHITECTURE.md, "Operator CLI"): logins,
  * trusted devices and authorized OAuth apps.  Each validates its input
  * before touching the store and fails with ACCT_IDENT_NOT_FOUND when the
@@ -109,5 +182,50 @@ acct_ident_rc acct_app_authorize(acct_store *st, apr_pool_t *pool,
                                  const char *thumbnail_url, apr_int64_t expiry,
                                  apr_int64_t now, apr_int64_t *app_id,
                                  const char **token, acct_ident_result *res);
+
+/*
+ * Reading and revoking them (/profile/logins, devices, apps).  Each get
+ * returns the one row of `id` when `uid` may see it, else none.
+ */
+
+/* Logins are shown for this long, by the clock. */
+#define ACCT_LOGIN_HISTORY (90 * 86400)
+
+/* Visible logins: `uid`'s own successful ones of the last
+ * ACCT_LOGIN_HISTORY.  Rows: id, datetime, ip, restricted, status, username. */
+void acct_login_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,
+                           acct_list_query *q);
+acct_store_rc acct_login_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                             apr_int64_t uid, apr_int64_t now,
+                             acct_rows **rows);
+
+/* Visible devices: `uid`'s own, neither revoked nor expired.  Rows: id,
+ * created, expiry, last_authenticated, last_remote_addr, user_agent. */
+void acct_device_list_query(apr_pool_t *pool, apr_int64_t uid,
+                            apr_int64_t now, acct_list_query *q);
+acct_store_rc acct_device_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t id, apr_int64_t uid,
+                              apr_int64_t now, acct_rows **rows);
+acct_store_rc acct_device_revoke(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t uid,
+                                 apr_int64_t now, int *changed);
+
+/* Visible apps: `uid`'s own, not revoked (an expired one stays listed).
+ * Rows: id, label, created, expiry, scopes, thumbnail_url, website. */
+void acct_app_list_query(apr_pool_t *pool, apr_int64_t uid,
+                         acct_list_query *q);
+/* `now` is not used: an expired app stays visible. */
+acct_store_rc acct_app_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
+                           apr_int64_t uid, apr_int64_t now,
+                           acct_rows **rows);
+
+/*
+ * Revokes app `id` of `uid` and, when that changed it, the app's token row
+ * (authentication already refuses a revoked app's token: this keeps the
+ * tokens table truthful on its own).  *changed: 0 when no such app.
+ */
+acct_store_rc acct_app_revoke(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t id, apr_int64_t uid, apr_int64_t now,
+                              int *changed);
 
 #endif

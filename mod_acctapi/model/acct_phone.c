@@ -266,3 +266,165 @@ const char *acct_phone_code_hash(apr_pool_t *pool, const unsigned char *key,
 
     return acct_hmac_sha256_hex(pool, key, keylen, text);
 }
+
+/* ---- verification ------------------------------------------------------ */
+
+#define PENDING_WHERE "user_id = CAST(%s AS BIGINT)"
+
+static const acct_sql q_verified_get = ACCT_SQL("phone_verified_get",
+    "SELECT verified_phone_number FROM users WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_verified_set = ACCT_SQL("phone_verified_set",
+    "UPDATE users SET verified_phone_number = %s"
+    " WHERE id = CAST(%s AS BIGINT)");
+
+/* The last argument forces the replacement of a live code. */
+static const acct_sql q_pending_issue = ACCT_SQL("phone_pending_issue",
+    "INSERT INTO phone_verifications"
+    " (user_id, iso_code, phone_number, code_hash, issued, expires,"
+    " failed_attempts)"
+    " VALUES (CAST(%s AS BIGINT), %s, %s, %s, CAST(%s AS BIGINT),"
+    " CAST(%s AS BIGINT), 0)"
+    " ON CONFLICT (user_id) DO UPDATE SET iso_code = excluded.iso_code,"
+    " phone_number = excluded.phone_number, code_hash = excluded.code_hash,"
+    " issued = excluded.issued, expires = excluded.expires,"
+    " failed_attempts = 0"
+    " WHERE phone_verifications.phone_number <> excluded.phone_number"
+    " OR phone_verifications.expires <= excluded.issued"
+    " OR CAST(%s AS INTEGER) = 1");
+
+static const acct_sql q_pending_get = ACCT_SQL("phone_pending_get",
+    "SELECT phone_number, code_hash, issued, expires, failed_attempts"
+    " FROM phone_verifications WHERE " PENDING_WHERE);
+
+/* No row changed: the code is locked already. */
+static const acct_sql q_pending_miss = ACCT_SQL("phone_pending_miss",
+    "UPDATE phone_verifications SET failed_attempts = failed_attempts + 1"
+    " WHERE " PENDING_WHERE " AND issued = CAST(%s AS BIGINT)"
+    " AND failed_attempts < CAST(%s AS INTEGER)");
+
+static const acct_sql q_pending_use = ACCT_SQL("phone_pending_use",
+    "DELETE FROM phone_verifications"
+    " WHERE " PENDING_WHERE " AND issued = CAST(%s AS BIGINT)"
+    " AND code_hash = %s AND failed_attempts < CAST(%s AS INTEGER)"
+    " AND expires > CAST(%s AS BIGINT)");
+
+static const acct_sql q_pending_drop = ACCT_SQL("phone_pending_drop",
+    "DELETE FROM phone_verifications WHERE " PENDING_WHERE);
+
+acct_store_rc acct_phone_verified_get(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid, const char **number)
+{
+    const char *args[1];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    *number = NULL;
+    args[0] = acct_i64(pool, uid);
+    rc = acct_store_select(st, pool, &q_verified_get, &rows, 1, args);
+    if (rc == ACCT_STORE_OK && rows->nrows > 0) {
+        *number = acct_rows_get(rows, 0, "verified_phone_number");
+    }
+    return rc;
+}
+
+acct_store_rc acct_phone_pending_issue(acct_store *st, apr_pool_t *pool,
+                                       apr_int64_t uid, const char *iso,
+                                       const char *e164,
+                                       const char *code_hash, apr_int64_t now,
+                                       int force)
+{
+    const char *args[7];
+
+    args[0] = acct_i64(pool, uid);
+    args[1] = iso;
+    args[2] = e164;
+    args[3] = code_hash;
+    args[4] = acct_i64(pool, now);
+    args[5] = acct_i64(pool, now + ACCT_PHONE_CODE_TTL);
+    args[6] = force ? "1" : "0";
+    return acct_store_exec(st, pool, &q_pending_issue, NULL, 7, args);
+}
+
+acct_store_rc acct_phone_pending_get(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t uid, acct_phone_pending *p)
+{
+    const char *args[1];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    memset(p, 0, sizeof(*p));
+    args[0] = acct_i64(pool, uid);
+    rc = acct_store_select(st, pool, &q_pending_get, &rows, 1, args);
+    if (rc != ACCT_STORE_OK || rows->nrows == 0) {
+        return rc;
+    }
+    p->found = 1;
+    p->number = acct_rows_get(rows, 0, "phone_number");
+    p->code_hash = acct_rows_get(rows, 0, "code_hash");
+    p->issued_text = acct_rows_get(rows, 0, "issued");
+    p->issued_ok = acct_parse_i64(p->issued_text, &p->issued) == 0;
+    p->complete = p->number && p->code_hash && p->issued_text
+        && acct_parse_i64(acct_rows_get(rows, 0, "expires"), &p->expires) == 0
+        && acct_parse_i64(acct_rows_get(rows, 0, "failed_attempts"),
+                          &p->attempts) == 0;
+    return rc;
+}
+
+acct_store_rc acct_phone_pending_miss(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid,
+                                      const acct_phone_pending *p,
+                                      int *counted)
+{
+    const char *args[3];
+
+    *counted = 0;
+    args[0] = acct_i64(pool, uid);
+    args[1] = p->issued_text;
+    args[2] = acct_i64(pool, ACCT_PHONE_MAX_ATTEMPTS);
+    return acct_store_exec(st, pool, &q_pending_miss, counted, 3, args);
+}
+
+/* Sets (or with NULL clears) `uid`'s verified number. */
+static acct_store_rc verified_set(acct_store *st, apr_pool_t *pool,
+                                  apr_int64_t uid, const char *number)
+{
+    const char *args[2];
+
+    args[0] = number;
+    args[1] = acct_i64(pool, uid);
+    return acct_store_exec(st, pool, &q_verified_set, NULL, 2, args);
+}
+
+acct_store_rc acct_phone_verify(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t uid, const acct_phone_pending *p,
+                                apr_int64_t now, int *verified)
+{
+    const char *args[5];
+    acct_store_rc rc;
+
+    *verified = 0;
+    args[0] = acct_i64(pool, uid);
+    args[1] = p->issued_text;
+    args[2] = p->code_hash;
+    args[3] = acct_i64(pool, ACCT_PHONE_MAX_ATTEMPTS);
+    args[4] = acct_i64(pool, now);
+    rc = acct_store_exec(st, pool, &q_pending_use, verified, 5, args);
+    if (rc == ACCT_STORE_OK && *verified) {
+        rc = verified_set(st, pool, uid, p->number);
+    }
+    return rc;
+}
+
+acct_store_rc acct_phone_number_delete(acct_store *st, apr_pool_t *pool,
+                                       apr_int64_t uid)
+{
+    const char *args[1];
+    acct_store_rc rc = verified_set(st, pool, uid, NULL);
+
+    if (rc == ACCT_STORE_OK) {
+        args[0] = acct_i64(pool, uid);
+        rc = acct_store_exec(st, pool, &q_pending_drop, NULL, 1, args);
+    }
+    return rc;
+}

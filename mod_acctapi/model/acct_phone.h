@@ -14,6 +14,8 @@
 
 #include <apr_pools.h>
 
+#include "acct_store.h"
+
 /* An assigned ISO 3166-1 alpha-2 code and the country code of E.164. */
 typedef struct acct_country {
     const char *iso;      /* upper case, e.g. "GB" */
@@ -72,5 +74,69 @@ const char *acct_phone_code(apr_pool_t *pool, const unsigned char *key,
 const char *acct_phone_code_hash(apr_pool_t *pool, const unsigned char *key,
                                  size_t keylen, apr_int64_t user_id,
                                  const char *e164, const char *code);
+
+/*
+ * Verification (table phone_verifications, one pending code per user, and
+ * users.verified_phone_number).  Wrong attempts are counted on the pending
+ * row; past ACCT_PHONE_MAX_ATTEMPTS the code is locked until it expires.
+ */
+
+/* The contract's 10 minutes. */
+#define ACCT_PHONE_CODE_TTL 600
+
+/* Wrong codes accepted per pending code before it locks. */
+#define ACCT_PHONE_MAX_ATTEMPTS 5
+
+/* `uid`'s verified number, NULL when none (or no such user). */
+acct_store_rc acct_phone_verified_get(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid, const char **number);
+
+/*
+ * Creates the pending verification of `e164` (of country `iso`) issued at
+ * `now` with `code_hash`, or replaces one for another number or one that
+ * has expired; a live one for the same number stays as it is (same issue
+ * time, same code, same count of wrong attempts) unless `force`.
+ */
+acct_store_rc acct_phone_pending_issue(acct_store *st, apr_pool_t *pool,
+                                       apr_int64_t uid, const char *iso,
+                                       const char *e164,
+                                       const char *code_hash, apr_int64_t now,
+                                       int force);
+
+/* The pending verification, as read. */
+typedef struct acct_phone_pending {
+    int found;                /* there is one */
+    int complete;             /* every field below present and readable */
+    const char *number;       /* E.164 */
+    const char *code_hash;
+    const char *issued_text;  /* as stored: it identifies the code */
+    int issued_ok;            /* `issued` could be read */
+    apr_int64_t issued;
+    apr_int64_t expires;
+    apr_int64_t attempts;     /* wrong ones so far */
+} acct_phone_pending;
+
+acct_store_rc acct_phone_pending_get(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t uid, acct_phone_pending *p);
+
+/* Counts a wrong attempt at code `p`; *counted 0: it is locked already. */
+acct_store_rc acct_phone_pending_miss(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid,
+                                      const acct_phone_pending *p,
+                                      int *counted);
+
+/*
+ * Uses code `p` up and makes its number `uid`'s verified one.  Every
+ * condition is checked again in the statement that deletes the pending
+ * row, so of parallel verifications of one code exactly one succeeds
+ * (*verified 1); the others change nothing.
+ */
+acct_store_rc acct_phone_verify(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t uid, const acct_phone_pending *p,
+                                apr_int64_t now, int *verified);
+
+/* Opts out: no verified number and no pending code. */
+acct_store_rc acct_phone_number_delete(acct_store *st, apr_pool_t *pool,
+                                       apr_int64_t uid);
 
 #endif

@@ -533,3 +533,101 @@ acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
     *json_text = acct_json_dump(req->pool, keys, NULL);
     return ACCT_FIELD_SET;
 }
+
+/* ---- storage ----------------------------------------------------------- */
+
+#define SSHKEY_COLUMNS "id, label, ssh_key, created"
+#define SSHKEY_OWNED "user_id = CAST(%s AS BIGINT)"
+#define SSHKEY_ONE "id = CAST(%s AS BIGINT) AND " SSHKEY_OWNED
+
+static const acct_sql q_sshkey_get = ACCT_SQL("sshkey_get",
+    "SELECT " SSHKEY_COLUMNS " FROM ssh_keys WHERE " SSHKEY_ONE);
+
+static const acct_sql q_sshkey_insert = ACCT_SQL("sshkey_insert",
+    "INSERT INTO ssh_keys (user_id, label, ssh_key, created)"
+    " VALUES (CAST(%s AS BIGINT), %s, %s, CAST(%s AS BIGINT)) RETURNING id");
+
+static const acct_sql q_sshkey_label = ACCT_SQL("sshkey_label",
+    "UPDATE ssh_keys SET label = %s WHERE " SSHKEY_ONE);
+
+static const acct_sql q_sshkey_delete = ACCT_SQL("sshkey_delete",
+    "DELETE FROM ssh_keys WHERE " SSHKEY_ONE);
+
+static const acct_filter_field sshkey_fields[] = {
+    {"label", "label", ACCT_FIELD_TEXT},
+    {"created", "created", ACCT_FIELD_TIME},
+    {NULL, NULL, 0}
+};
+
+void acct_sshkey_list_query(apr_pool_t *pool, apr_int64_t uid,
+                            acct_list_query *q)
+{
+    acct_own_list_query(pool, q, SSHKEY_COLUMNS, "ssh_keys", SSHKEY_OWNED,
+                        sshkey_fields, uid, NULL);
+}
+
+/* The arguments of SSHKEY_ONE after `first` (when `nfirst` is 1). */
+static const char **key_args(apr_pool_t *pool, const char **args, int nfirst,
+                             const char *first, apr_int64_t id,
+                             apr_int64_t uid)
+{
+    if (nfirst) {
+        args[0] = first;
+    }
+    args[nfirst] = acct_i64(pool, id);
+    args[nfirst + 1] = acct_i64(pool, uid);
+    return args;
+}
+
+acct_store_rc acct_sshkey_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t id, apr_int64_t uid,
+                              apr_int64_t now, acct_rows **rows)
+{
+    const char *args[2];
+
+    (void)now;
+    return acct_store_select(st, pool, &q_sshkey_get, rows, 2,
+                             key_args(pool, args, 0, NULL, id, uid));
+}
+
+acct_store_rc acct_sshkey_create(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t uid, const char *label,
+                                 const char *text, apr_int64_t created,
+                                 apr_int64_t *id)
+{
+    const char *args[4];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, uid);
+    args[1] = label;
+    args[2] = text;
+    args[3] = acct_i64(pool, created);
+    rc = acct_store_select(st, pool, &q_sshkey_insert, &rows, 4, args);
+    if (rc == ACCT_STORE_OK && (rows->nrows != 1
+        || acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0)) {
+        rc = ACCT_STORE_FAILED;
+    }
+    return rc;
+}
+
+acct_store_rc acct_sshkey_update(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t uid,
+                                 const char *label, int *changed)
+{
+    const char *args[3];
+
+    return acct_store_exec(st, pool, &q_sshkey_label, changed, 3,
+                           key_args(pool, args, 1, label, id, uid));
+}
+
+acct_store_rc acct_sshkey_delete(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t uid,
+                                 apr_int64_t now, int *changed)
+{
+    const char *args[2];
+
+    (void)now;
+    return acct_store_exec(st, pool, &q_sshkey_delete, changed, 2,
+                           key_args(pool, args, 0, NULL, id, uid));
+}

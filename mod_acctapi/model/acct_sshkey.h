@@ -16,6 +16,8 @@
 
 #include "acct_api.h"
 #include "acct_body.h"
+#include "acct_ident.h"
+#include "acct_list.h"
 
 /* Longest accepted line in bytes (a 16384-bit RSA key needs about 2.8 KiB). */
 #define ACCT_SSHKEY_MAX_LINE 16384
@@ -77,5 +79,36 @@ acct_field_rc acct_sshkey_body(acct_req *req, acct_resp *resp,
  */
 acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
                                     const char *field, const char **json_text);
+
+/*
+ * The stored keys of /profile/sshkeys (table ssh_keys), each in the
+ * normalised form above.  Rows carry id, label, ssh_key, created.  The
+ * functions of one key find it by id and owner; `now` is not used (a key
+ * does not expire), it makes them acct_own_get_fn/acct_own_change_fn.
+ */
+
+/* The list of `uid`'s keys, for acct_list_respond; `render` is the
+ * caller's to set. */
+void acct_sshkey_list_query(apr_pool_t *pool, apr_int64_t uid,
+                            acct_list_query *q);
+
+acct_store_rc acct_sshkey_get(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t id, apr_int64_t uid,
+                              apr_int64_t now, acct_rows **rows);
+
+/* Stores key `text` (normalised) of `uid`; `label` NULL for none. */
+acct_store_rc acct_sshkey_create(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t uid, const char *label,
+                                 const char *text, apr_int64_t created,
+                                 apr_int64_t *id);
+
+/* Sets the label (NULL: none) of key `id` of `uid`; *changed: rows changed. */
+acct_store_rc acct_sshkey_update(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t uid,
+                                 const char *label, int *changed);
+
+acct_store_rc acct_sshkey_delete(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t id, apr_int64_t uid,
+                                 apr_int64_t now, int *changed);
 
 #endif

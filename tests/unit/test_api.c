@@ -15,6 +15,8 @@
 #include "unit_db.h"
 #include "acct_auth.h"
 #include "acct_clock.h"
+#include "acct_crypto.h"
+#include "acct_grants.h"
 #include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_route.h"
@@ -502,6 +504,85 @@ static void test_token_cap(void **state)
     json_decref(doc);
 }
 
+/* The grant names are listed once; the lookups and the grants document
+ * agree with them. */
+static void test_grant_names(void **state)
+{
+    (void)state;
+    assert_int_equal(acct_grant_flag_index(ACCT_GRANT_ADD_DOMAINS), 1);
+    assert_true(acct_grant_flag_creates(ACCT_GRANT_ADD_DATABASES));
+    assert_true(acct_grant_flag_creates("add_vpcs"));
+    /* flags that are not grants to create, and unknown words */
+    assert_false(acct_grant_flag_creates("cancel_account"));
+    assert_false(acct_grant_flag_creates(ACCT_GRANT_ACCOUNT_ACCESS));
+    assert_false(acct_grant_flag_creates("add_nothing"));
+    assert_int_equal(acct_grant_flag_index("monitoring_subscription"), 11);
+    assert_null(acct_grant_flags[12]);
+    assert_int_equal(acct_grant_entity_type_index(ACCT_ENTITY_DATABASE), 0);
+    assert_int_equal(acct_grant_entity_type_index(ACCT_ENTITY_VPC), 8);
+    assert_int_equal(acct_grant_entity_type_index("global"), -1);
+    assert_null(acct_grant_entity_types[9]);
+}
+
+/* The token functions act on the user's own active tokens only. */
+static void test_token_model(void **state)
+{
+    unit_db *db = *state;
+    acct_principal alice, bob;
+    acct_ident_result res;
+    acct_rows *rows = NULL;
+    apr_int64_t id, n = -1, now = 1700000000;
+    const char *token;
+    int changed = -1;
+
+    unit_identity(db, "alice", 0, "*", &alice);
+    unit_identity(db, "bob", 0, "*", &bob);
+    assert_int_equal(acct_token_create(db->store, db->pool, alice.user_id,
+                                       "t", "*", now + 60, now, &id, &token,
+                                       &res), ACCT_IDENT_OK);
+    assert_int_equal(acct_token_count_active(db->store, db->pool,
+                                             alice.user_id, now, &n),
+                     ACCT_STORE_OK);
+    assert_int_equal(n, 2);
+    /* expired tokens are not counted, nor found */
+    assert_int_equal(acct_token_count_active(db->store, db->pool,
+                                             alice.user_id, now + 60, &n),
+                     ACCT_STORE_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(acct_token_get(db->store, db->pool, id, alice.user_id,
+                                    now + 60, &rows), ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 0);
+
+    /* another user's token is not there for bob */
+    assert_int_equal(acct_token_get(db->store, db->pool, id, bob.user_id, now,
+                                    &rows), ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 0);
+    assert_int_equal(acct_token_update(db->store, db->pool, id, bob.user_id,
+                                       now, "x", &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+    assert_int_equal(acct_token_revoke(db->store, db->pool, id, bob.user_id,
+                                       now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+
+    assert_int_equal(acct_token_update(db->store, db->pool, id, alice.user_id,
+                                       now, "renamed", &changed),
+                     ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_int_equal(acct_token_get(db->store, db->pool, id, alice.user_id,
+                                    now, &rows), ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 1);
+    assert_string_equal(acct_rows_get(rows, 0, "label"), "renamed");
+    assert_string_equal(acct_rows_get(rows, 0, "token_prefix"),
+                        apr_pstrndup(db->pool, token, ACCT_TOKEN_PREFIX_LEN));
+    assert_int_equal(acct_token_revoke(db->store, db->pool, id, alice.user_id,
+                                       now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_int_equal(acct_token_count_active(db->store, db->pool,
+                                             alice.user_id, now, &n),
+                     ACCT_STORE_OK);
+    assert_int_equal(n, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +598,8 @@ int main(void)
         UNIT_DB_TEST(test_tokens),
         UNIT_DB_TEST(test_token_cap),
         UNIT_DB_TEST(test_grants_list_domains),
+        UNIT_DB_TEST(test_grant_names),
+        UNIT_DB_TEST(test_token_model),
     };
 
     return UNIT_DB_RUN(tests);

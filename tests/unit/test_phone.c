@@ -941,6 +941,76 @@ static void test_preferences_not_object(void **state)
     assert_non_null(strstr(text, "Preferences must be a JSON object"));
 }
 
+/* The verification's storage functions, without the handlers. */
+static void test_pending_model(void **state)
+{
+    env *e = *state;
+    acct_store *st = e->db->store;
+    apr_pool_t *p = e->db->pool;
+    apr_int64_t uid = e->who.user_id;
+    const char *number = "x";
+    acct_phone_pending pd;
+    int n = -1, i;
+
+    assert_int_equal(acct_phone_verified_get(st, p, uid, &number),
+                     ACCT_STORE_OK);
+    assert_null(number);
+    assert_int_equal(acct_phone_pending_get(st, p, uid, &pd), ACCT_STORE_OK);
+    assert_false(pd.found);
+
+    assert_int_equal(acct_phone_pending_issue(st, p, uid, "GB",
+                                              "+447700900123", "h1", e->now,
+                                              0), ACCT_STORE_OK);
+    /* a live code for the same number stays as it is, unless forced */
+    assert_int_equal(acct_phone_pending_issue(st, p, uid, "GB",
+                                              "+447700900123", "h2",
+                                              e->now + 5, 0), ACCT_STORE_OK);
+    assert_int_equal(acct_phone_pending_get(st, p, uid, &pd), ACCT_STORE_OK);
+    assert_true(pd.found && pd.complete && pd.issued_ok);
+    assert_string_equal(pd.code_hash, "h1");
+    assert_int_equal(pd.issued, e->now);
+    assert_int_equal(pd.expires, e->now + ACCT_PHONE_CODE_TTL);
+    assert_int_equal(acct_phone_pending_issue(st, p, uid, "GB",
+                                              "+447700900123", "h2",
+                                              e->now + 5, 1), ACCT_STORE_OK);
+    assert_int_equal(acct_phone_pending_get(st, p, uid, &pd), ACCT_STORE_OK);
+    assert_string_equal(pd.code_hash, "h2");
+
+    /* wrong attempts count up to the limit, then lock */
+    for (i = 0; i < ACCT_PHONE_MAX_ATTEMPTS; i++) {
+        assert_int_equal(acct_phone_pending_miss(st, p, uid, &pd, &n),
+                         ACCT_STORE_OK);
+        assert_int_equal(n, 1);
+    }
+    assert_int_equal(acct_phone_pending_miss(st, p, uid, &pd, &n),
+                     ACCT_STORE_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(acct_phone_verify(st, p, uid, &pd, e->now + 6, &n),
+                     ACCT_STORE_OK);
+    assert_int_equal(n, 0);
+
+    /* a fresh code verifies once */
+    assert_int_equal(acct_phone_pending_issue(st, p, uid, "US",
+                                              "+12025550123", "h3",
+                                              e->now + 10, 0), ACCT_STORE_OK);
+    assert_int_equal(acct_phone_pending_get(st, p, uid, &pd), ACCT_STORE_OK);
+    assert_int_equal(pd.attempts, 0);
+    assert_int_equal(acct_phone_verify(st, p, uid, &pd, e->now + 11, &n),
+                     ACCT_STORE_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(acct_phone_verify(st, p, uid, &pd, e->now + 11, &n),
+                     ACCT_STORE_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(acct_phone_verified_get(st, p, uid, &number),
+                     ACCT_STORE_OK);
+    assert_string_equal(number, "+12025550123");
+
+    assert_int_equal(acct_phone_number_delete(st, p, uid), ACCT_STORE_OK);
+    assert_int_equal(acct_phone_verified_get(st, p, uid, &number),
+                     ACCT_STORE_OK);
+    assert_null(number);
+}
+
 /* apr_dbd's drivers are loaded into a pool that outlives every test. */
 static apr_pool_t *dbd_pool;
 
@@ -973,6 +1043,7 @@ int main(void)
         ENV_TEST(test_send_failures),
         ENV_TEST(test_preferences),
         ENV_TEST(test_preferences_not_object),
+        ENV_TEST(test_pending_model),
     };
 
     return UNIT_RUN_GROUP(tests, group_setup, group_teardown);

@@ -13,6 +13,8 @@
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_seal.h"
+#include "acct_security.h"
+#include "acct_tfa.h"
 #include "acct_totp.h"
 #include "api_handlers.h"
 
@@ -944,6 +946,96 @@ static void test_tfa_expiry(void **state)
                               now + 1199), api_tfa_confirm, 200);
 }
 
+/* The model's two-factor state machine, without the handlers. */
+static void test_tfa_model(void **state)
+{
+    unit_db *db = *state;
+    acct_security_answer answers[ACCT_SECURITY_ANSWERS_REQUIRED];
+    acct_principal who;
+    acct_tfa_state st;
+    acct_rows *rows = NULL;
+    apr_int64_t now = 1700000000;
+    int i, taken = -1, confirmed = -1;
+
+    unit_identity(db, "tess", 0, "*", &who);
+    assert_int_equal(acct_tfa_enable_state(db->store, db->pool, who.user_id,
+                                           &st), ACCT_STORE_OK);
+    assert_true(st.found);
+    assert_false(st.enabled);
+    assert_int_equal(st.answered, 0);
+    for (i = 0; i < ACCT_SECURITY_ANSWERS_REQUIRED; i++) {
+        answers[i].question_id = i + 1;
+        answers[i].response_sealed = "sealed";
+    }
+    assert_int_equal(acct_security_answers_replace(
+                         db->store, db->pool, who.user_id, answers,
+                         ACCT_SECURITY_ANSWERS_REQUIRED), ACCT_STORE_OK);
+    /* replacing keeps three, not six */
+    assert_int_equal(acct_security_answers_replace(
+                         db->store, db->pool, who.user_id, answers,
+                         ACCT_SECURITY_ANSWERS_REQUIRED), ACCT_STORE_OK);
+    assert_int_equal(acct_security_questions_list(db->store, db->pool,
+                                                  who.user_id, &rows),
+                     ACCT_STORE_OK);
+    assert_string_equal(acct_rows_get(rows, 0, "response_sealed"), "sealed");
+    assert_int_equal(acct_tfa_enable_state(db->store, db->pool, who.user_id,
+                                           &st), ACCT_STORE_OK);
+    assert_int_equal(st.answered, ACCT_SECURITY_ANSWERS_REQUIRED);
+
+    /* no secret yet */
+    assert_int_equal(acct_tfa_secret_state(db->store, db->pool, who.user_id,
+                                           &st), ACCT_STORE_OK);
+    assert_true(st.found);
+    assert_null(st.secret_sealed);
+    assert_int_equal(acct_tfa_secret_issue(db->store, db->pool, who.user_id,
+                                           "s1", now + 600), ACCT_STORE_OK);
+    assert_int_equal(acct_tfa_secret_state(db->store, db->pool, who.user_id,
+                                           &st), ACCT_STORE_OK);
+    assert_string_equal(st.secret_sealed, "s1");
+    assert_int_equal(st.expiry, now + 600);
+    assert_false(st.confirmed);
+
+    /* the allowance: ACCT_TFA_MAX_FAILURES per window, then none */
+    for (i = 0; i < ACCT_TFA_MAX_FAILURES; i++) {
+        assert_int_equal(acct_tfa_attempt_take(db->store, db->pool,
+                                               who.user_id, now, &taken),
+                         ACCT_STORE_OK);
+        assert_int_equal(taken, 1);
+    }
+    assert_int_equal(acct_tfa_attempt_take(db->store, db->pool, who.user_id,
+                                           now + 1, &taken), ACCT_STORE_OK);
+    assert_int_equal(taken, 0);
+    assert_int_equal(acct_tfa_attempt_take(db->store, db->pool, who.user_id,
+                                           now + ACCT_TFA_FAILURE_WINDOW,
+                                           &taken), ACCT_STORE_OK);
+    assert_int_equal(taken, 1);
+
+    /* a step is accepted once, and then the flag is on */
+    assert_int_equal(acct_tfa_confirm(db->store, db->pool, who.user_id, 42,
+                                      "hash", &confirmed), ACCT_STORE_OK);
+    assert_int_equal(confirmed, 1);
+    assert_int_equal(acct_tfa_confirm(db->store, db->pool, who.user_id, 42,
+                                      "hash", &confirmed), ACCT_STORE_OK);
+    assert_int_equal(confirmed, 0);
+    assert_int_equal(acct_tfa_secret_state(db->store, db->pool, who.user_id,
+                                           &st), ACCT_STORE_OK);
+    assert_true(st.enabled);
+    assert_true(st.confirmed);
+    assert_int_equal(st.last_step, 42);
+
+    assert_int_equal(acct_tfa_disable(db->store, db->pool, who.user_id),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_tfa_secret_state(db->store, db->pool, who.user_id,
+                                           &st), ACCT_STORE_OK);
+    assert_false(st.enabled);
+    assert_null(st.secret_sealed);
+
+    /* a user that does not exist */
+    assert_int_equal(acct_tfa_enable_state(db->store, db->pool, 999999, &st),
+                     ACCT_STORE_OK);
+    assert_false(st.found);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -962,6 +1054,7 @@ int main(void)
         UNIT_DB_TEST(test_tfa_replay),
         UNIT_DB_TEST(test_tfa_throttle),
         UNIT_DB_TEST(test_tfa_expiry),
+        UNIT_DB_TEST(test_tfa_model),
     };
 
     return UNIT_DB_RUN(tests);

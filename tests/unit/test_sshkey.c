@@ -512,6 +512,59 @@ static void test_update_and_delete(void **state)
     assert_int_equal(status, 200);
 }
 
+/* The storage functions find a key by id and owner together. */
+static void test_model_functions(void **state)
+{
+    unit_db *db = *state;
+    acct_principal who, other;
+    acct_rows *rows = NULL;
+    apr_int64_t id = 0, now = 1700000000;
+    acct_list_query q;
+    int changed = -1;
+
+    unit_identity(db, "quinn", 0, "*", &who);
+    unit_identity(db, "rosa", 0, "*", &other);
+    assert_int_equal(acct_sshkey_create(db->store, db->pool, who.user_id,
+                                        NULL, ED25519, now, &id),
+                     ACCT_STORE_OK);
+    assert_true(id > 0);
+    assert_int_equal(acct_sshkey_get(db->store, db->pool, id, who.user_id,
+                                     now, &rows), ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 1);
+    assert_null(acct_rows_get(rows, 0, "label"));
+    assert_string_equal(acct_rows_get(rows, 0, "ssh_key"), ED25519);
+    assert_string_equal(acct_rows_get(rows, 0, "created"), "1700000000");
+
+    /* not the other user's, for any purpose */
+    assert_int_equal(acct_sshkey_get(db->store, db->pool, id, other.user_id,
+                                     now, &rows), ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 0);
+    assert_int_equal(acct_sshkey_update(db->store, db->pool, id,
+                                        other.user_id, "x", &changed),
+                     ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+    assert_int_equal(acct_sshkey_delete(db->store, db->pool, id,
+                                        other.user_id, now, &changed),
+                     ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+
+    assert_int_equal(acct_sshkey_update(db->store, db->pool, id, who.user_id,
+                                        "laptop", &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    acct_sshkey_list_query(db->pool, who.user_id, &q);
+    assert_int_equal(q.nargs, 1);
+    assert_string_equal(q.args[0],
+                        apr_psprintf(db->pool, "%" APR_INT64_T_FMT,
+                                     who.user_id));
+    assert_null(q.render);
+    assert_int_equal(acct_sshkey_delete(db->store, db->pool, id, who.user_id,
+                                        now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_int_equal(acct_sshkey_get(db->store, db->pool, id, who.user_id,
+                                     now, &rows), ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +578,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create_refusals, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_list_and_filter, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_update_and_delete, db_setup, db_teardown),
+        cmocka_unit_test_setup_teardown(test_model_functions, db_setup, db_teardown),
     };
 
     return UNIT_DB_RUN(tests);
