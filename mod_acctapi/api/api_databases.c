@@ -19,7 +19,8 @@
  *    with host bits set is refused (it is usually a mistyped address), and
  *    so is an item that covers the same addresses as an earlier one
  *    ("192.0.2.1" and "192.0.2.1/32").
- *  - root usernames linroot (MySQL) and linpostgres (PostgreSQL); the root
+ *  - root usernames linroot (MySQL) and linpostgres (PostgreSQL) unless
+ *    AcctapiDatabaseAdminUser names one for both; the root
  *    password is 24 letters and digits from the CSPRNG, sealed with the
  *    context "dbpass:<id>".
  *  - total_disk_size_gb is the type's disk in whole GB; used_disk_size_gb
@@ -577,6 +578,7 @@ static int read_new(acct_req *req, acct_resp *resp, const acct_db_engine *e,
     row->account_id = req->who->account_id;
     row->engine = e;
     row->now = req->now;
+    row->root_username = req->settings ? req->settings->db_admin_user : NULL;
     acct_body_only(req, resp, e->commit_types ? pg_create_fields
                                               : mysql_create_fields);
     frc = read_label(req, resp, &row->label);

@@ -44,6 +44,7 @@ typedef struct acct_settings {
     apr_int64_t db_provision_max;
     apr_int64_t db_operation;        /* AcctapiDatabaseOperationTime, seconds */
     const char *db_host_suffix;      /* AcctapiDatabaseHostSuffix */
+    const char *db_admin_user;       /* AcctapiDatabaseAdminUser; NULL: each engine's */
     const char *const *transfer_sources; /* AcctapiTransferSource: IP
                                           * addresses, NULL-terminated;
                                           * NULL: any */

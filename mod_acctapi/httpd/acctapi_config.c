@@ -439,6 +439,23 @@ static const char *set_db_host_suffix(cmd_parms *cmd, void *dconf,
     return NULL;
 }
 
+/* A user name both engines take unquoted: a letter or underscore, then
+ * letters, digits and underscores, at most 32 (MySQL's limit). */
+static const char *set_db_admin_user(cmd_parms *cmd, void *dconf,
+                                     const char *arg)
+{
+    apr_size_t n = strlen(arg);
+
+    (void)cmd;
+    if (n == 0 || n > 32 || (arg[0] >= '0' && arg[0] <= '9')
+        || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_") != n) {
+        return "AcctapiDatabaseAdminUser: 1 to 32 lowercase letters, digits "
+               "and underscores, not starting with a digit";
+    }
+    ((acctapi_dir_conf *)dconf)->db_admin_user = arg;
+    return NULL;
+}
+
 /* Seconds (1 to 300), or off. */
 static const char *set_header_wait(cmd_parms *cmd, void *dconf,
                                    const char *arg)

@@ -105,6 +105,13 @@ ACCTAPI_DIR("AcctapiDatabaseHostSuffix", db_host_suffix, TEXT,
             "Domain under which database hosts are named (default "
             "db.example.com)")
 
+/* Unset: each engine's own administrator, as the contract names them
+ * (linroot, linpostgres); today's service names both akmadmin. */
+ACCTAPI_DIR("AcctapiDatabaseAdminUser", db_admin_user, TEXT, NULL,
+            CORE(db_admin_user), TAKE1, set_db_admin_user, (),
+            "User name of the administrator of every new managed database "
+            "(default: linroot for MySQL, linpostgres for PostgreSQL)")
+
 /* default_nameservers: ACCT_DNS_DEFAULT_NAMESERVERS, the list acctapi-admin
  * zones publish uses too. */
 ACCTAPI_DIR("AcctapiNameservers", nameservers, LIST, default_nameservers,

@@ -482,7 +482,7 @@ acct_store_rc acct_db_create(acct_store *st, apr_pool_t *pool,
     args[12] = d->engine->port;
     args[13] = acct_i64(pool, d->disk_gb);
     args[14] = ACCT_DB_UPDATES_DEFAULT;
-    args[15] = d->engine->root_username;
+    args[15] = d->root_username ? d->root_username : d->engine->root_username;
     args[16] = args[17] = acct_i64(pool, d->now);
     *id = 0;
     rc = acct_store_select(st, pool, &q_insert, &rows, 18, args);

@@ -222,6 +222,7 @@ typedef struct acct_db_new {
     const char *commit_type;       /* NULL unless the engine takes one */
     const char *allow_list;        /* canonical JSON array text */
     apr_int64_t disk_gb;           /* the type's disk */
+    const char *root_username;     /* NULL: the engine's own */
     apr_int64_t now;
 } acct_db_new;
 

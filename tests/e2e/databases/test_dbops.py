@@ -15,6 +15,8 @@ import subprocess
 import threading
 
 import pytest
+
+import harness
 import requests
 
 from checks import assert_envelope, assert_error, assert_json
@@ -313,3 +315,39 @@ def test_required_status(api, backend, engine, cell, method, rest, body, allowed
         else:
             assert_error(r, 400, status_reason(status))
             assert db_status(api, engine, db) == status, (status, "refusal changed it")
+
+
+# --------------------------------------------------------------------------
+# The administrator's name (AcctapiDatabaseAdminUser)
+# --------------------------------------------------------------------------
+
+def admin_of(client, backend, engine):
+    """The credentials' user name of a new, active database of `engine`."""
+    db = create_db(client, backend, engine)
+    set_status(backend, db, "active")
+    creds = assert_json(client.get(base(engine, db) + "/credentials"))
+    return creds["username"]
+
+
+def test_admin_users_are_the_contracts_by_default(api, backend):
+    assert admin_of(api, backend, "mysql") == "linroot"
+    assert admin_of(api, backend, "postgresql") == "linpostgres"
+
+
+def test_admin_user_directive_names_both_engines(make_server, backend):
+    """Today's service names the administrator akmadmin on both engines."""
+    srv = make_server(name="db-admin-user", extra="AcctapiDatabaseAdminUser akmadmin\n")
+    c = srv.client(token=backend.token)
+    try:
+        assert admin_of(c, backend, "mysql") == "akmadmin"
+        assert admin_of(c, backend, "postgresql") == "akmadmin"
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("value", ["9root", "Admin", "a-b", "x" * 33])
+def test_admin_user_directive_refuses_bad_names(make_server, value):
+    with pytest.raises(harness.HarnessError) as e:
+        make_server(name="db-admin-bad", extra=f"AcctapiDatabaseAdminUser {value}\n")
+    assert ("AcctapiDatabaseAdminUser: 1 to 32 lowercase letters, digits and "
+            "underscores, not starting with a digit") in str(e.value)

@@ -50,7 +50,7 @@ def curl(url, token=None):
 
 
 KNOBS = ("ACCTAPI_DB", "ACCTAPI_RATE_LIMIT", "ACCTAPI_NAMESERVERS", "ACCTAPI_DB_HOST_SUFFIX",
-         "ACCTAPI_PG_PORT")
+         "ACCTAPI_DB_ADMIN_USER", "ACCTAPI_PG_PORT")
 
 
 class Quickstart:
@@ -200,7 +200,7 @@ def test_quickstart_postgresql(qs_home):
     suffix = "db.qs.test"
     qs = Quickstart(qs_home, port, ACCTAPI_DB="pgsql", ACCTAPI_RATE_LIMIT="off",
                     ACCTAPI_NAMESERVERS="ns1.qs.test ns2.qs.test",
-                    ACCTAPI_DB_HOST_SUFFIX=suffix)
+                    ACCTAPI_DB_HOST_SUFFIX=suffix, ACCTAPI_DB_ADMIN_USER="akmadmin")
     try:
         qs.start()
         env = read_env(qs_home)
@@ -242,6 +242,9 @@ def test_quickstart_postgresql(qs_home):
             run(["bash", "-c", f'. "{qs_home}/env" && "$ACCTAPI_ADMIN" clock reset'])
         assert db["status"] == "active", db
         assert db["hosts"]["primary"].endswith("." + suffix), db
+        # AcctapiDatabaseAdminUser: its administrator.
+        creds = get(env, f"/databases/mysql/instances/{db_id}/credentials").json()
+        assert creds["username"] == "akmadmin", creds
 
         qs.stop()
         assert curl(env["ACCTAPI_URL"] + "/regions")[0] == 0, "still serving after SIGTERM"
