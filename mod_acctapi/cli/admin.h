@@ -83,8 +83,9 @@ typedef struct admin_ctx {
     const char *scopes;
     const char *ip;                     /* canonical text of --ip */
     apr_int64_t id;                     /* a numeric ID argument */
-    const char *sql;                    /* grant global: its upsert */
-    const char *sql_args[ADMIN_MAX_POSITIONAL + 1];
+    /* grant global: the grants named and their stored values */
+    const char *grant_keys[ADMIN_MAX_POSITIONAL];
+    const char *grant_values[ADMIN_MAX_POSITIONAL];
     const char *const *nameservers;     /* zones publish: --nameservers */
     /* Written to stdout before the commit, so a failure leaves no trace. */
     const char *out;

@@ -8,34 +8,15 @@
 
 #include <apr_strings.h>
 
+#include "acct_grants.h"
 #include "acct_store.h"
 #include "acct_tags.h"
 
 #include "admin.h"
 
-/* Objects other services own, as entities.entity_type stores them. */
-static const char *const entity_types[] = {
-    "instance", "volume", "nodebalancer", "image", "stackscript", "vpc",
-    "monitoring", NULL
-};
-
-/* What a grant may name: this API's own entities, then registered ones. */
-static const char *const grant_types[] = {
-    "domain", "database", "instance", "volume", "nodebalancer", "image",
-    "stackscript", "vpc", "monitoring", NULL
-};
-
+/* A grant's permissions as the command takes them: none removes it. */
 static const char *const permissions[] = {
-    "read_only", "read_write", "none", NULL
-};
-
-/* The global grants: columns of user_global_grants, all but account_access
- * booleans stored as 0/1. */
-static const char *const global_grants[] = {
-    "account_access", "add_databases", "add_domains", "add_firewalls",
-    "add_images", "add_instances", "add_monitoring", "add_nodebalancers",
-    "add_stackscripts", "add_volumes", "add_vpcs", "cancel_account",
-    "monitoring_subscription", NULL
+    ACCT_GRANT_READ_ONLY, ACCT_GRANT_READ_WRITE, "none", NULL
 };
 
 /* ON CONFLICT: the pair names one object of one service. */
@@ -51,36 +32,6 @@ static const acct_sql q_account_exists = ACCT_SQL("admin_account_exists",
 static const acct_sql q_entity_remove = ACCT_SQL("admin_entity_remove",
     "DELETE FROM entities"
     " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_entity_grants_remove = ACCT_SQL(
-    "admin_entity_grants_remove",
-    "DELETE FROM entity_grants"
-    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
-
-/* The entity, if it belongs to the user's account: one query per table. */
-static const acct_sql q_user_domain = ACCT_SQL("admin_user_domain",
-    "SELECT d.id FROM domains d JOIN users u ON u.account_id = d.account_id"
-    " WHERE u.id = CAST(%s AS BIGINT) AND d.id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_user_database = ACCT_SQL("admin_user_database",
-    "SELECT b.id FROM databases b JOIN users u ON u.account_id = b.account_id"
-    " WHERE u.id = CAST(%s AS BIGINT) AND b.id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_user_entity = ACCT_SQL("admin_user_entity",
-    "SELECT e.entity_id FROM entities e"
-    " JOIN users u ON u.account_id = e.account_id"
-    " WHERE u.id = CAST(%s AS BIGINT) AND e.entity_id = CAST(%s AS BIGINT)"
-    " AND e.entity_type = %s");
-
-static const acct_sql q_grant_entity_set = ACCT_SQL("admin_grant_entity_set",
-    "INSERT INTO entity_grants (user_id, entity_type, entity_id, permissions)"
-    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT), %s)"
-    " ON CONFLICT (user_id, entity_type, entity_id)"
-    " DO UPDATE SET permissions = excluded.permissions");
-
-static const acct_sql q_grant_entity_drop = ACCT_SQL("admin_grant_entity_drop",
-    "DELETE FROM entity_grants WHERE user_id = CAST(%s AS BIGINT)"
-    " AND entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
 
 /* --type, one of `types`. */
 static int check_type_opt(admin_ctx *c, const char *const *types)
@@ -116,7 +67,7 @@ int check_entity_add(admin_ctx *c)
     int status = parse_account_opt(c);
 
     if (status == ADMIN_OK) {
-        status = check_entity_opts(c, entity_types);
+        status = check_entity_opts(c, acct_registered_entity_types);
     }
     if (status == ADMIN_OK && (!*label || strlen(label) > 255)) {
         return usage_error(c->topic, "--label expects 1 to 255 bytes");
@@ -126,7 +77,7 @@ int check_entity_add(admin_ctx *c)
 
 int check_entity_remove(admin_ctx *c)
 {
-    return check_entity_opts(c, entity_types);
+    return check_entity_opts(c, acct_registered_entity_types);
 }
 
 int cmd_entity_add(admin_ctx *c)
@@ -179,8 +130,7 @@ int cmd_entity_remove(admin_ctx *c)
         rc = acct_tags_remove(c->st, c->pool, args[0], c->id);
     }
     if (rc == ACCT_STORE_OK && changed) {
-        rc = acct_store_exec(c->st, c->pool, &q_entity_grants_remove, NULL, 2,
-                             args);
+        rc = acct_grants_remove_entity(c->st, c->pool, args[0], c->id);
     }
     if (rc != ACCT_STORE_OK) {
         return store_failure("remove the entity", rc);
@@ -212,14 +162,19 @@ static const char *global_grant_value(const char *key, const char *value,
     return strcmp(value, "false") == 0 ? "0" : NULL;
 }
 
-/*
- * KEY=VALUE arguments, each key once, into the upsert's SQL and arguments
- * (column names come from global_grants only, never from the command line).
- */
+/* Index of global grant `key`: 0 for account_access, then the flags; -1. */
+static int global_grant_index(const char *key)
+{
+    int flag = acct_grant_flag_index(key);
+
+    return strcmp(key, ACCT_GRANT_ACCOUNT_ACCESS) == 0 ? 0
+           : flag < 0 ? -1 : flag + 1;
+}
+
+/* KEY=VALUE arguments, each key once, into the grants to store. */
 int check_grant_global(admin_ctx *c)
 {
-    const char *cols = "user_id", *vals = "CAST(%s AS BIGINT)", *sets = NULL;
-    int seen[ADMIN_MAX_POSITIONAL] = {0};
+    int seen[ADMIN_MAX_POSITIONAL + 64] = {0};
     int i;
 
     for (i = 0; i < c->npositional; i++) {
@@ -227,12 +182,12 @@ int check_grant_global(admin_ctx *c)
         const char *key = eq ? apr_pstrndup(c->pool, arg,
                                             (apr_size_t)(eq - arg)) : arg;
         const char *value;
-        int k = word_index(global_grants, key), null;
+        int k = global_grant_index(key), null;
 
         if (!eq || k < 0) {
             return usage_error(c->topic, "'%s' is not KEY=VALUE with KEY one "
-                               "of %s", arg, word_list(c->pool,
-                                                       global_grants));
+                               "of %s, %s", arg, ACCT_GRANT_ACCOUNT_ACCESS,
+                               word_list(c->pool, acct_grant_flags));
         }
         if (seen[k]++) {
             return usage_error(c->topic, "%s given twice", key);
@@ -244,22 +199,14 @@ int check_grant_global(admin_ctx *c)
                                ? "read_only, read_write or none"
                                : "true or false");
         }
-        c->sql_args[i + 1] = null ? NULL : value;
-        cols = apr_pstrcat(c->pool, cols, ", ", key, NULL);
-        vals = apr_pstrcat(c->pool, vals, k == 0 ? ", %s"
-                                              : ", CAST(%s AS INTEGER)", NULL);
-        sets = apr_pstrcat(c->pool, sets ? sets : "", sets ? ", " : "", key,
-                           " = excluded.", key, NULL);
+        c->grant_keys[i] = key;
+        c->grant_values[i] = null ? NULL : value;
     }
-    c->sql = apr_pstrcat(c->pool, "INSERT INTO user_global_grants (", cols,
-                            ") VALUES (", vals, ") ON CONFLICT (user_id) DO "
-                            "UPDATE SET ", sets, " RETURNING user_id", NULL);
     return ADMIN_OK;
 }
 
 int cmd_grant_global(admin_ctx *c)
 {
-    acct_rows *rows = NULL;
     acct_store_rc rc;
     apr_int64_t uid;
     int status = find_user(c, "grant", &uid);
@@ -267,9 +214,8 @@ int cmd_grant_global(admin_ctx *c)
     if (status != ADMIN_OK) {
         return status;
     }
-    c->sql_args[0] = acct_i64(c->pool, uid);
-    rc = acct_store_select_dynamic(c->st, c->pool, c->sql, &rows,
-                                   c->npositional + 1, c->sql_args);
+    rc = acct_grant_globals_put(c->st, c->pool, uid, c->npositional,
+                                c->grant_keys, c->grant_values);
     if (rc != ACCT_STORE_OK) {
         return store_failure("store the global grants", rc);
     }
@@ -280,7 +226,7 @@ int cmd_grant_global(admin_ctx *c)
 int check_grant_entity(admin_ctx *c)
 {
     const char *perm = opt_value(c, "--permissions");
-    int status = check_entity_opts(c, grant_types);
+    int status = check_entity_opts(c, acct_grant_entity_types);
 
     if (status == ADMIN_OK && word_index(permissions, perm) < 0) {
         return usage_error(c->topic, "invalid permissions '%s' (one of %s)",
@@ -294,37 +240,25 @@ int cmd_grant_entity(admin_ctx *c)
 {
     const char *type = opt_value(c, "--type");
     const char *perm = opt_value(c, "--permissions");
-    const acct_sql *owned = strcmp(type, "domain") == 0 ? &q_user_domain
-                            : strcmp(type, "database") == 0 ? &q_user_database
-                            : &q_user_entity;
-    const char *args[4];
-    acct_rows *rows = NULL;
     acct_store_rc rc;
     apr_int64_t uid;
-    int status = find_user(c, "grant", &uid);
+    int status = find_user(c, "grant", &uid), found = 0;
 
     if (status != ADMIN_OK) {
         return status;
     }
-    args[0] = acct_i64(c->pool, uid);
-    args[1] = acct_i64(c->pool, c->id);
-    args[2] = type;
-    rc = acct_store_select(c->st, c->pool, owned, &rows,
-                           owned == &q_user_entity ? 3 : 2, args);
+    rc = acct_grant_entity_in_account(c->st, c->pool, uid, type, c->id,
+                                      &found);
     if (rc != ACCT_STORE_OK) {
         return store_failure("look up the entity", rc);
     }
-    if (rows->nrows == 0) {
+    if (!found) {
         return failure("cannot grant: no %s with id %" APR_INT64_T_FMT
                        " in the account of user '%s'", type, c->id,
                        opt_value(c, "--user"));
     }
-    args[1] = type;
-    args[2] = acct_i64(c->pool, c->id);
-    args[3] = perm;
-    rc = strcmp(perm, "none") == 0
-         ? acct_store_exec(c->st, c->pool, &q_grant_entity_drop, NULL, 3, args)
-         : acct_store_exec(c->st, c->pool, &q_grant_entity_set, NULL, 4, args);
+    rc = acct_grant_entity_put(c->st, c->pool, uid, type, c->id,
+                               strcmp(perm, "none") == 0 ? NULL : perm);
     if (rc != ACCT_STORE_OK) {
         return store_failure("store the grant", rc);
     }

@@ -28,6 +28,12 @@ const char *const acct_grant_entity_types[] = {
     ACCT_ENTITY_STACKSCRIPT, ACCT_ENTITY_VOLUME, ACCT_ENTITY_VPC, NULL
 };
 
+const char *const acct_registered_entity_types[] = {
+    ACCT_ENTITY_IMAGE, ACCT_ENTITY_INSTANCE, ACCT_ENTITY_MONITORING,
+    ACCT_ENTITY_NODEBALANCER, ACCT_ENTITY_STACKSCRIPT, ACCT_ENTITY_VOLUME,
+    ACCT_ENTITY_VPC, NULL
+};
+
 static int word_index(const char *const *list, const char *word)
 {
     int i;
@@ -219,4 +225,122 @@ acct_store_rc acct_grant_entities_list(acct_store *st, apr_pool_t *pool,
     args[2] = entity_type;
     return acct_store_select(st, pool, sql, rows,
                              sql == &q_entity_grants ? 3 : 2, args);
+}
+
+/* ------------------------------------------------------------------------
+ * What the operator sets
+ */
+
+acct_store_rc acct_grant_globals_put(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t user_id, int n,
+                                     const char *const *keys,
+                                     const char *const *values)
+{
+    /* Column names come from the model's lists only, never from a caller:
+     * a key of neither kind is refused before any SQL is made. */
+    const char *cols = "user_id", *vals = "CAST(%s AS BIGINT)", *sets = NULL;
+    const char **args = apr_palloc(pool, sizeof(*args) * (apr_size_t)(n + 1));
+    acct_rows *rows = NULL;
+    int i;
+
+    args[0] = acct_i64(pool, user_id);
+    for (i = 0; i < n; i++) {
+        int access = strcmp(keys[i], ACCT_GRANT_ACCOUNT_ACCESS) == 0;
+
+        if (!access && acct_grant_flag_index(keys[i]) < 0) {
+            return ACCT_STORE_FAILED;
+        }
+        args[i + 1] = values[i];
+        cols = apr_pstrcat(pool, cols, ", ", keys[i], NULL);
+        vals = apr_pstrcat(pool, vals, access ? ", %s"
+                                              : ", CAST(%s AS INTEGER)", NULL);
+        sets = apr_pstrcat(pool, sets ? sets : "", sets ? ", " : "", keys[i],
+                           " = excluded.", keys[i], NULL);
+    }
+    if (n == 0) {
+        return ACCT_STORE_OK;
+    }
+    return acct_store_select_dynamic(st, pool,
+        apr_pstrcat(pool, "INSERT INTO user_global_grants (", cols,
+                    ") VALUES (", vals, ") ON CONFLICT (user_id) DO UPDATE SET ",
+                    sets, " RETURNING user_id", NULL),
+        &rows, n + 1, args);
+}
+
+/* The entity, if it belongs to the user's account: one query per table. */
+static const acct_sql q_user_domain = ACCT_SQL("grant_user_domain",
+    "SELECT d.id FROM domains d JOIN users u ON u.account_id = d.account_id"
+    " WHERE u.id = CAST(%s AS BIGINT) AND d.id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_user_database = ACCT_SQL("grant_user_database",
+    "SELECT b.id FROM databases b JOIN users u ON u.account_id = b.account_id"
+    " WHERE u.id = CAST(%s AS BIGINT) AND b.id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_user_entity = ACCT_SQL("grant_user_entity",
+    "SELECT e.entity_id FROM entities e"
+    " JOIN users u ON u.account_id = e.account_id"
+    " WHERE u.id = CAST(%s AS BIGINT) AND e.entity_id = CAST(%s AS BIGINT)"
+    " AND e.entity_type = %s");
+
+acct_store_rc acct_grant_entity_in_account(acct_store *st, apr_pool_t *pool,
+                                           apr_int64_t user_id,
+                                           const char *entity_type,
+                                           apr_int64_t id, int *found)
+{
+    const acct_sql *q = strcmp(entity_type, ACCT_ENTITY_DOMAIN) == 0
+                        ? &q_user_domain
+                        : strcmp(entity_type, ACCT_ENTITY_DATABASE) == 0
+                        ? &q_user_database : &q_user_entity;
+    const char *args[3];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, user_id);
+    args[1] = acct_i64(pool, id);
+    args[2] = entity_type;
+    rc = acct_store_select(st, pool, q, &rows, q == &q_user_entity ? 3 : 2,
+                           args);
+    *found = rc == ACCT_STORE_OK && rows->nrows > 0;
+    return rc;
+}
+
+static const acct_sql q_grant_entity_set = ACCT_SQL("grant_entity_set",
+    "INSERT INTO entity_grants (user_id, entity_type, entity_id, permissions)"
+    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT), %s)"
+    " ON CONFLICT (user_id, entity_type, entity_id)"
+    " DO UPDATE SET permissions = excluded.permissions");
+
+static const acct_sql q_grant_entity_drop = ACCT_SQL("grant_entity_drop",
+    "DELETE FROM entity_grants WHERE user_id = CAST(%s AS BIGINT)"
+    " AND entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
+
+acct_store_rc acct_grant_entity_put(acct_store *st, apr_pool_t *pool,
+                                    apr_int64_t user_id,
+                                    const char *entity_type, apr_int64_t id,
+                                    const char *permissions)
+{
+    const char *args[4];
+
+    args[0] = acct_i64(pool, user_id);
+    args[1] = entity_type;
+    args[2] = acct_i64(pool, id);
+    args[3] = permissions;
+    return permissions
+           ? acct_store_exec(st, pool, &q_grant_entity_set, NULL, 4, args)
+           : acct_store_exec(st, pool, &q_grant_entity_drop, NULL, 3, args);
+}
+
+static const acct_sql q_entity_grants_remove = ACCT_SQL("grants_remove_entity",
+    "DELETE FROM entity_grants"
+    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
+
+acct_store_rc acct_grants_remove_entity(acct_store *st, apr_pool_t *pool,
+                                        const char *entity_type,
+                                        apr_int64_t id)
+{
+    const char *args[2];
+
+    args[0] = entity_type;
+    args[1] = acct_i64(pool, id);
+    return acct_store_exec(st, pool, &q_entity_grants_remove, NULL, 2, args);
 }

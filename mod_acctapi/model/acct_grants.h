@@ -34,6 +34,10 @@ extern const char *const acct_grant_entity_types[];
 /* Index of `type` in acct_grant_entity_types, or -1. */
 int acct_grant_entity_type_index(const char *type);
 
+/* The types of other services' objects, which the operator registers
+ * (acctapi-admin entity add), NULL-terminated. */
+extern const char *const acct_registered_entity_types[];
+
 /* Permissions of an entity grant (entity_grants.permissions). */
 #define ACCT_GRANT_READ_ONLY "read_only"
 #define ACCT_GRANT_READ_WRITE "read_write"
@@ -109,5 +113,38 @@ acct_store_rc acct_grant_entities_list(acct_store *st, apr_pool_t *pool,
                                        apr_int64_t account_id,
                                        const char *entity_type,
                                        acct_rows **rows);
+
+/* ------------------------------------------------------------------------
+ * What the operator sets (acctapi-admin grant ...)
+ */
+
+/*
+ * Stores `n` global grants of `user_id` at once, creating its row if need
+ * be: keys[i] is ACCT_GRANT_ACCOUNT_ACCESS (values[i] a permission, or NULL
+ * for none) or one of acct_grant_flags (values[i] "1" or "0"); the grants
+ * not named keep their values.  ACCT_STORE_FAILED for a key of neither kind.
+ */
+acct_store_rc acct_grant_globals_put(acct_store *st, apr_pool_t *pool,
+                                     apr_int64_t user_id, int n,
+                                     const char *const *keys,
+                                     const char *const *values);
+
+/* Does entity `entity_type` `id` belong to the account of `user_id`? */
+acct_store_rc acct_grant_entity_in_account(acct_store *st, apr_pool_t *pool,
+                                           apr_int64_t user_id,
+                                           const char *entity_type,
+                                           apr_int64_t id, int *found);
+
+/* Sets the permissions of `user_id` on an entity; NULL removes its grant
+ * (no row is what "no access" means). */
+acct_store_rc acct_grant_entity_put(acct_store *st, apr_pool_t *pool,
+                                    apr_int64_t user_id,
+                                    const char *entity_type, apr_int64_t id,
+                                    const char *permissions);
+
+/* Removes every user's grant on an entity that is gone. */
+acct_store_rc acct_grants_remove_entity(acct_store *st, apr_pool_t *pool,
+                                        const char *entity_type,
+                                        apr_int64_t id);
 
 #endif
