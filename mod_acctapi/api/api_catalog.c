@@ -1,5 +1,6 @@
 #include "api_catalog.h"
 #include "api_handlers.h"
+#include "acct_catalog.h"
 #include "acct_json.h"
 #include "acct_list.h"
 #include "acct_log.h"
@@ -10,57 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
-/* ---- the catalogues: columns, filters, rendering ------------------------ */
-
-#define REGION_COLUMNS \
-    "id, label, country, capabilities, status, resolvers_ipv4," \
-    " resolvers_ipv6, site_type"
-#define AVAILABILITY_COLUMNS "region, plan, available"
-#define TYPE_COLUMNS \
-    "id, label, price, region_prices, addons, memory, disk, transfer," \
-    " vcpus, gpus, network_out, class, successor"
-#define ENGINE_COLUMNS "id, engine, version"
-
-static const acct_sql q_regions = ACCT_SQL("catalog_regions",
-    "SELECT " REGION_COLUMNS " FROM regions ORDER BY id");
-static const acct_sql q_availability = ACCT_SQL("catalog_availability",
-    "SELECT " AVAILABILITY_COLUMNS " FROM region_availability"
-    " ORDER BY region, plan");
-static const acct_sql q_types = ACCT_SQL("catalog_types",
-    "SELECT " TYPE_COLUMNS " FROM compute_types ORDER BY id");
-static const acct_sql q_engines = ACCT_SQL("catalog_engines",
-    "SELECT " ENGINE_COLUMNS " FROM database_engines ORDER BY id");
-
-static const acct_filter_field region_fields[] = {
-    {"country", "country", ACCT_FIELD_TEXT},
-    {"status", "status", ACCT_FIELD_TEXT},
-    {NULL, NULL, 0}
-};
-
-static const acct_filter_field availability_fields[] = {
-    {"region", "region", ACCT_FIELD_TEXT},
-    {"plan", "plan", ACCT_FIELD_TEXT},
-    {"available", "available", ACCT_FIELD_BOOL},
-    {NULL, NULL, 0}
-};
-
-static const acct_filter_field type_fields[] = {
-    {"label", "label", ACCT_FIELD_TEXT},
-    {"class", "class", ACCT_FIELD_TEXT},
-    {"disk", "disk", ACCT_FIELD_INT},
-    {"memory", "memory", ACCT_FIELD_INT},
-    {"transfer", "transfer", ACCT_FIELD_INT},
-    {"network_out", "network_out", ACCT_FIELD_INT},
-    {"vcpus", "vcpus", ACCT_FIELD_INT},
-    {"gpus", "gpus", ACCT_FIELD_INT},
-    {NULL, NULL, 0}
-};
-
-static const acct_filter_field engine_fields[] = {
-    {"engine", "engine", ACCT_FIELD_TEXT},
-    {"version", "version", ACCT_FIELD_TEXT},
-    {NULL, NULL, 0}
-};
+/* ---- the catalogues: rendering ------------------------------------------ */
 
 #define COL(name) acct_rows_get(rows, i, name)
 
@@ -139,10 +90,7 @@ typedef struct snapshot {
     apr_pool_t *pool;          /* unmanaged: created and destroyed by any thread */
     unsigned refs;             /* holders: the cache itself and each request */
     apr_time_t loaded;
-    acct_rows *regions;
-    acct_rows *availability;
-    acct_rows *types;
-    acct_rows *engines;
+    acct_catalog_rows rows;
     apr_hash_t *texts;         /* answer key -> kept_text */
     apr_size_t text_bytes;     /* held in `texts`, at most TEXTS_MAX */
 } snapshot;
@@ -221,17 +169,7 @@ static acct_store_rc snapshot_load(acct_req *req, snapshot **out)
     s->pool = pool;
     s->loaded = apr_time_now();
     s->texts = apr_hash_make(pool);
-    rc = acct_store_select(st, pool, &q_regions, &s->regions, 0, NULL);
-    if (rc == ACCT_STORE_OK) {
-        rc = acct_store_select(st, pool, &q_availability, &s->availability, 0,
-                               NULL);
-    }
-    if (rc == ACCT_STORE_OK) {
-        rc = acct_store_select(st, pool, &q_types, &s->types, 0, NULL);
-    }
-    if (rc == ACCT_STORE_OK) {
-        rc = acct_store_select(st, pool, &q_engines, &s->engines, 0, NULL);
-    }
+    rc = acct_catalog_load(st, pool, &s->rows);
     if (rc != ACCT_STORE_OK) {
         apr_pool_destroy(pool);
         return rc;
@@ -350,34 +288,10 @@ static int has_filter(const acct_req *req)
     return p && *p;
 }
 
-typedef enum { CAT_REGIONS, CAT_AVAILABILITY, CAT_TYPES, CAT_ENGINES } catalog_kind;
-
-typedef struct catalog_desc {
-    const char *columns;
-    const char *table;
-    const acct_filter_field *fields;
-    const char *stable_order;
-    acct_render_row *render;
-} catalog_desc;
-
-static const catalog_desc catalogs[] = {
-    {REGION_COLUMNS, "regions", region_fields, "id", render_region},
-    {AVAILABILITY_COLUMNS, "region_availability", availability_fields,
-     "region, plan", render_availability},
-    {TYPE_COLUMNS, "compute_types", type_fields, "id", render_type},
-    {ENGINE_COLUMNS, "database_engines", engine_fields, "id", render_engine},
+/* How each catalogue's rows are rendered, by acct_catalog_kind. */
+static acct_render_row *const renderers[] = {
+    render_region, render_availability, render_type, render_engine
 };
-
-static const acct_rows *snapshot_rows(const snapshot *s, catalog_kind kind)
-{
-    switch (kind) {
-    case CAT_REGIONS: return s->regions;
-    case CAT_AVAILABILITY: return s->availability;
-    case CAT_TYPES: return s->types;
-    case CAT_ENGINES: return s->engines;
-    }
-    return NULL;
-}
 
 /*
  * A list: from the snapshot, or through SQL when the caller filters.  A
@@ -385,18 +299,18 @@ static const acct_rows *snapshot_rows(const snapshot *s, catalog_kind kind)
  * "page=01" is page 1); a page past the end is not kept, so that made-up
  * page numbers cannot fill the budget.
  */
-static void catalog_list(acct_req *req, acct_resp *resp, catalog_kind kind)
+static void catalog_list(acct_req *req, acct_resp *resp,
+                         acct_catalog_kind kind)
 {
-    const catalog_desc *d = &catalogs[kind];
     const acct_rows *rows;
     const char *key = NULL;
     snapshot *s;
     acct_page pg;
 
     if (has_filter(req)) {
-        acct_list_query q = {d->columns, d->table, NULL, 0, NULL, d->fields,
-                             d->stable_order, d->render};
+        acct_list_query q;
 
+        acct_catalog_list_query(kind, renderers[kind], &q);
         acct_list_respond(req, resp, &q);
         return;
     }
@@ -404,7 +318,7 @@ static void catalog_list(acct_req *req, acct_resp *resp, catalog_kind kind)
     if (!s || acct_list_page(req, resp, &pg) != 0) {
         return;
     }
-    rows = snapshot_rows(s, kind);
+    rows = acct_catalog_rows_of(&s->rows, kind);
     if (pg.page == 1 || acct_page_offset(&pg) < rows->nrows) {
         key = apr_psprintf(req->pool, "list %d %" APR_INT64_T_FMT
                            " %" APR_INT64_T_FMT, (int)kind, pg.page,
@@ -413,7 +327,7 @@ static void catalog_list(acct_req *req, acct_resp *resp, catalog_kind kind)
             return;
         }
     }
-    acct_list_respond_rows(req, resp, rows, d->render);
+    acct_list_respond_rows(req, resp, rows, renderers[kind]);
     if (key) {
         keep_answer(req, resp, s, key);
     }
@@ -434,8 +348,8 @@ static int find_row(const acct_rows *rows, const char *column,
 }
 
 /* An item, kept by kind and row (ids that name nothing are not kept). */
-static void catalog_item(acct_req *req, acct_resp *resp, catalog_kind kind,
-                         const char *id)
+static void catalog_item(acct_req *req, acct_resp *resp,
+                         acct_catalog_kind kind, const char *id)
 {
     snapshot *s = snapshot_get(req, resp);
     const acct_rows *rows;
@@ -445,7 +359,7 @@ static void catalog_item(acct_req *req, acct_resp *resp, catalog_kind kind,
     if (!s) {
         return;
     }
-    rows = snapshot_rows(s, kind);
+    rows = acct_catalog_rows_of(&s->rows, kind);
     i = find_row(rows, "id", id);
     if (i < 0) {
         acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
@@ -453,24 +367,24 @@ static void catalog_item(acct_req *req, acct_resp *resp, catalog_kind kind,
     }
     key = apr_psprintf(req->pool, "item %d %d", (int)kind, i);
     if (!answer_kept(s, key, resp)) {
-        acct_resp_ok(resp, req->pool, catalogs[kind].render(req, rows, i));
+        acct_resp_ok(resp, req->pool, renderers[kind](req, rows, i));
         keep_answer(req, resp, s, key);
     }
 }
 
 void api_regions_list(acct_req *req, acct_resp *resp)
 {
-    catalog_list(req, resp, CAT_REGIONS);
+    catalog_list(req, resp, ACCT_CATALOG_REGIONS);
 }
 
 void api_region_get(acct_req *req, acct_resp *resp)
 {
-    catalog_item(req, resp, CAT_REGIONS, req->params[0]);
+    catalog_item(req, resp, ACCT_CATALOG_REGIONS, req->params[0]);
 }
 
 void api_regions_availability(acct_req *req, acct_resp *resp)
 {
-    catalog_list(req, resp, CAT_AVAILABILITY);
+    catalog_list(req, resp, ACCT_CATALOG_AVAILABILITY);
 }
 
 /* A bare array, not an envelope (DECISIONS.md, "Region"). */
@@ -485,7 +399,7 @@ void api_region_availability(acct_req *req, acct_resp *resp)
     if (!s) {
         return;
     }
-    region = find_row(s->regions, "id", req->params[0]);
+    region = find_row(s->rows.regions, "id", req->params[0]);
     if (region < 0) {
         acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
         return;
@@ -494,7 +408,7 @@ void api_region_availability(acct_req *req, acct_resp *resp)
     if (answer_kept(s, key, resp)) {
         return;
     }
-    rows = s->availability;
+    rows = s->rows.availability;
     c = acct_rows_col(rows, "region");
     data = json_array();
     for (i = 0; c >= 0 && i < rows->nrows; i++) {
@@ -508,21 +422,21 @@ void api_region_availability(acct_req *req, acct_resp *resp)
 
 void api_types_list(acct_req *req, acct_resp *resp)
 {
-    catalog_list(req, resp, CAT_TYPES);
+    catalog_list(req, resp, ACCT_CATALOG_TYPES);
 }
 
 void api_type_get(acct_req *req, acct_resp *resp)
 {
-    catalog_item(req, resp, CAT_TYPES, req->params[0]);
+    catalog_item(req, resp, ACCT_CATALOG_TYPES, req->params[0]);
 }
 
 void api_engines_list(acct_req *req, acct_resp *resp)
 {
-    catalog_list(req, resp, CAT_ENGINES);
+    catalog_list(req, resp, ACCT_CATALOG_ENGINES);
 }
 
 /* The id arrives as one segment ("mysql%2F8.0.30", decoded) or as two. */
 void api_engine_get(acct_req *req, acct_resp *resp)
 {
-    catalog_item(req, resp, CAT_ENGINES, req->params[0]);
+    catalog_item(req, resp, ACCT_CATALOG_ENGINES, req->params[0]);
 }

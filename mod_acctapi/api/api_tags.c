@@ -8,7 +8,6 @@
  */
 #include "api_handlers.h"
 #include "acct_body.h"
-#include "acct_dns.h"
 #include "acct_domain.h"
 #include "acct_grants.h"
 #include "acct_json.h"
@@ -20,73 +19,20 @@
 
 #define R_TAG_EXISTS "Tag already exists"
 
-static const acct_sql q_tag_find = ACCT_SQL("tags_find",
-    "SELECT id FROM tags"
-    " WHERE account_id = CAST(%s AS BIGINT) AND label = %s");
-
-/* DO NOTHING: a label that exists already is the caller's error. */
-static const acct_sql q_tag_create = ACCT_SQL("tags_create",
-    "INSERT INTO tags (account_id, label, created)"
-    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT))"
-    " ON CONFLICT (account_id, label) DO NOTHING RETURNING id");
-
-static const acct_sql q_tag_unlink = ACCT_SQL("tags_unlink",
-    "DELETE FROM tag_links WHERE tag_id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_tag_delete = ACCT_SQL("tags_delete",
-    "DELETE FROM tags WHERE id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_domain_owned = ACCT_SQL("tags_domain_owned",
-    "SELECT id FROM domains"
-    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_entity_owned = ACCT_SQL("tags_entity_owned",
-    "SELECT entity_id FROM entities"
-    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)"
-    " AND account_id = CAST(%s AS BIGINT)");
-
-static const acct_filter_field tag_fields[] = {
-    {"label", "label", ACCT_FIELD_TEXT},
-    {NULL, NULL, 0}
-};
-
-/* A tag's objects are not filterable: any X-Filter key is refused. */
-static const acct_filter_field no_fields[] = {
-    {NULL, NULL, 0}
-};
-
-/* What the create body may tag: its field, the entity type, the table. */
+/* What the create body may tag: its field, the entity type, its name. */
 typedef struct taggable {
     const char *field;
     const char *type;
-    const acct_sql *owned;   /* takes (id, account) or (type, id, account) */
     const char *noun;
 } taggable;
 
 static const taggable taggables[] = {
-    {"domains", "domain", &q_domain_owned, "Domain"},
-    {"instances", "instance", &q_entity_owned, "Instance"},
-    {"nodebalancers", "nodebalancer", &q_entity_owned, "NodeBalancer"},
-    {"volumes", "volume", &q_entity_owned, "Volume"},
-    {NULL, NULL, NULL, NULL}
+    {"domains", ACCT_ENTITY_DOMAIN, "Domain"},
+    {"instances", ACCT_ENTITY_INSTANCE, "Instance"},
+    {"nodebalancers", ACCT_ENTITY_NODEBALANCER, "NodeBalancer"},
+    {"volumes", ACCT_ENTITY_VOLUME, "Volume"},
+    {NULL, NULL, NULL}
 };
-
-/*
- * The objects of a tag: its links to domains and registered entities of the
- * tag's account (a link whose object has gone is left out).  Aliases x and
- * tg because the tags column's subquery uses tl and t.
- */
-#define TAG_OBJECTS_FROM \
-    "tag_links x JOIN tags tg ON tg.id = x.tag_id" \
-    " LEFT JOIN domains d ON x.entity_type = 'domain'" \
-    " AND d.id = x.entity_id AND d.account_id = tg.account_id" \
-    " LEFT JOIN entities e ON e.entity_type = x.entity_type" \
-    " AND e.entity_id = x.entity_id AND e.account_id = tg.account_id"
-
-#define TAG_OBJECTS_WHERE \
-    "x.tag_id = CAST(%s AS BIGINT)" \
-    " AND x.entity_type IN ('domain', 'instance', 'volume', 'nodebalancer')" \
-    " AND (d.id IS NOT NULL OR e.entity_id IS NOT NULL)"
 
 static json_t *render_tag(acct_req *req, const acct_rows *rows, int i)
 {
@@ -124,26 +70,31 @@ static json_t *render_object(acct_req *req, const acct_rows *rows, int i)
     return o;
 }
 
-/* The id of the tag named by the path, as text; answers 404 itself. */
-static const char *load_tag(acct_req *req, acct_resp *resp)
+/*
+ * The id of the tag named by the path in *tag_id, and the request's store;
+ * 0, or -1 after answering 404 or the store's error.
+ */
+static int load_tag(acct_req *req, acct_resp *resp, acct_store **st,
+                    apr_int64_t *tag_id)
 {
-    const char *args[2];
-    acct_rows *rows;
-
-    args[0] = acct_i64(req->pool, req->who->account_id);
-    args[1] = req->params[0];
-    rows = acct_req_row(req, resp, &q_tag_find, 2, args);
-    return rows ? acct_rows_get(rows, 0, "id") : NULL;
+    if (acct_resp_store_failed(req, resp, acct_req_store(req, st)) != 0
+        || acct_resp_store_failed(req, resp, acct_tags_find(
+               *st, req->pool, req->who->account_id, req->params[0],
+               tag_id)) != 0) {
+        return -1;
+    }
+    if (*tag_id == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return -1;
+    }
+    return 0;
 }
 
 void api_tags_list(acct_req *req, acct_resp *resp)
 {
-    const char *args[1];
-    acct_list_query q = {"id, label", "tags",
-                         "account_id = CAST(%s AS BIGINT)", 1, args,
-                         tag_fields, "label", render_tag};
+    acct_list_query q;
 
-    args[0] = acct_i64(req->pool, req->who->account_id);
+    acct_tags_list_query(req->pool, req->who->account_id, render_tag, &q);
     acct_list_respond(req, resp, &q);
 }
 
@@ -157,9 +108,7 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
                     apr_array_header_t **ids)
 {
     json_t *v = req->body ? json_object_get(req->body, t->field) : NULL;
-    const char *args[3], *account = acct_i64(req->pool, req->who->account_id);
     acct_store *st = NULL;
-    acct_rows *rows;
     json_t *item;
     size_t i;
 
@@ -180,7 +129,7 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
         const char *where = apr_psprintf(req->pool, "%s[%lu]", t->field,
                                          (unsigned long)i);
         apr_int64_t id = json_is_integer(item) ? json_integer_value(item) : 0;
-        int n = 0;
+        int owned = 0;
 
         if (id <= 0) {
             acct_resp_invalid(resp, req->pool, where,
@@ -188,17 +137,12 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
                                            "integers", t->noun));
             continue;
         }
-        if (t->owned == &q_entity_owned) {
-            args[n++] = t->type;
-        }
-        args[n++] = acct_i64(req->pool, id);
-        args[n++] = account;
-        rows = NULL;
-        if (acct_resp_store_failed(req, resp, acct_store_select(st, req->pool, t->owned,
-                                                      &rows, n, args)) != 0) {
+        if (acct_resp_store_failed(req, resp, acct_tags_entity_owned(
+                st, req->pool, t->type, id, req->who->account_id,
+                &owned)) != 0) {
             return -1;
         }
-        if (rows->nrows == 0) {
+        if (!owned) {
             acct_resp_invalid(resp, req->pool, where,
                               apr_psprintf(req->pool, "%s %" APR_INT64_T_FMT
                                            " not found", t->noun, id));
@@ -223,8 +167,8 @@ void api_tag_create(acct_req *req, acct_resp *resp)
     static const char *const allowed[] = {"label", "domains", "instances",
                                           "nodebalancers", "volumes", NULL};
     apr_array_header_t *ids[sizeof(taggables) / sizeof(taggables[0])];
-    const char *label = NULL, *args[3], *tag_id;
-    acct_rows *rows = NULL;
+    const char *label = NULL;
+    apr_int64_t tag_id = 0;
     acct_store *st = NULL;
     int k, j;
 
@@ -241,19 +185,15 @@ void api_tag_create(acct_req *req, acct_resp *resp)
         || acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
         return;
     }
-    args[0] = acct_i64(req->pool, req->who->account_id);
-    args[1] = label;
-    args[2] = acct_i64(req->pool, req->now);
-    if (acct_resp_store_failed(req, resp, acct_store_select(st, req->pool,
-                                                  &q_tag_create, &rows, 3,
-                                                  args)) != 0) {
+    if (acct_resp_store_failed(req, resp, acct_tags_create(
+            st, req->pool, req->who->account_id, label, req->now,
+            &tag_id)) != 0) {
         return;
     }
-    if (rows->nrows == 0) {
+    if (tag_id == 0) {
         acct_resp_invalid(resp, req->pool, "label", R_TAG_EXISTS);
         return;
     }
-    tag_id = acct_rows_get(rows, 0, "id");
     for (k = 0; taggables[k].field; k++) {
         for (j = 0; j < ids[k]->nelts; j++) {
             if (acct_resp_store_failed(req, resp, acct_tags_link(
@@ -268,40 +208,27 @@ void api_tag_create(acct_req *req, acct_resp *resp)
 
 void api_tag_objects(acct_req *req, acct_resp *resp)
 {
-    const char *args[1];
+    apr_int64_t tag_id = 0;
     acct_store *st = NULL;
-    acct_list_query q = {NULL, TAG_OBJECTS_FROM, TAG_OBJECTS_WHERE, 1, args,
-                         no_fields, "x.entity_type, x.entity_id",
-                         render_object};
+    acct_list_query q;
 
-    if (!(args[0] = load_tag(req, resp))
-        || acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
+    if (load_tag(req, resp, &st, &tag_id) != 0) {
         return;
     }
-    q.columns = apr_pstrcat(req->pool,
-                            "x.entity_type AS kind, x.entity_id AS entity_id,"
-                            " e.label AS entity_label, " ACCT_DOMAIN_COLUMNS
-                            ", ",
-                            acct_tags_column_sql_typed(req->pool,
-                                                       acct_store_dialect(st),
-                                                       "x.entity_type",
-                                                       "x.entity_id"),
-                            " AS tags", NULL);
+    acct_tags_objects_query(req->pool, acct_store_dialect(st), tag_id,
+                            render_object, &q);
     acct_list_respond(req, resp, &q);
 }
 
 /* Tags are not part of zones: the tagged domains' serials stay. */
 void api_tag_delete(acct_req *req, acct_resp *resp)
 {
-    const char *args[1];
+    apr_int64_t tag_id = 0;
+    acct_store *st = NULL;
 
-    if (!(args[0] = load_tag(req, resp))
-        || acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
-                                                   &q_tag_unlink, NULL, 1,
-                                                   args)) != 0
-        || acct_resp_store_failed(req, resp, acct_store_exec(req->store, req->pool,
-                                                   &q_tag_delete, NULL, 1,
-                                                   args)) != 0) {
+    if (load_tag(req, resp, &st, &tag_id) != 0
+        || acct_resp_store_failed(req, resp, acct_tags_delete(
+               st, req->pool, tag_id)) != 0) {
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);

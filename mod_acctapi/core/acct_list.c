@@ -1,5 +1,6 @@
 #include "acct_list.h"
 #include "acct_json.h"
+#include "acct_store_list.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -88,68 +89,16 @@ void acct_list_respond_rows(acct_req *req, acct_resp *resp,
                  rows->nrows);
 }
 
-/* Base arguments followed by the filter's, in placeholder order. */
-static const char **join_args(apr_pool_t *pool, const acct_list_query *q,
-                              const acct_filter *f, int extra, int *n)
-{
-    const char **args;
-    int i, k = 0;
-
-    *n = q->nargs + f->args->nelts + extra;
-    args = apr_pcalloc(pool, sizeof(char *) * (*n + 1));
-    for (i = 0; i < q->nargs; i++) {
-        args[k++] = q->args[i];
-    }
-    for (i = 0; i < f->args->nelts; i++) {
-        args[k++] = APR_ARRAY_IDX(f->args, i, const char *);
-    }
-    return args;
-}
-
-/*
- * Does the filter leave the base condition as it is?  acct_filter_compile
- * answers "1=1" for a filter without conditions (absent, or ordering only).
- */
-static int adds_no_condition(const acct_filter *f)
-{
-    return f->args->nelts == 0 && strcmp(f->where, "1=1") == 0;
-}
-
-/* The number of rows `where` matches: the caller's, or a count(*). */
-static acct_store_rc count_rows(acct_req *req, acct_store *st,
-                                const acct_list_query *q, const acct_filter *f,
-                                const char *where, int nargs,
-                                const char *const *args, apr_int64_t *results)
-{
-    acct_rows *count = NULL;
-    acct_store_rc rc;
-
-    if (q->total && adds_no_condition(f)) {
-        *results = *q->total;
-        return ACCT_STORE_OK;
-    }
-    rc = acct_store_select_dynamic(st, req->pool,
-                                   apr_pstrcat(req->pool, "SELECT count(*) AS n"
-                                               " FROM ", q->from, " WHERE ",
-                                               where, NULL),
-                                   &count, nargs, args);
-    if (rc == ACCT_STORE_OK) {
-        acct_parse_i64(acct_rows_get(count, 0, "n"), results);
-    }
-    return rc;
-}
-
 void acct_list_respond(acct_req *req, acct_resp *resp,
                        const acct_list_query *q)
 {
-    const char *reason = NULL, *where, **args, *page_sql;
+    const char *reason = NULL;
     acct_rows *rows = NULL;
     apr_int64_t results = 0;
     acct_store *st = NULL;
     acct_filter f;
     acct_page pg;
     acct_store_rc rc;
-    int n;
 
     if (acct_list_page(req, resp, &pg) != 0) {
         return;
@@ -164,22 +113,7 @@ void acct_list_respond(acct_req *req, acct_resp *resp,
         acct_resp_invalid(resp, req->pool, "X-Filter", reason);
         return;
     }
-    where = q->where ? apr_pstrcat(req->pool, "(", q->where, ") AND (",
-                                   f.where, ")", NULL)
-                     : f.where;
-    args = join_args(req->pool, q, &f, 2, &n);
-    rc = count_rows(req, st, q, &f, where, n - 2, args, &results);
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return;
-    }
-    page_sql = apr_pstrcat(req->pool, "SELECT ", q->columns, " FROM ", q->from,
-                           " WHERE ", where, " ORDER BY ", f.order_by,
-                           " LIMIT CAST(%s AS INTEGER) OFFSET CAST(%s AS BIGINT)",
-                           NULL);
-    args[n - 2] = acct_i64(req->pool, pg.page_size);
-    args[n - 1] = acct_i64(req->pool, acct_page_offset(&pg));
-    rc = acct_store_select_dynamic(st, req->pool, page_sql, &rows, n, args);
+    rc = acct_store_list_page(st, req->pool, q, &f, &pg, &rows, &results);
     if (rc != ACCT_STORE_OK) {
         acct_resp_store_error(resp, req->pool, rc);
         return;

@@ -1,4 +1,6 @@
 #include "acct_tags.h"
+#include "acct_dns.h"
+#include "acct_grants.h"
 #include "acct_json.h"
 
 #include <apr_strings.h>
@@ -34,6 +36,62 @@ static const acct_sql q_tag_copy = ACCT_SQL("tag_copy",
 static const acct_sql q_tag_labels = ACCT_SQL("tag_labels",
     "SELECT t.label FROM tag_links tl JOIN tags t ON t.id = tl.tag_id"
     " WHERE tl.entity_type = %s AND tl.entity_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_tag_find = ACCT_SQL("tags_find",
+    "SELECT id FROM tags"
+    " WHERE account_id = CAST(%s AS BIGINT) AND label = %s");
+
+/* DO NOTHING: a label that exists already is the caller's error. */
+static const acct_sql q_tag_create = ACCT_SQL("tags_create",
+    "INSERT INTO tags (account_id, label, created)"
+    " VALUES (CAST(%s AS BIGINT), %s, CAST(%s AS BIGINT))"
+    " ON CONFLICT (account_id, label) DO NOTHING RETURNING id");
+
+static const acct_sql q_tag_unlink = ACCT_SQL("tags_unlink",
+    "DELETE FROM tag_links WHERE tag_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_tag_delete = ACCT_SQL("tags_delete",
+    "DELETE FROM tags WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_domain_owned = ACCT_SQL("tags_domain_owned",
+    "SELECT id FROM domains"
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_entity_owned = ACCT_SQL("tags_entity_owned",
+    "SELECT entity_id FROM entities"
+    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)"
+    " AND account_id = CAST(%s AS BIGINT)");
+
+const char *const acct_tags_taggable_types[] = {
+    ACCT_ENTITY_DOMAIN, ACCT_ENTITY_INSTANCE, ACCT_ENTITY_NODEBALANCER,
+    ACCT_ENTITY_VOLUME, NULL
+};
+
+static const acct_filter_field tag_fields[] = {
+    {"label", "label", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
+/* A tag's objects are not filterable: any X-Filter key is refused. */
+static const acct_filter_field no_fields[] = {
+    {NULL, NULL, 0}
+};
+
+/*
+ * The objects of a tag: its links to domains and registered entities of the
+ * tag's account (a link whose object has gone is left out).  Aliases x and
+ * tg because the tags column's subquery uses tl and t.
+ */
+#define TAG_OBJECTS_FROM \
+    "tag_links x JOIN tags tg ON tg.id = x.tag_id" \
+    " LEFT JOIN domains d ON x.entity_type = '" ACCT_ENTITY_DOMAIN "'" \
+    " AND d.id = x.entity_id AND d.account_id = tg.account_id" \
+    " LEFT JOIN entities e ON e.entity_type = x.entity_type" \
+    " AND e.entity_id = x.entity_id AND e.account_id = tg.account_id"
+
+/* Followed by the IN list of acct_tags_taggable_types. */
+#define TAG_OBJECTS_WHERE "x.tag_id = CAST(%s AS BIGINT) AND x.entity_type IN "
+#define TAG_OBJECTS_EXISTING " AND (d.id IS NOT NULL OR e.entity_id IS NOT NULL)"
 
 static int label_cmp(const void *a, const void *b)
 {
@@ -221,12 +279,12 @@ const char *acct_tags_column_sql(apr_pool_t *pool, acct_dialect dialect,
 }
 
 acct_store_rc acct_tags_link(acct_store *st, apr_pool_t *pool,
-                             const char *tag_id, const char *entity_type,
+                             apr_int64_t tag_id, const char *entity_type,
                              apr_int64_t id)
 {
     const char *args[3];
 
-    args[0] = tag_id;
+    args[0] = acct_i64(pool, tag_id);
     args[1] = entity_type;
     args[2] = acct_i64(pool, id);
     return acct_store_exec(st, pool, &q_tag_link, NULL, 3, args);
@@ -252,4 +310,139 @@ json_t *acct_tags_from_column(apr_pool_t *pool, const char *text)
     out = sorted_array(labels, n);
     json_decref(parsed);
     return out;
+}
+
+/* The id column of the one row a statement returned: 0 when no row. */
+static acct_store_rc row_id(acct_store *st, apr_pool_t *pool,
+                            const acct_sql *sql, int nargs,
+                            const char *const *args, const char *column,
+                            apr_int64_t *id)
+{
+    acct_rows *rows = NULL;
+    acct_store_rc rc = acct_store_select(st, pool, sql, &rows, nargs, args);
+
+    *id = 0;
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    if (rows->nrows > 0
+        && acct_parse_i64(acct_rows_get(rows, 0, column), id) != 0) {
+        return ACCT_STORE_FAILED;
+    }
+    return ACCT_STORE_OK;
+}
+
+acct_store_rc acct_tags_find(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, const char *label,
+                             apr_int64_t *tag_id)
+{
+    const char *args[2];
+
+    args[0] = acct_i64(pool, account_id);
+    args[1] = label;
+    return row_id(st, pool, &q_tag_find, 2, args, "id", tag_id);
+}
+
+acct_store_rc acct_tags_create(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t account_id, const char *label,
+                               apr_int64_t now, apr_int64_t *tag_id)
+{
+    const char *args[3];
+
+    args[0] = acct_i64(pool, account_id);
+    args[1] = label;
+    args[2] = acct_i64(pool, now);
+    return row_id(st, pool, &q_tag_create, 3, args, "id", tag_id);
+}
+
+acct_store_rc acct_tags_delete(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t tag_id)
+{
+    const char *args[1];
+    acct_store_rc rc;
+
+    args[0] = acct_i64(pool, tag_id);
+    rc = acct_store_exec(st, pool, &q_tag_unlink, NULL, 1, args);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    return acct_store_exec(st, pool, &q_tag_delete, NULL, 1, args);
+}
+
+acct_store_rc acct_tags_entity_owned(acct_store *st, apr_pool_t *pool,
+                                     const char *entity_type, apr_int64_t id,
+                                     apr_int64_t account_id, int *owned)
+{
+    const char *args[3];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+    int n = 0;
+
+    *owned = 0;
+    /* Domains are this service's own; the rest are registered objects. */
+    if (strcmp(entity_type, ACCT_ENTITY_DOMAIN) == 0) {
+        args[n++] = acct_i64(pool, id);
+        args[n++] = acct_i64(pool, account_id);
+        rc = acct_store_select(st, pool, &q_domain_owned, &rows, n, args);
+    }
+    else {
+        args[n++] = entity_type;
+        args[n++] = acct_i64(pool, id);
+        args[n++] = acct_i64(pool, account_id);
+        rc = acct_store_select(st, pool, &q_entity_owned, &rows, n, args);
+    }
+    if (rc == ACCT_STORE_OK) {
+        *owned = rows->nrows > 0;
+    }
+    return rc;
+}
+
+void acct_tags_list_query(apr_pool_t *pool, apr_int64_t account_id,
+                          acct_render_row *render, acct_list_query *q)
+{
+    const char **args = apr_pcalloc(pool, sizeof(*args));
+
+    args[0] = acct_i64(pool, account_id);
+    memset(q, 0, sizeof(*q));
+    q->columns = "id, label";
+    q->from = "tags";
+    q->where = "account_id = CAST(%s AS BIGINT)";
+    q->nargs = 1;
+    q->args = args;
+    q->fields = tag_fields;
+    q->stable_order = "label";
+    q->render = render;
+}
+
+void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
+                             apr_int64_t tag_id, acct_render_row *render,
+                             acct_list_query *q)
+{
+    const char **args = apr_pcalloc(pool, sizeof(*args));
+    const char *in = "(";
+    int i;
+
+    /* Type names are constants, never user text: written as literals. */
+    for (i = 0; acct_tags_taggable_types[i]; i++) {
+        in = apr_psprintf(pool, "%s%s'%s'", in, i ? ", " : "",
+                          acct_tags_taggable_types[i]);
+    }
+    args[0] = acct_i64(pool, tag_id);
+    memset(q, 0, sizeof(*q));
+    q->columns = apr_pstrcat(pool,
+                             "x.entity_type AS kind, x.entity_id AS entity_id,"
+                             " e.label AS entity_label, " ACCT_DOMAIN_COLUMNS
+                             ", ",
+                             acct_tags_column_sql_typed(pool, dialect,
+                                                        "x.entity_type",
+                                                        "x.entity_id"),
+                             " AS tags", NULL);
+    q->from = TAG_OBJECTS_FROM;
+    q->where = apr_pstrcat(pool, TAG_OBJECTS_WHERE, in, ")",
+                           TAG_OBJECTS_EXISTING, NULL);
+    q->nargs = 1;
+    q->args = args;
+    q->fields = no_fields;
+    q->stable_order = "x.entity_type, x.entity_id";
+    q->render = render;
 }

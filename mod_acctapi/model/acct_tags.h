@@ -10,9 +10,68 @@
 
 #include "acct_api.h"
 #include "acct_body.h"
+#include "acct_list.h"
 
 #define ACCT_TAG_LABEL_MIN 3
 #define ACCT_TAG_LABEL_MAX 50
+
+/*
+ * Entity types that other services own, as registered by the operator in
+ * `entities` (domains are ACCT_ENTITY_DOMAIN of acct_grants.h).
+ */
+#define ACCT_ENTITY_INSTANCE "instance"
+#define ACCT_ENTITY_NODEBALANCER "nodebalancer"
+#define ACCT_ENTITY_VOLUME "volume"
+
+/* What /tags may put a tag on and list as a tag's objects; NULL-ended. */
+extern const char *const acct_tags_taggable_types[];
+
+/*
+ * The id of tag `label` of account `account_id` in *tag_id; 0 when the
+ * account has no such tag.
+ */
+acct_store_rc acct_tags_find(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, const char *label,
+                             apr_int64_t *tag_id);
+
+/*
+ * Creates tag `label` of account `account_id`: its id in *tag_id, or 0
+ * when the account has that label already (the caller's error).
+ */
+acct_store_rc acct_tags_create(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t account_id, const char *label,
+                               apr_int64_t now, apr_int64_t *tag_id);
+
+/* Deletes tag `tag_id`, taking it off every entity first. */
+acct_store_rc acct_tags_delete(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t tag_id);
+
+/*
+ * Is entity (`entity_type`, `id`) one of account `account_id`'s?  A domain
+ * of the account, or an object the operator registered for it: *owned 1,
+ * else 0.  `entity_type` is one of acct_tags_taggable_types.
+ */
+acct_store_rc acct_tags_entity_owned(acct_store *st, apr_pool_t *pool,
+                                     const char *entity_type, apr_int64_t id,
+                                     apr_int64_t account_id, int *owned);
+
+/*
+ * The list of account `account_id`'s tags: columns id and label, X-Filter
+ * on label, ordered by label.  Allocated in `pool`.
+ */
+void acct_tags_list_query(apr_pool_t *pool, apr_int64_t account_id,
+                          acct_render_row *render, acct_list_query *q);
+
+/*
+ * The list of tag `tag_id`'s objects (not filterable), ordered by type and
+ * id, one row per linked object that still exists in the tag's account:
+ * columns kind (the entity type), entity_id, entity_label (registered
+ * objects), ACCT_DOMAIN_COLUMNS (domains) and tags (JSON array text, see
+ * acct_tags_from_column).  `dialect` is the store's.
+ */
+void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
+                             apr_int64_t tag_id, acct_render_row *render,
+                             acct_list_query *q);
 
 /*
  * Reads body field `field` as an array of tag labels (3..50 characters
@@ -79,7 +138,7 @@ const char *acct_tags_column_sql_typed(apr_pool_t *pool, acct_dialect dialect,
 
 /* Gives entity (`entity_type`, `id`) the tag `tag_id` (no-op if it has it). */
 acct_store_rc acct_tags_link(acct_store *st, apr_pool_t *pool,
-                             const char *tag_id, const char *entity_type,
+                             apr_int64_t tag_id, const char *entity_type,
                              apr_int64_t id);
 
 /*

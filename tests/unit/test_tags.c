@@ -16,6 +16,8 @@
 #include "acct_json.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
+#include "acct_grants.h"
+#include "acct_tags.h"
 
 static json_t *call(acct_req *req, acct_handler *h, int *status)
 {
@@ -256,12 +258,83 @@ static void test_domain_tags_shared(void **state)
     json_decref(doc);
 }
 
+/* The model's own functions: create, find, ownership, link, delete. */
+static void test_tags_model(void **state)
+{
+    unit_db *db = *state;
+    apr_int64_t tag = 0, again = -1, found = -1;
+    acct_principal who, other;
+    json_int_t domain;
+    json_t *labels = NULL;
+    int owned = -1;
+
+    unit_identity(db, "modeller", 0, "*", &who);
+    unit_identity(db, "stranger", 0, "*", &other);
+    domain = make_domain(db, &who, "model.example");
+    register_entity(db, &who, ACCT_ENTITY_VOLUME, 9, "vol-9");
+
+    assert_int_equal(acct_tags_create(db->store, db->pool, who.account_id,
+                                      "blue", 100, &tag), ACCT_STORE_OK);
+    assert_true(tag > 0);
+    /* the same label again: no tag, no error */
+    assert_int_equal(acct_tags_create(db->store, db->pool, who.account_id,
+                                      "blue", 100, &again), ACCT_STORE_OK);
+    assert_int_equal(again, 0);
+    assert_int_equal(acct_tags_find(db->store, db->pool, who.account_id,
+                                    "blue", &found), ACCT_STORE_OK);
+    assert_int_equal(found, tag);
+    assert_int_equal(acct_tags_find(db->store, db->pool, other.account_id,
+                                    "blue", &found), ACCT_STORE_OK);
+    assert_int_equal(found, 0);
+
+    assert_int_equal(acct_tags_entity_owned(db->store, db->pool,
+                                            ACCT_ENTITY_DOMAIN, domain,
+                                            who.account_id, &owned),
+                     ACCT_STORE_OK);
+    assert_int_equal(owned, 1);
+    assert_int_equal(acct_tags_entity_owned(db->store, db->pool,
+                                            ACCT_ENTITY_DOMAIN, domain,
+                                            other.account_id, &owned),
+                     ACCT_STORE_OK);
+    assert_int_equal(owned, 0);
+    assert_int_equal(acct_tags_entity_owned(db->store, db->pool,
+                                            ACCT_ENTITY_VOLUME, 9,
+                                            who.account_id, &owned),
+                     ACCT_STORE_OK);
+    assert_int_equal(owned, 1);
+    /* a registered id of another type is not that object */
+    assert_int_equal(acct_tags_entity_owned(db->store, db->pool,
+                                            ACCT_ENTITY_INSTANCE, 9,
+                                            who.account_id, &owned),
+                     ACCT_STORE_OK);
+    assert_int_equal(owned, 0);
+
+    assert_int_equal(acct_tags_link(db->store, db->pool, tag,
+                                    ACCT_ENTITY_DOMAIN, domain),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_tags_get(db->store, db->pool, ACCT_ENTITY_DOMAIN,
+                                   domain, &labels), ACCT_STORE_OK);
+    assert_int_equal(json_array_size(labels), 1);
+    json_decref(labels);
+
+    assert_int_equal(acct_tags_delete(db->store, db->pool, tag),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_tags_find(db->store, db->pool, who.account_id,
+                                    "blue", &found), ACCT_STORE_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal(acct_tags_get(db->store, db->pool, ACCT_ENTITY_DOMAIN,
+                                   domain, &labels), ACCT_STORE_OK);
+    assert_int_equal(json_array_size(labels), 0);
+    json_decref(labels);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_DB_TEST(test_tag_lifecycle),
         UNIT_DB_TEST(test_tag_create_refusals),
         UNIT_DB_TEST(test_domain_tags_shared),
+        UNIT_DB_TEST(test_tags_model),
     };
 
     return UNIT_DB_RUN(tests);

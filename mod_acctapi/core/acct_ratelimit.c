@@ -1,28 +1,10 @@
-/*
- * Rate-limit counters.  One statement per request: an upsert that adds one
- * to the bucket's row of the current window and returns the new count.  Both
- * PostgreSQL (row lock on conflict) and SQLite (one writer at a time) apply
- * concurrent upserts one after the other, so the counts a window hands out
- * are 1, 2, 3, ... without gaps or repeats, whichever child or node asks.
- */
-#include "acct_rate.h"
+#include "acct_ratelimit.h"
 
 #include <apr_strings.h>
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-
-static const acct_sql q_rate_hit = ACCT_SQL("rate_hit",
-    "INSERT INTO rate_counters (bucket, window_start, hits)"
-    " VALUES (%s, CAST(%s AS BIGINT), 1)"
-    " ON CONFLICT (bucket, window_start)"
-    " DO UPDATE SET hits = rate_counters.hits + 1"
-    " RETURNING hits");
-
-/* Windows that have ended: nobody counts in them again. */
-static const acct_sql q_rate_expire = ACCT_SQL("rate_expire",
-    "DELETE FROM rate_counters WHERE window_start < CAST(%s AS BIGINT)");
 
 const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t user_id,
                              const char *client_addr, int is_list)
@@ -37,43 +19,20 @@ const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t user_id,
                         budget);
 }
 
-/* Fills `state` from the count of the window starting at `window`. */
-static void rate_state(acct_rate_state *state, apr_int64_t hits,
-                       apr_int64_t limit, apr_int64_t window, apr_int64_t now)
+apr_int64_t acct_rate_window(apr_int64_t now)
+{
+    return now - now % ACCT_RATE_WINDOW;
+}
+
+void acct_rate_state_fill(acct_rate_state *state, apr_int64_t hits,
+                          apr_int64_t limit, apr_int64_t window,
+                          apr_int64_t now)
 {
     state->limit = limit;
     state->remaining = hits >= limit ? 0 : limit - hits;
     state->reset = window + ACCT_RATE_WINDOW;
     state->retry_after = state->reset - now > 0 ? state->reset - now : 1;
     state->exceeded = hits > limit;
-}
-
-acct_store_rc acct_rate_hit(acct_store *st, apr_pool_t *pool,
-                            const char *bucket, apr_int64_t limit,
-                            apr_int64_t now, acct_rate_state *state)
-{
-    apr_int64_t window = now - now % ACCT_RATE_WINDOW, hits = 0;
-    const char *args[2];
-    acct_rows *rows = NULL;
-    acct_store_rc rc;
-
-    args[0] = bucket;
-    args[1] = acct_i64(pool, window);
-    rc = acct_store_select(st, pool, &q_rate_hit, &rows, 2, args);
-    if (rc != ACCT_STORE_OK) {
-        return rc;
-    }
-    if (rows->nrows != 1
-        || acct_parse_i64(acct_rows_get(rows, 0, "hits"), &hits) != 0) {
-        return ACCT_STORE_FAILED;
-    }
-    if (hits == 1) {
-        /* Housekeeping, once per bucket and window; failure is harmless. */
-        args[0] = acct_i64(pool, window);
-        (void)acct_store_exec(st, pool, &q_rate_expire, NULL, 1, args);
-    }
-    rate_state(state, hits, limit, window, now);
-    return ACCT_STORE_OK;
 }
 
 /* ---- the table in shared memory ------------------------------------------- */
@@ -189,7 +148,7 @@ int acct_rate_table_hit(acct_rate_table *t, const char *bucket,
                         acct_rate_state *state)
 {
     apr_uint64_t hash = bucket_hash(bucket);
-    apr_int64_t window = now - now % ACCT_RATE_WINDOW, hits;
+    apr_int64_t window = acct_rate_window(now), hits;
     rate_group *g = &t->group[hash % t->groups];
     rate_slot *s;
 
@@ -206,6 +165,6 @@ int acct_rate_table_hit(acct_rate_table *t, const char *bucket,
     }
     hits = ++s->hits;
     pthread_mutex_unlock(&g->lock);
-    rate_state(state, hits, limit, window, now);
+    acct_rate_state_fill(state, hits, limit, window, now);
     return 0;
 }

@@ -3,15 +3,14 @@
  * token identifies the caller), one budget for paginated list GETs and one
  * for every other request, counted in fixed one-minute windows, exactly: of
  * L + n requests in a window, exactly L succeed.  Counted in the database
- * (every child of every node that shares it counts together), or in the
- * server's shared memory (its children count together, nothing else).
+ * (every child of every node that shares it counts together: acct_rate.h of
+ * the model), or in the server's shared memory (its children count
+ * together, nothing else: here).
  */
-#ifndef ACCT_RATE_H
-#define ACCT_RATE_H
+#ifndef ACCT_RATELIMIT_H
+#define ACCT_RATELIMIT_H
 
 #include <apr_pools.h>
-
-#include "acct_store.h"
 
 #define ACCT_RATE_WINDOW 60 /* seconds */
 
@@ -39,14 +38,16 @@ typedef struct acct_rate_state {
 const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t user_id,
                              const char *client_addr, int is_list);
 
+/* The start of the window that second `now` falls in. */
+apr_int64_t acct_rate_window(apr_int64_t now);
+
 /*
- * Counts one request of `bucket` at `now` against `limit` (> 0) with one
- * atomic upsert, and fills `state`.  The first request of a window also
- * deletes the counters of windows that have ended.
+ * Fills `state` for a request counted as the `hits`th of the window that
+ * starts at `window`, against `limit`, at `now`: wherever it was counted.
  */
-acct_store_rc acct_rate_hit(acct_store *st, apr_pool_t *pool,
-                            const char *bucket, apr_int64_t limit,
-                            apr_int64_t now, acct_rate_state *state);
+void acct_rate_state_fill(acct_rate_state *state, apr_int64_t hits,
+                          apr_int64_t limit, apr_int64_t window,
+                          apr_int64_t now);
 
 /*
  * The same count in memory shared by the processes of one server (httpd's

@@ -8,8 +8,11 @@
 
 #include "acct_store.h"
 
+/* The stored offset in *offset_seconds (0 when unreadable). */
 acct_store_rc acct_clock_offset(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t *offset_seconds);
+
+/* Stores the offset that every node then reads (acctapi-admin). */
 acct_store_rc acct_clock_set_offset(acct_store *st, apr_pool_t *pool,
                                     apr_int64_t offset_seconds);
 

@@ -1,0 +1,25 @@
+/*
+ * The statements of a list page: what acct_list_respond runs for a list
+ * query (acct_list.h), a compiled X-Filter and a page.  The only place
+ * where a list's SQL text is put together.
+ */
+#ifndef ACCT_STORE_LIST_H
+#define ACCT_STORE_LIST_H
+
+#include "acct_filter.h"
+#include "acct_list.h"
+#include "acct_page.h"
+#include "acct_store.h"
+
+/*
+ * The rows of page `pg` of `q` narrowed by `f` (compiled for the store's
+ * dialect) in *rows, and how many rows match in all in *results: a
+ * count(*), unless `q->total` answers it and `f` adds no condition, then
+ * the page; two round trips at most.
+ */
+acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
+                                   const acct_list_query *q,
+                                   const acct_filter *f, const acct_page *pg,
+                                   acct_rows **rows, apr_int64_t *results);
+
+#endif
