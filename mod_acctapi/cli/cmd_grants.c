@@ -19,20 +19,6 @@ static const char *const permissions[] = {
     ACCT_GRANT_READ_ONLY, ACCT_GRANT_READ_WRITE, "none", NULL
 };
 
-/* ON CONFLICT: the pair names one object of one service. */
-static const acct_sql q_entity_add = ACCT_SQL("admin_entity_add",
-    "INSERT INTO entities (entity_type, entity_id, account_id, label, created)"
-    " SELECT %s, CAST(%s AS BIGINT), id, %s, CAST(%s AS BIGINT)"
-    " FROM accounts WHERE id = CAST(%s AS BIGINT)"
-    " ON CONFLICT (entity_type, entity_id) DO NOTHING RETURNING entity_id");
-
-static const acct_sql q_account_exists = ACCT_SQL("admin_account_exists",
-    "SELECT id FROM accounts WHERE id = CAST(%s AS BIGINT)");
-
-static const acct_sql q_entity_remove = ACCT_SQL("admin_entity_remove",
-    "DELETE FROM entities"
-    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
-
 /* --type, one of `types`. */
 static int check_type_opt(admin_ctx *c, const char *const *types)
 {
@@ -82,8 +68,8 @@ int check_entity_remove(admin_ctx *c)
 
 int cmd_entity_add(admin_ctx *c)
 {
-    const char *args[5];
-    acct_rows *rows = NULL;
+    const char *type = opt_value(c, "--type");
+    acct_entity_outcome outcome;
     acct_store_rc rc;
     apr_int64_t now;
     int status;
@@ -91,26 +77,18 @@ int cmd_entity_add(admin_ctx *c)
     if ((status = read_now(c, &now)) != ADMIN_OK) {
         return status;
     }
-    args[0] = opt_value(c, "--type");
-    args[1] = acct_i64(c->pool, c->id);
-    args[2] = opt_value(c, "--label");
-    args[3] = acct_i64(c->pool, now);
-    args[4] = acct_i64(c->pool, c->account_id);
-    rc = acct_store_select(c->st, c->pool, &q_entity_add, &rows, 5, args);
-    if (rc == ACCT_STORE_OK && rows->nrows == 0) {
-        /* No row: the account is missing or the pair is taken; say which. */
-        rc = acct_store_select(c->st, c->pool, &q_account_exists, &rows, 1,
-                               args + 4);
-        if (rc == ACCT_STORE_OK) {
-            return rows->nrows == 0
-                ? failure("cannot register the entity: no account with id %"
-                          APR_INT64_T_FMT, c->account_id)
-                : failure("cannot register the entity: %s %" APR_INT64_T_FMT
-                          " is registered already", args[0], c->id);
-        }
-    }
+    rc = acct_entity_register(c->st, c->pool, type, c->id, c->account_id,
+                              opt_value(c, "--label"), now, &outcome);
     if (rc != ACCT_STORE_OK) {
         return store_failure("register the entity", rc);
+    }
+    if (outcome == ACCT_ENTITY_NO_ACCOUNT) {
+        return failure("cannot register the entity: no account with id %"
+                       APR_INT64_T_FMT, c->account_id);
+    }
+    if (outcome == ACCT_ENTITY_TAKEN) {
+        return failure("cannot register the entity: %s %" APR_INT64_T_FMT
+                       " is registered already", type, c->id);
     }
     c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", c->id);
     return ADMIN_OK;
@@ -119,25 +97,17 @@ int cmd_entity_add(admin_ctx *c)
 /* Its tag links and grants go with it: nothing refers to a gone object. */
 int cmd_entity_remove(admin_ctx *c)
 {
-    const char *args[2];
+    const char *type = opt_value(c, "--type");
     acct_store_rc rc;
-    int changed = 0;
+    int removed = 0;
 
-    args[0] = opt_value(c, "--type");
-    args[1] = acct_i64(c->pool, c->id);
-    rc = acct_store_exec(c->st, c->pool, &q_entity_remove, &changed, 2, args);
-    if (rc == ACCT_STORE_OK && changed) {
-        rc = acct_tags_remove(c->st, c->pool, args[0], c->id);
-    }
-    if (rc == ACCT_STORE_OK && changed) {
-        rc = acct_grants_remove_entity(c->st, c->pool, args[0], c->id);
-    }
+    rc = acct_entity_unregister(c->st, c->pool, type, c->id, &removed);
     if (rc != ACCT_STORE_OK) {
         return store_failure("remove the entity", rc);
     }
-    if (!changed) {
+    if (!removed) {
         return failure("cannot remove the entity: no %s with id %"
-                       APR_INT64_T_FMT, args[0], c->id);
+                       APR_INT64_T_FMT, type, c->id);
     }
     c->out = "";
     return ADMIN_OK;

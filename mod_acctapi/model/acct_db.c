@@ -133,12 +133,6 @@ static const acct_sql q_delete = ACCT_SQL("db_delete",
     " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
     " AND " STATUS_IN);
 
-/* Grants name the database by id only: they go explicitly, once it has. */
-static const acct_sql q_grants_delete = ACCT_SQL("db_grants_delete",
-    "DELETE FROM entity_grants"
-    " WHERE entity_type = '" ACCT_ENTITY_DATABASE "'"
-    " AND entity_id = CAST(%s AS BIGINT)");
-
 static const acct_sql q_region = ACCT_SQL("db_region",
     "SELECT status, capabilities FROM regions WHERE id = %s");
 
@@ -535,6 +529,7 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
 int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
 {
     const char *args[2];
+    apr_int64_t id = acct_db_id(*db);
 
     args[0] = acct_rows_get(*db, 0, "id");
     args[1] = acct_i64(req->pool, req->who->account_id);
@@ -542,10 +537,12 @@ int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
         != 0) {
         return -1;
     }
+    /* Grants name the database by id only: they go explicitly, once it has. */
     return acct_resp_store_failed(req, resp,
-                                  acct_store_exec(req->store, req->pool,
-                                                  &q_grants_delete, NULL, 1,
-                                                  args));
+                                  acct_grants_remove_entity(req->store,
+                                                            req->pool,
+                                                            ACCT_ENTITY_DATABASE,
+                                                            id));
 }
 
 /* The one row `sql` selects by `id` (no row when there is none). */

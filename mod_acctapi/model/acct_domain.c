@@ -64,10 +64,6 @@ static const acct_sql q_domain_by_id = ACCT_SQL("domain_by_id",
 static const acct_sql q_name_hosted = ACCT_SQL("import_name_hosted",
     "SELECT id FROM domains WHERE domain_key = %s");
 
-static const acct_sql q_domain_grants_delete = ACCT_SQL("domain_grants_delete",
-    "DELETE FROM entity_grants"
-    " WHERE entity_type = '" ACCT_ENTITY_DOMAIN "' AND entity_id = CAST(%s AS BIGINT)");
-
 /* Records go with the domain (ON DELETE CASCADE). */
 static const acct_sql q_domain_delete = ACCT_SQL("domain_delete",
     "DELETE FROM domains"
@@ -540,7 +536,7 @@ acct_store_rc acct_domain_delete(acct_store *st, apr_pool_t *pool,
     args[1] = acct_i64(pool, account_id);
     rc = acct_tags_remove(st, pool, ACCT_ENTITY_DOMAIN, id);
     if (rc == ACCT_STORE_OK) {
-        rc = acct_store_exec(st, pool, &q_domain_grants_delete, NULL, 1, args);
+        rc = acct_grants_remove_entity(st, pool, ACCT_ENTITY_DOMAIN, id);
     }
     if (rc == ACCT_STORE_OK) {
         rc = acct_store_exec(st, pool, &q_domain_delete, deleted, 2, args);

@@ -446,3 +446,70 @@ void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
     q->stable_order = "x.entity_type, x.entity_id";
     q->render = render;
 }
+
+/* ------------------------------------------------------------------------
+ * Registered objects
+ */
+
+/* ON CONFLICT: the pair names one object of one service. */
+static const acct_sql q_entity_add = ACCT_SQL("admin_entity_add",
+    "INSERT INTO entities (entity_type, entity_id, account_id, label, created)"
+    " SELECT %s, CAST(%s AS BIGINT), id, %s, CAST(%s AS BIGINT)"
+    " FROM accounts WHERE id = CAST(%s AS BIGINT)"
+    " ON CONFLICT (entity_type, entity_id) DO NOTHING RETURNING entity_id");
+
+static const acct_sql q_account_exists = ACCT_SQL("admin_account_exists",
+    "SELECT id FROM accounts WHERE id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_entity_remove = ACCT_SQL("admin_entity_remove",
+    "DELETE FROM entities"
+    " WHERE entity_type = %s AND entity_id = CAST(%s AS BIGINT)");
+
+acct_store_rc acct_entity_register(acct_store *st, apr_pool_t *pool,
+                                   const char *entity_type, apr_int64_t id,
+                                   apr_int64_t account_id, const char *label,
+                                   apr_int64_t now,
+                                   acct_entity_outcome *outcome)
+{
+    const char *args[5];
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+
+    args[0] = entity_type;
+    args[1] = acct_i64(pool, id);
+    args[2] = label;
+    args[3] = acct_i64(pool, now);
+    args[4] = acct_i64(pool, account_id);
+    *outcome = ACCT_ENTITY_REGISTERED;
+    rc = acct_store_select(st, pool, &q_entity_add, &rows, 5, args);
+    if (rc == ACCT_STORE_OK && rows->nrows == 0) {
+        /* No row: the account is missing or the pair is taken; say which. */
+        rc = acct_store_select(st, pool, &q_account_exists, &rows, 1,
+                               args + 4);
+        if (rc == ACCT_STORE_OK) {
+            *outcome = rows->nrows == 0 ? ACCT_ENTITY_NO_ACCOUNT
+                                        : ACCT_ENTITY_TAKEN;
+        }
+    }
+    return rc;
+}
+
+acct_store_rc acct_entity_unregister(acct_store *st, apr_pool_t *pool,
+                                     const char *entity_type, apr_int64_t id,
+                                     int *removed)
+{
+    const char *args[2];
+    acct_store_rc rc;
+
+    args[0] = entity_type;
+    args[1] = acct_i64(pool, id);
+    *removed = 0;
+    rc = acct_store_exec(st, pool, &q_entity_remove, removed, 2, args);
+    if (rc == ACCT_STORE_OK && *removed) {
+        rc = acct_tags_remove(st, pool, entity_type, id);
+    }
+    if (rc == ACCT_STORE_OK && *removed) {
+        rc = acct_grants_remove_entity(st, pool, entity_type, id);
+    }
+    return rc;
+}

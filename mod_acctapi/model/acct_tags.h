@@ -10,18 +10,13 @@
 
 #include "acct_api.h"
 #include "acct_body.h"
+#include "acct_grants.h"
 #include "acct_list.h"
 
 #define ACCT_TAG_LABEL_MIN 3
 #define ACCT_TAG_LABEL_MAX 50
 
-/*
- * Entity types that other services own, as registered by the operator in
- * `entities` (domains are ACCT_ENTITY_DOMAIN of acct_grants.h).
- */
-#define ACCT_ENTITY_INSTANCE "instance"
-#define ACCT_ENTITY_NODEBALANCER "nodebalancer"
-#define ACCT_ENTITY_VOLUME "volume"
+/* Entity types (ACCT_ENTITY_*) are listed once, in acct_grants.h. */
 
 /* What /tags may put a tag on and list as a tag's objects; NULL-ended. */
 extern const char *const acct_tags_taggable_types[];
@@ -101,6 +96,30 @@ acct_store_rc acct_tags_copy(acct_store *st, apr_pool_t *pool,
 acct_store_rc acct_tags_get(acct_store *st, apr_pool_t *pool,
                             const char *entity_type, apr_int64_t id,
                             json_t **out);
+
+/* ------------------------------------------------------------------------
+ * Objects of other services, registered by the operator (`entities`)
+ */
+
+typedef enum {
+    ACCT_ENTITY_REGISTERED = 0,
+    ACCT_ENTITY_NO_ACCOUNT,      /* no account with that id */
+    ACCT_ENTITY_TAKEN            /* that type and id are registered already */
+} acct_entity_outcome;
+
+/* Registers object `entity_type` `id` (one of acct_registered_entity_types)
+ * of another service in account `account_id`, labelled `label`. */
+acct_store_rc acct_entity_register(acct_store *st, apr_pool_t *pool,
+                                   const char *entity_type, apr_int64_t id,
+                                   apr_int64_t account_id, const char *label,
+                                   apr_int64_t now,
+                                   acct_entity_outcome *outcome);
+
+/* Forgets a registered object with its tag links and grants: nothing
+ * refers to a gone object.  *removed is 0 when it was not registered. */
+acct_store_rc acct_entity_unregister(acct_store *st, apr_pool_t *pool,
+                                     const char *entity_type, apr_int64_t id,
+                                     int *removed);
 
 /* Takes every tag off an entity (the tags themselves stay in the account). */
 acct_store_rc acct_tags_remove(acct_store *st, apr_pool_t *pool,
