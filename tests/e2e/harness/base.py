@@ -61,6 +61,12 @@ def raise_open_file_limit(want=65536):
 
 raise_open_file_limit()
 
+if not os.environ.get("ACCTAPI_SANITIZE"):
+    # Cores of crashed httpd children (CoreDumpDirectory in each server's
+    # configuration; see Httpd.core_stacks).
+    _soft, _hard = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (_hard, _hard))
+
 SPEC_VERSION = "4.174.0"
 NO_STORE = "private, max-age=0, no-cache, no-store"
 CACHEABLE = "private, max-age=900"

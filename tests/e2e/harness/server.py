@@ -78,6 +78,15 @@ class Httpd:
         args += ["--secret-key-file", key,
                  "--sms-command", f"{SMS_TO_FILE} {self.sms_log}"]
         extra_text = self.extra or ""
+        if not SANITIZE:
+            # A child that crashes leaves a core here; scan_log prints its
+            # threads' stacks with the crash line.  First, so that a test's
+            # own extra text may set it again.
+            cores = self.root / "cores"
+            cores.mkdir(exist_ok=True)
+            if IS_ROOT:
+                shutil.chown(cores, HTTPD_USER, HTTPD_USER)
+            extra_text = f'CoreDumpDirectory "{cores}"\n' + extra_text
         if self.max_tokens is not None:
             # First, so that a test's own extra text may set it again.
             extra_text = (f'<Location "/v4">\n    AcctapiMaxTokensPerUser {self.max_tokens}\n'
@@ -216,13 +225,34 @@ class Httpd:
         text = self.log_text(self.checked, end)
         self.checked = end
         bad = self.sanitizer_reports()
+        crashed = False
         for line in text.splitlines():
             if CRASH.search(line):
                 bad.append(line)
+                crashed = True
             elif (BAD_LEVEL.search(line) and not HTTPD_NOISE.search(line)
                   and not any(a.search(line) for a in allowed)):
                 bad.append(line)
+        if crashed:
+            bad.extend(self.core_stacks())
         return bad
+
+    def core_stacks(self, max_lines=200):
+        """The stacks of every thread of each core a crashed child left
+        (gdb, where installed), so that a rare crash is diagnosed from the
+        run that met it."""
+        out = []
+        for core in sorted((self.root / "cores").glob("core*")):
+            if not shutil.which("gdb"):
+                out.append(f"core {core} (install gdb for its stacks)")
+                continue
+            p = subprocess.run(["gdb", "-batch", "-nx", "-ex", "thread apply all bt 25",
+                                HTTPD, str(core)], capture_output=True, text=True,
+                               timeout=120, check=False)
+            lines = [ln for ln in p.stdout.splitlines() if ln.startswith(("#", "Thread", "Program"))]
+            out.append(f"core {core}:")
+            out.extend(lines[:max_lines])
+        return out
 
     def sanitizer_reports(self):
         """New AddressSanitizer/UBSan reports of this server (each once)."""
