@@ -252,11 +252,11 @@ def test_fresh_machine_installs_missing_and_upgrades_old_libssl3(tmp_path):
     ([], {"apache2", "apache2-dev", "libldns-dev", "libcmocka-dev", "sqlite3",
           "libaprutil1-dbd-sqlite3"},
      {"postgresql", "bind9", "chromium", "clang", "prometheus-apache-exporter", "wrk",
-      "python3-pytest", "nodejs"}),
+      "python3-pytest", "nodejs", "gdb"}),
     (["--postgresql"], {"apache2", "postgresql", "libaprutil1-dbd-pgsql"},
      {"bind9", "chromium", "clang", "prometheus-apache-exporter"}),
     (["--test"], {"apache2", "postgresql", "bind9", "bind9-dnsutils", "chromium", "clang",
-                  "prometheus-apache-exporter", "python3-pytest", "wrk"}, set()),
+                  "prometheus-apache-exporter", "python3-pytest", "wrk", "gdb"}, set()),
 ])
 def test_sets(tmp_path, args, wanted, unwanted):
     """The quickstart's set holds what building and running need; --test adds
