@@ -7,7 +7,7 @@
 #define ACCT_LIST_H
 
 #include "acct_api.h"
-#include "acct_filter.h"
+#include "acct_store_filter.h"
 #include "acct_page.h"
 
 /* Renders row `row` of `rows` as the list item. */

@@ -6,7 +6,7 @@
 #ifndef ACCT_STORE_LIST_H
 #define ACCT_STORE_LIST_H
 
-#include "acct_filter.h"
+#include "acct_store_filter.h"
 #include "acct_list.h"
 #include "acct_page.h"
 #include "acct_store.h"

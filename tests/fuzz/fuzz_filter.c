@@ -1,6 +1,6 @@
 /* X-Filter compilation over a list's whitelist, on both dialects. */
 #include "fuzz_common.h"
-#include "acct_filter.h"
+#include "acct_store_filter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "acct_filter.h"
+#include "acct_store_filter.h"
 
 #define BAD "Could not apply filter"
 #define SQLITE ACCT_DIALECT_SQLITE

@@ -1,6 +1,6 @@
 /*
- * X-Filter (DECISIONS.md, "Filtering"): a JSON object whose plain keys mean
- * equality, AND-ed; "+and"/"+or" take arrays of filter objects (nestable);
+ * X-Filter (DECISIONS.md, "Filtering"), compiled to SQL: store machinery,
+ * hence the name.  A JSON object whose plain keys mean equality, AND-ed; "+and"/"+or" take arrays of filter objects (nestable);
  * a key's value may instead be an operator object: {"+gt": 5}, {"+gte": ..},
  * {"+lt": ..}, {"+lte": ..} (numbers and timestamps), {"+contains": "x"}
  * (text), {"+neq": v}; top level only: "+order_by" (a filterable field) and
@@ -9,8 +9,8 @@
  * The filter compiles to a parameterised SQL condition over a whitelist of
  * fields: user text only ever travels as a %s parameter.
  */
-#ifndef ACCT_FILTER_H
-#define ACCT_FILTER_H
+#ifndef ACCT_STORE_FILTER_H
+#define ACCT_STORE_FILTER_H
 
 #include <apr_pools.h>
 #include <apr_tables.h>

@@ -1,4 +1,4 @@
-#include "acct_filter.h"
+#include "acct_store_filter.h"
 #include "acct_time.h"
 
 #include <apr_strings.h>
