@@ -23,6 +23,7 @@
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_publish.h"
+#include "acct_publish_reload.h"
 #include "acct_zone.h"
 #include "api_handlers.h"
 
