@@ -230,9 +230,8 @@ static void run_set(const reload_set *set)
         if (e->zone && (covered(set, e)
                         || (e->dir && !acct_file_exists(acct_file_in_dir(
                                        pool, e->dir,
-                                       apr_pstrcat(pool, e->zone,
-                                                   ACCT_PUBLISH_ZONE_SUFFIX,
-                                                   NULL)))))) {
+                                       acct_publish_zone_file(pool,
+                                                              e->zone)))))) {
             continue;
         }
         acct_publish_reload(pool, e->dir, e->command, e->zone);
