@@ -12,6 +12,7 @@
 
 #include "acct_dns.h"
 #include "acct_publish.h"
+#include "acct_publish_reload.h"
 
 #include "admin.h"
 

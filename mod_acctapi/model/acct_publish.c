@@ -1,7 +1,10 @@
 /*
- * Zone publishing.  What is written where and the reload contract are in
- * acct_publish.h; this is about getting it right when several httpd
- * children (and threads, and acctapi-admin) publish at once.
+ * Zone publishing: what to publish (the zones a request changed, the full
+ * resynchronisation), rendered as zone files and zones.conf.  What is
+ * written where is in acct_publish.h; the files are replaced by
+ * acct_file.h, the reload command runs from acct_publish_reload.c.  This
+ * is about getting it right when several httpd children (and threads,
+ * and acctapi-admin) publish at once.
  *
  * Ordering.  Every writer holds an exclusive flock(2) on the directory's
  * lock file while it reads the zones from the database and writes their
@@ -29,43 +32,24 @@
 #include "acct_crypto.h"
 #include "acct_dns.h"
 #include "acct_domain.h"
+#include "acct_file.h"
 #include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_log.h"
+#include "acct_publish_reload.h"
 #include "acct_zone.h"
 
 #include <apr_file_info.h>
 #include <apr_hash.h>
 #include <apr_strings.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-extern char **environ;
 
 #define LOCK_FILE ".acctapi-publish.lock"
-#define RELOAD_LOCK_FILE ".acctapi-reload.lock"
-#define ZONE_SUFFIX ".zone"
-#define TMP_MARK ".tmp-"
+#define ZONE_SUFFIX ACCT_PUBLISH_ZONE_SUFFIX
+#define TMP_MARK ACCT_FILE_TMP_MARK
 #define FILE_MODE 0644
-/* The longest file name written (NAME_MAX of common file systems). */
-#define NAME_LIMIT 255
-
-/* How much of a reload command's stderr is kept for the log. */
-#define STDERR_KEEP 400
-
-/* How long the queue of reloads is quiet before its confirming run. */
-#define RELOAD_CONFIRM_DELAY apr_time_from_sec(2)
+#define NAME_LIMIT ACCT_FILE_NAME_LIMIT
 
 static const acct_sql q_domain_by_key = ACCT_SQL("publish_domain_by_key",
     "SELECT " ACCT_DOMAIN_COLUMNS " FROM domains d WHERE d.domain_key = %s");
@@ -151,23 +135,12 @@ const char *acct_publish_zone_name(apr_pool_t *pool, const char *domain)
     return acct_domain_key(pool, domain);
 }
 
-/* dir/name, without doubling the separator. */
-static const char *in_dir(apr_pool_t *pool, const char *dir, const char *name)
-{
-    size_t len = strlen(dir);
-
-    while (len > 1 && dir[len - 1] == '/') {
-        len--;
-    }
-    return apr_pstrcat(pool, apr_pstrmemdup(pool, dir, len), "/", name, NULL);
-}
-
 /*
  * The file of `zone`: "<zone>.zone", unless that is longer than a file
  * name may be (a domain may have 253 characters): then the start of the
  * name, '-' and 16 hex digits of its SHA-256 stand for the rest.
  */
-static const char *zone_file(apr_pool_t *pool, const char *zone)
+const char *acct_publish_zone_file(apr_pool_t *pool, const char *zone)
 {
     size_t len = strlen(zone), keep = NAME_LIMIT - strlen(ZONE_SUFFIX) - 17;
 
@@ -176,14 +149,6 @@ static const char *zone_file(apr_pool_t *pool, const char *zone)
     }
     return apr_psprintf(pool, "%.*s-%.16s" ZONE_SUFFIX, (int)keep, zone,
                         acct_sha256_hex(pool, zone));
-}
-
-static const char *os_error(apr_pool_t *pool, int err)
-{
-    char buf[120];
-
-    return apr_pstrdup(pool, apr_strerror(APR_FROM_OS_ERROR(err), buf,
-                                          sizeof(buf)));
 }
 
 /* ---- zones.conf ----------------------------------------------------------- */
@@ -258,7 +223,9 @@ const char *acct_publish_include_text(apr_pool_t *pool, const char *dir,
         if (!z->slave) {
             APR_ARRAY_PUSH(lines, const char *) = apr_psprintf(
                 pool, "zone \"%s\" { type master; file %s; %s };\n", z->zone,
-                conf_string(pool, in_dir(pool, dir, zone_file(pool, z->zone))),
+                conf_string(pool, acct_file_in_dir(
+                                      pool, dir,
+                                      acct_publish_zone_file(pool, z->zone))),
                 transfer);
             continue;
         }
@@ -274,197 +241,55 @@ const char *acct_publish_include_text(apr_pool_t *pool, const char *dir,
 
 /* ---- files ---------------------------------------------------------------- */
 
-/* Does `path` hold exactly these bytes? */
-static int same_content(const char *path, const char *text, apr_size_t len)
-{
-    char buf[65536];
-    struct stat sb;
-    apr_size_t done = 0;
-    ssize_t n;
-    int fd = open(path, O_RDONLY | O_CLOEXEC), same = 0;
-
-    if (fd < 0) {
-        return 0;
-    }
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)
-        && (apr_size_t)sb.st_size == len) {
-        same = 1;
-        while (same && done < len) {
-            n = read(fd, buf, sizeof(buf));
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            same = n > 0 && (apr_size_t)n <= len - done
-                   && memcmp(buf, text + done, (size_t)n) == 0;
-            done += n > 0 ? (apr_size_t)n : 0;
-        }
-    }
-    close(fd);
-    return same;
-}
-
-static int write_all(int fd, const char *text, apr_size_t len)
-{
-    ssize_t n;
-
-    while (len > 0) {
-        n = write(fd, text, len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            if (n == 0) {
-                errno = EIO;
-            }
-            return -1;
-        }
-        text += n;
-        len -= (apr_size_t)n;
-    }
-    return 0;
-}
-
-/* Temporary names never repeat within a process, whatever the thread. */
-static unsigned tmp_counter;
-
-/*
- * The modification time a new version of `path` gets: now, or just after
- * the version it replaces, whichever is later.  A nameserver asked to
- * reload a zone skips the load when the file is not newer than the one it
- * last loaded (BIND compares the two times, "skipping load: master file
- * older than last load"); two versions written within one tick of the
- * kernel's coarse file clock would have equal times, and the second would
- * never be served.
- */
-static struct timespec next_mtime(const char *path)
-{
-    struct timespec now;
-    struct stat sb;
-
-    clock_gettime(CLOCK_REALTIME, &now);
-    if (stat(path, &sb) == 0
-        && (sb.st_mtim.tv_sec > now.tv_sec
-            || (sb.st_mtim.tv_sec == now.tv_sec
-                && sb.st_mtim.tv_nsec >= now.tv_nsec))) {
-        now = sb.st_mtim;
-        if (++now.tv_nsec == 1000000000L) {
-            now.tv_sec++;
-            now.tv_nsec = 0;
-        }
-    }
-    return now;
-}
-
-/*
- * Fills and closes the new file `fd`, which replaces `path`; NULL, or the
- * step that failed (errno set).
- */
-static const char *fill(int fd, const char *path, const char *text,
-                        apr_size_t len)
-{
-    struct timespec times[2];
-    const char *step = NULL;
-
-    times[0].tv_sec = 0;
-    times[0].tv_nsec = UTIME_OMIT;
-    /* The nameserver's user reads it, whatever httpd's umask. */
-    if (fchmod(fd, FILE_MODE) != 0) {
-        step = "chmod";
-    }
-    else if (write_all(fd, text, len) != 0) {
-        step = "write";
-    }
-    else if ((times[1] = next_mtime(path), futimens(fd, times)) != 0) {
-        step = "set the time of";
-    }
-    else if (fsync(fd) != 0) {
-        step = "sync";
-    }
-    if (step) {
-        int err = errno;
-
-        close(fd);
-        errno = err;
-        return step;
-    }
-    return close(fd) == 0 ? NULL : "close";
-}
-
 int acct_publish_write(apr_pool_t *pool, const char *dir, const char *name,
                        const char *text, apr_size_t len)
 {
-    const char *path = in_dir(pool, dir, name), *tmp, *step, *suffix;
-    unsigned n = __atomic_add_fetch(&tmp_counter, 1, __ATOMIC_RELAXED);
-    int fd;
+    acct_file_error e;
+    int r = acct_file_replace(pool, dir, name, text, len, FILE_MODE, &e);
 
-    if (same_content(path, text, len)) {
-        return 0;
+    if (r < 0) {
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00006) "zone publishing: cannot %s %s (for %s): %s", e.step,
+                 e.path, acct_file_in_dir(pool, dir, name),
+                 acct_os_error(pool, e.err));
     }
-    suffix = apr_psprintf(pool, TMP_MARK "%ld-%u", (long)getpid(), n);
-    tmp = in_dir(pool, dir, apr_psprintf(pool, ".%.*s%s",
-                                         (int)(NAME_LIMIT - 1 - strlen(suffix)),
-                                         name, suffix));
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              FILE_MODE);
-    if (fd < 0) {
-        step = "create";
+    else if (e.step) {
+        /* Readers see the new file; a crash might bring the old one back
+         * until the next write. */
+        acct_log(ACCT_LOG_WARN, ACCTLOGNO(00105) "zone publishing: cannot %s %s: %s",
+                 e.step, e.path, acct_os_error(pool, e.err));
     }
-    else if (!(step = fill(fd, path, text, len))) {
-        if (rename(tmp, path) == 0) {
-            return 1;
-        }
-        step = "rename";
-    }
-    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00006) "zone publishing: cannot %s %s (for %s): %s", step,
-             tmp, path, os_error(pool, errno));
-    if (fd >= 0) {
-        unlink(tmp);
-    }
-    return -1;
+    return r;
 }
 
 int acct_publish_remove(apr_pool_t *pool, const char *dir, const char *name)
 {
-    const char *path = in_dir(pool, dir, name);
+    acct_file_error e;
+    int r = acct_file_remove(pool, dir, name, &e);
 
-    if (unlink(path) == 0) {
-        return 1;
+    if (r < 0) {
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00007) "zone publishing: cannot remove %s: %s", e.path,
+                 acct_os_error(pool, e.err));
     }
-    if (errno == ENOENT) {
-        return 0;
-    }
-    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00007) "zone publishing: cannot remove %s: %s", path,
-             os_error(pool, errno));
-    return -1;
+    return r;
 }
 
 static int file_exists(apr_pool_t *pool, const char *dir, const char *name)
 {
-    struct stat sb;
-
-    return stat(in_dir(pool, dir, name), &sb) == 0 && S_ISREG(sb.st_mode);
+    return acct_file_exists(acct_file_in_dir(pool, dir, name));
 }
 
-/* The lock's descriptor, or -1 (logged).  Closing it unlocks. */
-static int lock_dir(apr_pool_t *pool, const char *dir, const char *lock)
+int acct_publish_lock(apr_pool_t *pool, const char *dir, const char *lock)
 {
-    const char *path = in_dir(pool, dir, lock);
-    /* Read-only is enough for flock, and opens a lock file that another
-     * user (acctapi-admin run as root) created. */
-    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, FILE_MODE);
+    acct_file_error e;
+    int fd = acct_file_lock(pool, dir, lock, FILE_MODE, &e);
 
-    if (fd < 0) {
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00008) "zone publishing: cannot open %s: %s", path,
-                 os_error(pool, errno));
-        return -1;
+    if (fd < 0 && strcmp(e.step, "open") == 0) {
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00008) "zone publishing: cannot open %s: %s", e.path,
+                 acct_os_error(pool, e.err));
     }
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno != EINTR) {
-            acct_log(ACCT_LOG_ERR, ACCTLOGNO(00009) "zone publishing: cannot lock %s: %s",
-                     path, os_error(pool, errno));
-            close(fd);
-            return -1;
-        }
+    else if (fd < 0) {
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00009) "zone publishing: cannot lock %s: %s",
+                 e.path, acct_os_error(pool, e.err));
     }
     return fd;
 }
@@ -506,7 +331,7 @@ static void store_failed(const char *what, const char *zone)
  */
 static int publish_zone(publisher *p, const char *zone)
 {
-    const char *file = zone_file(p->pool, zone), *text;
+    const char *file = acct_publish_zone_file(p->pool, zone), *text;
     acct_rows *rows = NULL, *records = NULL;
     apr_pool_t *sub = NULL;
     apr_int64_t id = 0;
@@ -572,7 +397,7 @@ static int refresh_include(publisher *p, int full, int *written)
             continue; /* stored names are validated: never happens */
         }
         if (!slave) {
-            file = zone_file(p->pool, zone);
+            file = acct_publish_zone_file(p->pool, zone);
             if (full || !file_exists(p->pool, p->dir, file)) {
                 int r = publish_zone(p, zone);
 
@@ -679,7 +504,7 @@ void acct_publish_committed(acct_req *req)
     p.dir = s->zone_dir;
     p.nameservers = s->nameservers;
     p.summary = &summary;
-    if ((lock = lock_dir(p.pool, p.dir, LOCK_FILE)) < 0) {
+    if ((lock = acct_publish_lock(p.pool, p.dir, LOCK_FILE)) < 0) {
         return;
     }
     zones = noted_zones(&p, req->zones_changed, &listing);
@@ -779,7 +604,7 @@ int acct_publish_all(acct_store *st, apr_pool_t *pool, const char *dir,
     p.nameservers = nameservers;
     p.published = apr_hash_make(pool);
     p.summary = summary;
-    if ((lock = lock_dir(pool, dir, LOCK_FILE)) < 0) {
+    if ((lock = acct_publish_lock(pool, dir, LOCK_FILE)) < 0) {
         return -1;
     }
     rc = refresh_include(&p, 1, &include);
@@ -790,422 +615,4 @@ int acct_publish_all(acct_store *st, apr_pool_t *pool, const char *dir,
     }
     close(lock);
     return rc;
-}
-
-/* ---- the reload command --------------------------------------------------- */
-
-/* The command's words with `zone` appended (unless NULL); NULL if empty. */
-static const char *const *reload_argv(apr_pool_t *pool, const char *command,
-                                      const char *zone)
-{
-    char **words = NULL;
-    const char **argv;
-    int n = 0;
-
-    if (!command || apr_tokenize_to_argv(command, &words, pool) != APR_SUCCESS
-        || !words || !words[0]) {
-        return NULL;
-    }
-    while (words[n]) {
-        n++;
-    }
-    argv = apr_palloc(pool, (size_t)(n + 2) * sizeof(*argv));
-    memcpy(argv, words, (size_t)n * sizeof(*argv));
-    argv[n] = zone;
-    argv[n + 1] = NULL;
-    return argv;
-}
-
-/*
- * Starts argv with stdin and stdout on /dev/null and stderr on `err_fd`,
- * in a process group of its own (httpd signalling its children's group
- * must not kill a reload half done), with every signal unblocked and at
- * its default (httpd's threads block and ignore some).
- */
-static int spawn(const char *const *argv, int err_fd, pid_t *pid)
-{
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    sigset_t none, defaults;
-    int rc, sig;
-
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    for (sig = 1; sig < 32; sig++) {
-        if (sig != SIGKILL && sig != SIGSTOP) {
-            sigaddset(&defaults, sig);
-        }
-    }
-    if ((rc = posix_spawn_file_actions_init(&actions)) != 0) {
-        return rc;
-    }
-    if ((rc = posix_spawnattr_init(&attr)) != 0) {
-        posix_spawn_file_actions_destroy(&actions);
-        return rc;
-    }
-    if ((rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null",
-                                               O_RDONLY, 0)) == 0
-        && (rc = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null",
-                                                  O_WRONLY, 0)) == 0
-        && (rc = posix_spawn_file_actions_adddup2(&actions, err_fd, 2)) == 0
-        && (rc = posix_spawnattr_setflags(
-                &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-                       | POSIX_SPAWN_SETPGROUP)) == 0
-        && (rc = posix_spawnattr_setsigmask(&attr, &none)) == 0
-        && (rc = posix_spawnattr_setsigdefault(&attr, &defaults)) == 0
-        && (rc = posix_spawnattr_setpgroup(&attr, 0)) == 0) {
-        rc = posix_spawnp(pid, argv[0], &actions, &attr,
-                          (char *const *)argv, environ);
-    }
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&actions);
-    return rc;
-}
-
-/* Reads `fd` to its end, keeping the start on one printable line. */
-static void drain(int fd, char *keep, size_t *kept)
-{
-    char chunk[512];
-    ssize_t n, i;
-
-    for (;;) {
-        n = read(fd, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            break;
-        }
-        for (i = 0; i < n && *kept < STDERR_KEEP; i++) {
-            char c = chunk[i];
-
-            keep[(*kept)++] = (c < ' ' || c == 0x7f) ? ' ' : c;
-        }
-    }
-    while (*kept > 0 && keep[*kept - 1] == ' ') {
-        (*kept)--;
-    }
-    keep[*kept] = '\0';
-}
-
-/* Runs argv and waits for it (acct_publish_reload without the lock). */
-static int run_reload(apr_pool_t *pool, const char *const *argv,
-                      const char *what)
-{
-    char err[STDERR_KEEP + 1];
-    size_t kept = 0;
-    int fds[2], rc, status = 0;
-    pid_t pid = 0;
-
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00012) "zone reload (%s): cannot make a pipe: %s",
-                 what, os_error(pool, errno));
-        return -1;
-    }
-    rc = spawn(argv, fds[1], &pid);
-    close(fds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00013) "zone reload (%s): cannot run %s: %s", what,
-                 argv[0], os_error(pool, rc));
-        return -1;
-    }
-    drain(fds[0], err, &kept);
-    close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            acct_log(ACCT_LOG_ERR, ACCTLOGNO(00014) "zone reload (%s): waiting for %s: %s",
-                     what, argv[0], os_error(pool, errno));
-            return -1;
-        }
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        acct_log(ACCT_LOG_DEBUG, ACCTLOGNO(00015) "zone reload (%s): %s succeeded", what,
-                 argv[0]);
-        return 0;
-    }
-    acct_log(ACCT_LOG_ERR, ACCTLOGNO(00016) "zone reload (%s): %s %s %d%s%s", what, argv[0],
-             WIFEXITED(status) ? "exited with status" : "was killed by signal",
-             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-             kept ? ": " : "", err);
-    return -1;
-}
-
-int acct_publish_reload(apr_pool_t *pool, const char *dir,
-                        const char *command, const char *zone)
-{
-    const char *const *argv = reload_argv(pool, command, zone);
-    const char *what = zone ? zone : "all zones";
-    int lock = -1, rc;
-
-    if (!argv) {
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00017) "zone reload (%s): the command is empty", what);
-        return -1;
-    }
-    /* Without the lock the command still runs: a reload is better late
-     * and out of order than never. */
-    if (dir) {
-        lock = lock_dir(pool, dir, RELOAD_LOCK_FILE);
-    }
-    rc = run_reload(pool, argv, what);
-    if (lock >= 0) {
-        close(lock);
-    }
-    return rc;
-}
-
-/* ---- background reloads ------------------------------------------------- */
-
-/*
- * Requests wait in one queue per process, drained by one detached worker
- * thread: a burst of changes costs one run per zone (or one run without a
- * zone), not one per change, and the request never waits for the command.
- *
- * The confirming run.  A nameserver may accept a reload and drop it: BIND
- * answers "zone reload queued" to a zone already loading and loads nothing
- * more when that load ends, so a file renamed in just after that load
- * opened it would not be served until the next change.  So everything run
- * since the queue was last quiet is run once more when no request has come
- * for the confirmation delay (by then those loads have ended); a zone
- * whose file is current costs the nameserver a stat.
- */
-typedef struct reload_entry {
-    const char *dir;       /* NULL: no lock */
-    const char *command;
-    const char *zone;      /* NULL: the run without a zone */
-} reload_entry;
-
-/* Entries without repeats, in their own pool. */
-typedef struct reload_set {
-    apr_pool_t *pool;
-    apr_hash_t *keys;
-    apr_array_header_t *entries;
-} reload_set;
-
-static pthread_mutex_t reload_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t reload_wakeup = PTHREAD_COND_INITIALIZER;
-static reload_set *reload_pending;     /* not run yet */
-static reload_set *reload_confirm;     /* run since the queue was quiet */
-static apr_time_t reload_confirm_at;
-static apr_interval_time_t reload_confirm_delay = RELOAD_CONFIRM_DELAY;
-/* The process whose worker drains the queue (a forked child starts its own). */
-static pid_t reload_worker_pid;
-
-void acct_publish_set_confirm_delay(apr_interval_time_t delay)
-{
-    pthread_mutex_lock(&reload_mutex);
-    reload_confirm_delay = delay;
-    pthread_mutex_unlock(&reload_mutex);
-}
-
-/* Creates *set if need be and adds an entry; 0, or -1 out of memory. */
-static int set_add(reload_set **set, const char *dir, const char *command,
-                   const char *zone)
-{
-    reload_set *s = *set;
-    const char *parts[3];
-    apr_size_t sizes[3], len = 0;
-    reload_entry *e;
-    apr_pool_t *pool;
-    char *key;
-    int i;
-
-    if (!s) {
-        if (apr_pool_create_unmanaged_ex(&pool, NULL, NULL) != APR_SUCCESS) {
-            return -1;
-        }
-        s = apr_palloc(pool, sizeof(*s));
-        s->pool = pool;
-        s->keys = apr_hash_make(pool);
-        s->entries = apr_array_make(pool, 4, sizeof(reload_entry));
-        *set = s;
-    }
-    /* The key: each part marked present ('+') or NULL ('-') and ended by
-     * a NUL, so that no two entries share one; its parts are the entry's
-     * own copies of the strings. */
-    parts[0] = dir;
-    parts[1] = command;
-    parts[2] = zone;
-    for (i = 0; i < 3; i++) {
-        sizes[i] = parts[i] ? strlen(parts[i]) : 0;
-        len += sizes[i] + 2;
-    }
-    key = apr_palloc(s->pool, len);
-    for (len = 0, i = 0; i < 3; i++) {
-        key[len++] = parts[i] ? '+' : '-';
-        memcpy(key + len, parts[i] ? parts[i] : "", sizes[i]);
-        len += sizes[i];
-        key[len++] = '\0';
-    }
-    if (apr_hash_get(s->keys, key, (apr_ssize_t)len)) {
-        return 0;
-    }
-    apr_hash_set(s->keys, key, (apr_ssize_t)len, key);
-    e = apr_array_push(s->entries);
-    e->dir = dir ? key + 1 : NULL;
-    e->command = key + sizes[0] + 3;
-    e->zone = zone ? e->command + sizes[1] + 2 : NULL;
-    return 0;
-}
-
-static void set_destroy(reload_set *set)
-{
-    if (set) {
-        apr_pool_destroy(set->pool);
-    }
-}
-
-/* Is there a run without a zone for e's directory and command? */
-static int covered(const reload_set *set, const reload_entry *e)
-{
-    int i;
-
-    for (i = 0; i < set->entries->nelts; i++) {
-        const reload_entry *all = &APR_ARRAY_IDX(set->entries, i, reload_entry);
-
-        if (!all->zone && strcmp(all->command, e->command) == 0
-            && (all->dir == e->dir
-                || (all->dir && e->dir && strcmp(all->dir, e->dir) == 0))) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/*
- * Runs a set: a run without a zone rereads every zone, so it replaces the
- * runs of single zones of its directory and command.  A zone whose file
- * is gone was unpublished since; the run without a zone that its removal
- * asked for drops it, and naming it would only fail.
- */
-static void run_set(const reload_set *set)
-{
-    apr_pool_t *pool = NULL;
-    int i;
-
-    if (apr_pool_create_unmanaged_ex(&pool, NULL, NULL) != APR_SUCCESS) {
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00018) "zone reload: out of memory");
-        return;
-    }
-    for (i = 0; i < set->entries->nelts; i++) {
-        const reload_entry *e = &APR_ARRAY_IDX(set->entries, i, reload_entry);
-
-        if (e->zone && (covered(set, e)
-                        || (e->dir && !file_exists(pool, e->dir,
-                                                   apr_pstrcat(pool, e->zone,
-                                                               ZONE_SUFFIX,
-                                                               NULL))))) {
-            continue;
-        }
-        acct_publish_reload(pool, e->dir, e->command, e->zone);
-        apr_pool_clear(pool);
-    }
-    apr_pool_destroy(pool);
-}
-
-/* Moves set's entries into reload_confirm (under reload_mutex). */
-static void keep_for_confirming(const reload_set *set)
-{
-    int i;
-
-    for (i = 0; i < set->entries->nelts; i++) {
-        const reload_entry *e = &APR_ARRAY_IDX(set->entries, i, reload_entry);
-
-        if (set_add(&reload_confirm, e->dir, e->command, e->zone) != 0) {
-            acct_log(ACCT_LOG_ERR, ACCTLOGNO(00060) "zone reload: out of memory; "
-                     "no confirming run for %s", e->zone ? e->zone : "all zones");
-        }
-    }
-    reload_confirm_at = apr_time_now() + reload_confirm_delay;
-}
-
-static void *reload_worker(void *unused)
-{
-    reload_set *batch;
-
-    (void)unused;
-    pthread_mutex_lock(&reload_mutex);
-    for (;;) {
-        if (reload_pending) {
-            batch = reload_pending;
-            reload_pending = NULL;
-            keep_for_confirming(batch);
-        }
-        else if (reload_confirm && apr_time_now() >= reload_confirm_at) {
-            batch = reload_confirm;
-            reload_confirm = NULL;
-        }
-        else if (reload_confirm) {
-            struct timespec until;
-
-            until.tv_sec = (time_t)apr_time_sec(reload_confirm_at);
-            until.tv_nsec = (long)apr_time_usec(reload_confirm_at) * 1000L;
-            pthread_cond_timedwait(&reload_wakeup, &reload_mutex, &until);
-            continue;
-        }
-        else {
-            pthread_cond_wait(&reload_wakeup, &reload_mutex);
-            continue;
-        }
-        pthread_mutex_unlock(&reload_mutex);
-        run_set(batch);
-        set_destroy(batch);
-        pthread_mutex_lock(&reload_mutex);
-    }
-    return NULL;
-}
-
-/* Starts this process's worker unless it runs (under reload_mutex). */
-static int start_worker(void)
-{
-    pthread_attr_t attr;
-    pthread_t thread;
-    int rc;
-
-    if (reload_worker_pid == getpid()) {
-        return 0;
-    }
-    rc = pthread_attr_init(&attr);
-    if (rc == 0) {
-        rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (rc == 0) {
-            rc = pthread_create(&thread, &attr, reload_worker, NULL);
-        }
-        pthread_attr_destroy(&attr);
-    }
-    if (rc == 0) {
-        reload_worker_pid = getpid();
-    }
-    return rc;
-}
-
-/*
- * posix_spawn does not run any code of the parent in the child, which
- * matters in a threaded process; the worker reaps every command it
- * starts, so no zombie is left in the httpd child.  If the child process
- * exits first, the command goes on under init, which reaps it.
- */
-void acct_publish_reload_background(const char *dir, const char *command,
-                                    const apr_array_header_t *zones)
-{
-    int i, rc = 0;
-
-    pthread_mutex_lock(&reload_mutex);
-    for (i = 0; i < zones->nelts && rc == 0; i++) {
-        rc = set_add(&reload_pending, dir, command,
-                     APR_ARRAY_IDX(zones, i, const char *));
-    }
-    if (rc != 0) {
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00061) "zone reload: out of memory");
-    }
-    else if ((rc = start_worker()) != 0) {
-        char buf[120];
-
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00019) "zone reload: cannot start a thread: %s",
-                 apr_strerror(APR_FROM_OS_ERROR(rc), buf, sizeof(buf)));
-    }
-    else {
-        pthread_cond_signal(&reload_wakeup);
-    }
-    pthread_mutex_unlock(&reload_mutex);
 }

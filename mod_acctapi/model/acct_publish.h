@@ -14,8 +14,9 @@
  *   .acctapi-publish.lock  the lock that serialises the writers;
  *   .acctapi-reload.lock   the lock that serialises the reload commands.
  *
- * Files are replaced atomically (a temporary file in the directory,
- * fsync, rename), so a nameserver never reads half a zone.
+ * Files are replaced atomically (acct_file.h: a temporary file in the
+ * directory, fsync, rename, the directory synced), so a nameserver never
+ * reads half a zone.
  *
  * Handlers note what they change (acct_publish_note, acct_req_note_zone);
  * once the request's transaction has committed, acct_publish_committed
@@ -31,7 +32,7 @@
  * changed (once per zone: "rndc reload example.com"), with nothing
  * appended when zones.conf changed (zones added, removed or their
  * transfer settings changed: "rndc reload" rereads the configuration and
- * every changed zone).
+ * every changed zone).  acct_publish_reload.h runs it.
  */
 #ifndef ACCT_PUBLISH_H
 #define ACCT_PUBLISH_H
@@ -92,6 +93,16 @@ typedef struct acct_published_zone {
 const char *acct_publish_include_text(apr_pool_t *pool, const char *dir,
                                       const apr_array_header_t *zones);
 
+/* What a zone file's name ends with. */
+#define ACCT_PUBLISH_ZONE_SUFFIX ".zone"
+
+/*
+ * The file name of `zone` (acct_publish_zone_name) in the directory:
+ * "<zone>.zone", or, when that is too long for a file name, the start of
+ * the name, '-' and 16 hex digits of its SHA-256.
+ */
+const char *acct_publish_zone_file(apr_pool_t *pool, const char *zone);
+
 /*
  * Makes dir/name hold exactly `len` bytes of `text`: unchanged when it
  * does already, else written to a temporary file in `dir`, synced, and
@@ -102,6 +113,12 @@ int acct_publish_write(apr_pool_t *pool, const char *dir, const char *name,
 
 /* Removes dir/name: 1 removed, 0 there was none, -1 failed (logged). */
 int acct_publish_remove(apr_pool_t *pool, const char *dir, const char *name);
+
+/*
+ * Takes the lock file dir/lock (created if need be), waiting for it: the
+ * descriptor, whose closing unlocks, or -1 (logged).
+ */
+int acct_publish_lock(apr_pool_t *pool, const char *dir, const char *lock);
 
 /* What acct_publish_all did. */
 typedef struct acct_publish_summary {
@@ -122,32 +139,5 @@ typedef struct acct_publish_summary {
 int acct_publish_all(acct_store *st, apr_pool_t *pool, const char *dir,
                      const char *const *nameservers,
                      acct_publish_summary *summary);
-
-/*
- * Runs `command` (words as AcctapiZoneReloadCommand has them) with `zone`
- * appended unless NULL, and waits for it; stdin and stdout are /dev/null,
- * stderr is kept for the log.  Unless `dir` is NULL, it runs holding the
- * reload lock of zone directory `dir`, so that the reload commands of a
- * directory run one at a time, in the order their changes were published
- * (as near as the lock's queue goes).  0 when it exited 0, else -1 (logged
- * with its exit status).
- */
-int acct_publish_reload(apr_pool_t *pool, const char *dir,
-                        const char *command, const char *zone);
-
-/*
- * The same in this process's background worker, once per entry of `zones`
- * (const char *; a NULL entry appends nothing): returns at once.  Requests
- * still waiting are merged (a run without a zone replaces the runs of
- * single zones of its directory and command; a zone whose file is gone
- * from `dir` is skipped), and everything run is run once more when no
- * request has come for the confirmation delay (2 s), because a nameserver
- * may drop a reload that finds the zone still loading.
- */
-void acct_publish_reload_background(const char *dir, const char *command,
-                                    const apr_array_header_t *zones);
-
-/* Sets the confirmation delay (tests make it short, or very long). */
-void acct_publish_set_confirm_delay(apr_interval_time_t delay);
 
 #endif

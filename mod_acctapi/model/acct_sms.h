@@ -3,7 +3,9 @@
  * command is split into words like a shell would, without running one; the
  * phone number and the message are appended as two more arguments.  The
  * program has stdin and stdout on /dev/null; the start of its stderr goes to
- * the log when it fails.  Only exit status 0 within the timeout is success.
+ * the log when it fails.  Only exit status 0 within the timeout is success;
+ * at the timeout the program and whatever it started in its process group
+ * are killed.  acct_proc.h runs it.
  */
 #ifndef ACCT_SMS_H
 #define ACCT_SMS_H

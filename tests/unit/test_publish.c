@@ -23,6 +23,7 @@
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_publish.h"
+#include "acct_publish_reload.h"
 #include "acct_zone.h"
 #include "api_handlers.h"
 
@@ -867,6 +868,41 @@ static void test_reload_serialised(void **state)
     scratch_remove(pool, dir);
 }
 
+/*
+ * A zone whose name is too long for "<zone>.zone" has its file under the
+ * shortened name (acct_publish_zone_file); its reload is not skipped as if
+ * the file were gone.
+ */
+static void test_reload_long_name(void **state)
+{
+    const char *dir = scratch_dir(pool);
+    const char *out = apr_pstrcat(pool, dir, ".args", NULL);
+    const char *cmd = apr_psprintf(pool, "/bin/sh -c 'echo \"$#:$1\" >> %s' "
+                                   "sh", out);
+    const char *label = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+                        "abcdefgh";
+    apr_array_header_t *zones = apr_array_make(pool, 1, sizeof(const char *));
+    const char *zone, *file;
+
+    log_capture();
+    acct_publish_set_confirm_delay(apr_time_from_sec(3600));
+    zone = apr_pstrcat(pool, label, ".", label, ".", label, ".", label,
+                       ".example", NULL);
+    assert_true(strlen(zone) + strlen(".zone") > 255);
+    file = acct_publish_zone_file(pool, zone);
+    assert_string_not_equal(file, apr_pstrcat(pool, zone, ".zone", NULL));
+    assert_int_equal(acct_publish_write(pool, dir, file, "z", 1), 1);
+    APR_ARRAY_PUSH(zones, const char *) = zone;
+    acct_publish_reload_background(dir, cmd, zones);
+    assert_true(wait_for_content(pool, out,
+                                 apr_pstrcat(pool, "1:", zone, "\n", NULL),
+                                 10));
+    assert_true(log_quiet());
+    unlink(out);
+    acct_publish_remove(pool, dir, file);
+    scratch_remove(pool, dir);
+}
+
 /* After a commit: zones.conf changed -> one run without a zone; only a
  * zone's file changed -> one run with the zone. */
 static void test_reload_contract(void **state)
@@ -915,6 +951,7 @@ int main(void)
         UNIT_TEST(test_reload_waited),
         UNIT_TEST(test_reload_background),
         UNIT_TEST(test_reload_serialised),
+        UNIT_TEST(test_reload_long_name),
         FIXTURE_TEST(test_reload_contract),
     };
 
