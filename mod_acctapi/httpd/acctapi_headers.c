@@ -184,7 +184,7 @@ static int headers_post_config(apr_pool_t *pconf, apr_pool_t *plog,
  * to a kept-alive connection that stays silent. */
 static int give_up(conn_rec *c, header_wait *hw, const char *why)
 {
-    ap_log_cerror(APLOG_MARK, APLOG_DEBUG, 0, c, ACCTLOGNO(00105)
+    ap_log_cerror(APLOG_MARK, APLOG_DEBUG, 0, c, ACCTLOGNO(00106)
                   "closing a connection whose request header %s", why);
     hw->parked = 0;
     apr_brigade_cleanup(hw->held);
