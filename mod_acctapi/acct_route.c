@@ -222,8 +222,14 @@ acct_match_rc acct_route_match(const acct_route *table, apr_pool_t *pool,
      * (only parameter names could differ) does not count.
      */
     for (r = table; r->path; r++) {
-        long score = match_template(pool, r->path, &path, params);
+        const char *t = r->path + (r->path[0] == '/');
+        long score;
 
+        /* Most templates differ from the path in their first byte. */
+        if (path.n > 0 && *t != '{' && *t != path.seg[0][0]) {
+            continue;
+        }
+        score = match_template(pool, r->path, &path, params);
         if (score < 0 || score < best) {
             continue;
         }
