@@ -179,7 +179,13 @@ class Httpd:
             # the instrumented module to read the configuration.
             os.kill(self.pid, signal.SIGTERM)
         else:
-            run([HTTPD, "-f", self.conf, "-k", "stop"], check=False, timeout=timeout)
+            # Graceful: "-k stop" (SIGTERM) makes httpd's event MPM close the
+            # sockets its workers are serving from the main thread while
+            # they finish and free them, which crashes a child now and then
+            # when many connections end at once (httpd's race, not the
+            # module's).  GracefulShutdownTimeout bounds the wait.
+            run([HTTPD, "-f", self.conf, "-k", "graceful-stop"], check=False,
+                timeout=timeout)
         deadline = time.monotonic() + timeout
         # httpd -X exits without removing its pid file (only a parent does).
         while (proc.poll() is None if proc else pid_alive(self.pid) or self.pid_file.exists()):
