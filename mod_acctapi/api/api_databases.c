@@ -77,17 +77,13 @@ static const char *const updates_fields[] = {"frequency", "duration",
  */
 
 /*
- * A store failure while checking a body is the whole answer: the items
- * gathered so far would only mislead next to a 503.  0, or -1 once answered.
+ * A store failure while checking a body is the whole answer: the problems
+ * gathered so far would only mislead next to a 503, so the handler drops
+ * them.  0, or -1 once answered.
  */
 static int check_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
 {
-    if (rc == ACCT_STORE_OK) {
-        return 0;
-    }
-    resp->errors = NULL;
-    acct_resp_store_error(resp, req->pool, rc);
-    return -1;
+    return acct_resp_store_failed(req, resp, rc);
 }
 
 static void internal_error(acct_req *req, acct_resp *resp, const char *why)
@@ -112,15 +108,15 @@ static acct_store *body_store(acct_req *req, acct_resp *resp)
 }
 
 /* Is `v` an integer within [lo, hi]?  0, or -1 after the item on `field`. */
-static int check_int(acct_req *req, acct_resp *resp, const char *field,
+static int check_int(acct_req *req, acct_problems *pb, const char *field,
                      const json_t *v, apr_int64_t lo, apr_int64_t hi)
 {
     if (!json_is_integer(v) || json_integer_value(v) < lo
         || json_integer_value(v) > hi) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "Must be an integer from %"
-                                       APR_INT64_T_FMT " to %" APR_INT64_T_FMT,
-                                       lo, hi));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "Must be an integer from %"
+                                      APR_INT64_T_FMT " to %" APR_INT64_T_FMT,
+                                      lo, hi));
         return -1;
     }
     return 0;
@@ -291,14 +287,14 @@ static int label_syntax_ok(const char *label)
 }
 
 /* The body's label, checked; ACCT_FIELD_SET with *out, or another outcome. */
-static acct_field_rc read_label(acct_req *req, acct_resp *resp,
+static acct_field_rc read_label(acct_req *req, acct_problems *pb,
                                 const char **out)
 {
-    acct_field_rc frc = acct_body_string(req, resp, "label", LABEL_MIN,
-                                         LABEL_MAX, 0, out);
+    acct_field_rc frc = acct_field_string(req, pb, "label", LABEL_MIN,
+                                          LABEL_MAX, 0, out);
 
     if (frc == ACCT_FIELD_SET && !label_syntax_ok(*out)) {
-        acct_resp_invalid(resp, req->pool, "label", R_LABEL_SYNTAX);
+        acct_problem_add(pb, "label", R_LABEL_SYNTAX);
         return ACCT_FIELD_BAD;
     }
     return frc;
@@ -384,7 +380,7 @@ static const char *allow_item(apr_pool_t *pool, const char *item,
 }
 
 /* The body's allow_list as canonical JSON text; NULL when absent or bad. */
-static const char *read_allow_list(acct_req *req, acct_resp *resp)
+static const char *read_allow_list(acct_req *req, acct_problems *pb)
 {
     json_t *v = json_object_get(req->body, "allow_list"), *item;
     json_t *out = acct_json_own(req->pool, json_array());
@@ -396,8 +392,8 @@ static const char *read_allow_list(acct_req *req, acct_resp *resp)
         return NULL;
     }
     if (!json_is_array(v)) {
-        acct_resp_invalid(resp, req->pool, "allow_list",
-                          "allow_list must be an array of strings");
+        acct_problem_add(pb, "allow_list",
+                         "allow_list must be an array of strings");
         return NULL;
     }
     json_array_foreach(v, i, item) {
@@ -412,12 +408,12 @@ static const char *read_allow_list(acct_req *req, acct_resp *resp)
                                    &reason);
         }
         if (!canonical) {
-            acct_resp_invalid(resp, req->pool, field, reason);
+            acct_problem_add(pb, field, reason);
             bad = 1;
         }
         else if ((first = apr_hash_get(seen, key, APR_HASH_KEY_STRING))) {
-            acct_resp_invalid(resp, req->pool, field,
-                              apr_psprintf(req->pool, "Duplicates %s", first));
+            acct_problem_add(pb, field,
+                             apr_psprintf(req->pool, "Duplicates %s", first));
             bad = 1;
         }
         else {
@@ -429,14 +425,14 @@ static const char *read_allow_list(acct_req *req, acct_resp *resp)
 }
 
 /* A catalogue id field (string); NULL unless present and well-formed. */
-static const char *read_catalog_id(acct_req *req, acct_resp *resp,
+static const char *read_catalog_id(acct_req *req, acct_problems *pb,
                                    const char *field)
 {
     const char *id = NULL;
-    acct_field_rc frc = acct_body_string(req, resp, field, 1, CATALOG_ID_MAX,
-                                         0, &id);
+    acct_field_rc frc = acct_field_string(req, pb, field, 1, CATALOG_ID_MAX,
+                                          0, &id);
 
-    acct_body_require(req, resp, field, frc);
+    acct_field_require(req, pb, field, frc);
     return frc == ACCT_FIELD_SET ? id : NULL;
 }
 
@@ -446,7 +442,8 @@ static const char *read_catalog_id(acct_req *req, acct_resp *resp,
  */
 
 /* The region must exist, be up and offer Managed Databases. */
-static int check_region(acct_req *req, acct_resp *resp, const char *region)
+static int check_region(acct_req *req, acct_resp *resp, acct_problems *pb,
+                        const char *region)
 {
     acct_store *st = body_store(req, resp);
     const char *status, *caps;
@@ -456,22 +453,22 @@ static int check_region(acct_req *req, acct_resp *resp, const char *region)
         return -1;
     }
     if (!status) {
-        acct_resp_invalid(resp, req->pool, "region", "Region not found");
+        acct_problem_add(pb, "region", "Region not found");
     }
     else if (strcmp(status, "ok") != 0) {
-        acct_resp_invalid(resp, req->pool, "region",
-                          "Region is currently unavailable");
+        acct_problem_add(pb, "region",
+                         "Region is currently unavailable");
     }
     else if (!acct_db_region_offers(caps)) {
-        acct_resp_invalid(resp, req->pool, "region",
-                          "Managed Databases are not available in this region");
+        acct_problem_add(pb, "region",
+                         "Managed Databases are not available in this region");
     }
     return 0;
 }
 
 /* The disk of compute type `type` in MB into *disk; -1 there if unknown. */
-static int type_disk(acct_req *req, acct_resp *resp, const char *type,
-                     apr_int64_t *disk)
+static int type_disk(acct_req *req, acct_resp *resp, acct_problems *pb,
+                     const char *type, apr_int64_t *disk)
 {
     acct_store *st = body_store(req, resp);
 
@@ -481,13 +478,13 @@ static int type_disk(acct_req *req, acct_resp *resp, const char *type,
         return -1;
     }
     if (*disk < 0) {
-        acct_resp_invalid(resp, req->pool, "type", "Type not found");
+        acct_problem_add(pb, "type", "Type not found");
     }
     return 0;
 }
 
 /* "engine/version" of the route's engine: its version into *version. */
-static int check_engine(acct_req *req, acct_resp *resp,
+static int check_engine(acct_req *req, acct_resp *resp, acct_problems *pb,
                         const acct_db_engine *e, const char *id,
                         const char **version)
 {
@@ -501,12 +498,12 @@ static int check_engine(acct_req *req, acct_resp *resp,
         return -1;
     }
     if (!engine) {
-        acct_resp_invalid(resp, req->pool, "engine", "Engine not found");
+        acct_problem_add(pb, "engine", "Engine not found");
     }
     else if (strcmp(engine, e->name) != 0) {
-        acct_resp_invalid(resp, req->pool, "engine",
-                          apr_psprintf(req->pool, "Must be a %s engine "
-                                       "(%s/<version>)", e->name, e->name));
+        acct_problem_add(pb, "engine",
+                         apr_psprintf(req->pool, "Must be a %s engine "
+                                      "(%s/<version>)", e->name, e->name));
     }
     else {
         *version = found;
@@ -526,7 +523,7 @@ typedef struct db_new {
 } db_new;
 
 /* cluster_size and the replication settings that depend on it. */
-static void read_replication(acct_req *req, acct_resp *resp,
+static void read_replication(acct_req *req, acct_problems *pb,
                              const acct_db_engine *e, acct_db_new *d)
 {
     json_t *size = json_object_get(req->body, "cluster_size");
@@ -537,21 +534,21 @@ static void read_replication(acct_req *req, acct_resp *resp,
     if (size && (!json_is_integer(size)
                  || (json_integer_value(size) != ACCT_DB_CLUSTER_SINGLE
                      && json_integer_value(size) != ACCT_DB_CLUSTER_HA))) {
-        acct_resp_invalid(resp, req->pool, "cluster_size", "Must be 1 or 3");
+        acct_problem_add(pb, "cluster_size", "Must be 1 or 3");
         d->cluster_size = 0;
     }
     else if (size) {
         d->cluster_size = (apr_int64_t)json_integer_value(size);
     }
-    frc = acct_body_enum(req, resp, "replication_type", e->replication, &rt);
+    frc = acct_field_enum(req, pb, "replication_type", e->replication, &rt);
     if (frc == ACCT_FIELD_SET && d->cluster_size == ACCT_DB_CLUSTER_SINGLE
         && strcmp(rt, ACCT_DB_REPLICATION_NONE) != 0) {
-        acct_resp_invalid(resp, req->pool, "replication_type",
-                          "Must be none for a single-node cluster");
+        acct_problem_add(pb, "replication_type",
+                         "Must be none for a single-node cluster");
     }
     else if (frc == ACCT_FIELD_SET && d->cluster_size == ACCT_DB_CLUSTER_HA
              && strcmp(rt, ACCT_DB_REPLICATION_NONE) == 0) {
-        acct_resp_invalid(resp, req->pool, "replication_type", e->ha_reason);
+        acct_problem_add(pb, "replication_type", e->ha_reason);
     }
     d->replication_type = frc == ACCT_FIELD_SET ? rt
                           : d->cluster_size == ACCT_DB_CLUSTER_HA
@@ -559,8 +556,8 @@ static void read_replication(acct_req *req, acct_resp *resp,
     d->commit_type = NULL;
     if (e->commit_types) {
         d->commit_type = ACCT_DB_COMMIT_DEFAULT;
-        acct_body_enum(req, resp, "replication_commit_type", e->commit_types,
-                       &d->commit_type);
+        acct_field_enum(req, pb, "replication_commit_type", e->commit_types,
+                        &d->commit_type);
     }
 }
 
@@ -568,8 +565,8 @@ static void read_replication(acct_req *req, acct_resp *resp,
  * Every field of a create body, the catalogues last; 0, or -1 after a store
  * failure (answered).
  */
-static int read_new(acct_req *req, acct_resp *resp, const acct_db_engine *e,
-                    db_new *d)
+static int read_new(acct_req *req, acct_resp *resp, acct_problems *pb,
+                    const acct_db_engine *e, db_new *d)
 {
     acct_db_new *row = &d->row;
     acct_field_rc frc;
@@ -579,25 +576,26 @@ static int read_new(acct_req *req, acct_resp *resp, const acct_db_engine *e,
     row->engine = e;
     row->now = req->now;
     row->root_username = req->settings ? req->settings->db_admin_user : NULL;
-    acct_body_only(req, resp, e->commit_types ? pg_create_fields
-                                              : mysql_create_fields);
-    frc = read_label(req, resp, &row->label);
-    acct_body_require(req, resp, "label", frc);
-    row->region = read_catalog_id(req, resp, "region");
-    row->type = read_catalog_id(req, resp, "type");
-    d->engine_id = read_catalog_id(req, resp, "engine");
-    read_replication(req, resp, e, row);
+    acct_fields_only(req, pb, e->commit_types ? pg_create_fields
+                                             : mysql_create_fields);
+    frc = read_label(req, pb, &row->label);
+    acct_field_require(req, pb, "label", frc);
+    row->region = read_catalog_id(req, pb, "region");
+    row->type = read_catalog_id(req, pb, "type");
+    d->engine_id = read_catalog_id(req, pb, "engine");
+    read_replication(req, pb, e, row);
     row->ssl_connection = 1;
-    acct_body_bool(req, resp, "encrypted", &row->encrypted);
-    acct_body_bool(req, resp, "ssl_connection", &row->ssl_connection);
-    row->allow_list = read_allow_list(req, resp);
+    acct_field_bool(req, pb, "encrypted", &row->encrypted);
+    acct_field_bool(req, pb, "ssl_connection", &row->ssl_connection);
+    row->allow_list = read_allow_list(req, pb);
     if (!row->allow_list) {
         row->allow_list = "[]";
     }
     d->disk_mb = -1;
-    if ((row->region && check_region(req, resp, row->region) != 0)
-        || (row->type && type_disk(req, resp, row->type, &d->disk_mb) != 0)
-        || (d->engine_id && check_engine(req, resp, e, d->engine_id,
+    if ((row->region && check_region(req, resp, pb, row->region) != 0)
+        || (row->type
+            && type_disk(req, resp, pb, row->type, &d->disk_mb) != 0)
+        || (d->engine_id && check_engine(req, resp, pb, e, d->engine_id,
                                          &row->version) != 0)) {
         return -1;
     }
@@ -676,6 +674,7 @@ static int start_db(acct_req *req, acct_resp *resp, const unsigned char *key,
 void api_database_create(acct_req *req, acct_resp *resp)
 {
     const acct_db_engine *e = route_engine(req);
+    acct_problems *pb = acct_problems_make(req->pool);
     const unsigned char *key;
     apr_int64_t id = 0;
     db_new d;
@@ -688,8 +687,14 @@ void api_database_create(acct_req *req, acct_resp *resp)
         || !(key = acct_seal_key(req, resp))) {
         return;
     }
-    if (read_new(req, resp, e, &d) != 0 || acct_resp_failed(resp)
-        || insert_db(req, resp, &d.row, &id) != 0
+    if (read_new(req, resp, pb, e, &d) != 0) {
+        return;
+    }
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (insert_db(req, resp, &d.row, &id) != 0
         || start_db(req, resp, key, id) != 0) {
         return;
     }
@@ -704,7 +709,7 @@ void api_database_create(acct_req *req, acct_resp *resp)
  * The body's updates merged onto the stored window, checked as a whole;
  * its JSON text, or NULL when absent or invalid.
  */
-static const char *read_updates(acct_req *req, acct_resp *resp,
+static const char *read_updates(acct_req *req, acct_problems *pb,
                                 const acct_rows *db)
 {
     static const struct {
@@ -722,8 +727,8 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
         return NULL;
     }
     if (!json_is_object(body)) {
-        acct_resp_invalid(resp, req->pool, "updates",
-                          "updates must be an object");
+        acct_problem_add(pb, "updates",
+                         "updates must be an object");
         return NULL;
     }
     merged = acct_json_own(req->pool,
@@ -736,10 +741,10 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
         for (f = updates_fields; *f && strcmp(*f, key) != 0; f++) {
         }
         if (!*f) {
-            acct_resp_invalid(resp, req->pool,
-                              apr_pstrcat(req->pool, "updates.", key, NULL),
-                              apr_psprintf(req->pool, "%s is not a field that "
-                                           "can be set here", key));
+            acct_problem_add(pb, apr_pstrcat(req->pool, "updates.", key,
+                                             NULL),
+                             apr_psprintf(req->pool, "%s is not a field that "
+                                          "can be set here", key));
             bad = 1;
         }
         else {
@@ -754,12 +759,12 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
         }
     }
     if (!frequency) {
-        acct_resp_invalid(resp, req->pool, "updates.frequency",
-                          "Must be one of: weekly, monthly");
+        acct_problem_add(pb, "updates.frequency",
+                         "Must be one of: weekly, monthly");
         bad = 1;
     }
     for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-        bad |= check_int(req, resp, apr_pstrcat(req->pool, "updates.",
+        bad |= check_int(req, pb, apr_pstrcat(req->pool, "updates.",
                                                 ints[i].name, NULL),
                          json_object_get(merged, ints[i].name), ints[i].lo,
                          ints[i].hi) != 0;
@@ -767,12 +772,12 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
     v = json_object_get(merged, "week_of_month");
     if (frequency && strcmp(frequency, ACCT_DB_WEEKLY) == 0
         && !json_is_null(v)) {
-        acct_resp_invalid(resp, req->pool, "updates.week_of_month",
-                          "Must be null for a weekly window");
+        acct_problem_add(pb, "updates.week_of_month",
+                         "Must be null for a weekly window");
         bad = 1;
     }
     else if (frequency && strcmp(frequency, ACCT_DB_MONTHLY) == 0) {
-        bad |= check_int(req, resp, "updates.week_of_month", v, 1, 4) != 0;
+        bad |= check_int(req, pb, "updates.week_of_month", v, 1, 4) != 0;
     }
     return bad ? NULL : acct_json_dump(req->pool, merged, NULL);
 }
@@ -782,19 +787,20 @@ static const char *read_updates(acct_req *req, acct_resp *resp,
  * in GB, or -1 when there is no acceptable new type.  0, or -1 after a store
  * failure (answered).
  */
-static int read_resize(acct_req *req, acct_resp *resp, const acct_rows *db,
-                       const char **type, apr_int64_t *gb)
+static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
+                       const acct_rows *db, const char **type,
+                       apr_int64_t *gb)
 {
     apr_int64_t to, from = -1, total = 0;
     acct_store *st;
-    acct_field_rc frc = acct_body_string(req, resp, "type", 1, CATALOG_ID_MAX,
-                                         0, type);
+    acct_field_rc frc = acct_field_string(req, pb, "type", 1, CATALOG_ID_MAX,
+                                          0, type);
 
     *gb = -1;
     if (frc != ACCT_FIELD_SET) {
         return 0;
     }
-    if (type_disk(req, resp, *type, &to) != 0) {
+    if (type_disk(req, resp, pb, *type, &to) != 0) {
         return -1;
     }
     if (to < 0) {
@@ -812,9 +818,9 @@ static int read_resize(acct_req *req, acct_resp *resp, const acct_rows *db,
         from = total * MB_PER_GB;
     }
     if (to <= from) {
-        acct_resp_invalid(resp, req->pool, "type",
-                          "A database can only be resized to a type with "
-                          "more disk than its current type");
+        acct_problem_add(pb, "type",
+                         "A database can only be resized to a type with "
+                         "more disk than its current type");
         return 0;
     }
     *gb = to / MB_PER_GB;
@@ -826,12 +832,29 @@ static int read_resize(acct_req *req, acct_resp *resp, const acct_rows *db,
  * window into *updates, the new type and its disk (*gb, -1 for none).  0, or
  * -1 after a store failure (answered).
  */
-static int read_row_changes(acct_req *req, acct_resp *resp, const acct_rows *db,
+static int read_row_changes(acct_req *req, acct_resp *resp,
+                            acct_problems *pb, const acct_rows *db,
                             const char **updates, const char **type,
                             apr_int64_t *gb)
 {
-    *updates = read_updates(req, resp, db);
-    return read_resize(req, resp, db, type, gb);
+    *updates = read_updates(req, pb, db);
+    return read_resize(req, resp, pb, db, type, gb);
+}
+
+/* read_row_changes into `c`, with every problem of the body so far (`pb`)
+ * answered at once: 0, or -1 once answered. */
+static int row_changes(acct_req *req, acct_resp *resp, acct_problems *pb,
+                       const acct_rows *db, acct_db_changes *c)
+{
+    if (read_row_changes(req, resp, pb, db, &c->updates, &c->type,
+                         &c->disk_gb) != 0) {
+        return -1;
+    }
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return -1;
+    }
+    return 0;
 }
 
 /*
@@ -845,6 +868,7 @@ void api_database_update(acct_req *req, acct_resp *resp)
     acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
                                  ACCT_LEVEL_READ_WRITE), *was;
     acct_db_changes c = {NULL, NULL, NULL, -1, NULL};
+    acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t id;
     int changed = 0;
 
@@ -852,11 +876,10 @@ void api_database_update(acct_req *req, acct_resp *resp)
         return;
     }
     id = acct_db_id(db);
-    acct_body_only(req, resp, update_fields);
-    read_label(req, resp, &c.label);
-    c.allow_list = read_allow_list(req, resp);
-    if (read_row_changes(req, resp, db, &c.updates, &c.type, &c.disk_gb) != 0
-        || acct_resp_failed(resp)
+    acct_fields_only(req, pb, update_fields);
+    read_label(req, pb, &c.label);
+    c.allow_list = read_allow_list(req, pb);
+    if (row_changes(req, resp, pb, db, &c) != 0
         || acct_db_require_status(req, resp, db, acct_db_when_active) != 0
         || (c.label && acct_resp_store_failed(req, resp,
                                               lock_label(req, c.label)) != 0)) {
@@ -867,10 +890,9 @@ void api_database_update(acct_req *req, acct_resp *resp)
                       ACCT_DB_ACTIVE, req->settings->db_operation) != 0) {
         return;
     }
-    /* Changed and back to active meanwhile: merge onto the row as it is. */
-    if (db != was
-        && (read_row_changes(req, resp, db, &c.updates, &c.type, &c.disk_gb)
-            != 0 || acct_resp_failed(resp))) {
+    /* Changed and back to active meanwhile: merge onto the row as it is
+     * (`pb` is empty: the first reading found no problem). */
+    if (db != was && row_changes(req, resp, pb, db, &c) != 0) {
         return;
     }
     if (acct_resp_store_failed(req, resp, acct_db_update(req->store, req->pool,

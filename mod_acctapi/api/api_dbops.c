@@ -209,6 +209,7 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     static const char *const fields[] = {"label", "target", NULL};
     const char *label = NULL, *target = ACCT_DBBACKUP_PRIMARY;
     apr_int64_t op = req->settings->db_operation;
+    acct_problems *pb;
     acct_field_rc frc;
     acct_rows *db;
     int made = 0;
@@ -219,19 +220,24 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     if (!db) {
         return;
     }
-    acct_body_only(req, resp, fields);
-    frc = acct_body_string(req, resp, "label", 1, SNAPSHOT_LABEL_MAX, 0, &label);
-    acct_body_require(req, resp, "label", frc);
+    pb = acct_problems_make(req->pool);
+    acct_fields_only(req, pb, fields);
+    frc = acct_field_string(req, pb, "label", 1, SNAPSHOT_LABEL_MAX, 0,
+                            &label);
+    acct_field_require(req, pb, "label", frc);
     if (frc == ACCT_FIELD_SET && !ascii_alnum(label)) {
-        acct_resp_invalid(resp, req->pool, "label",
-                          "Label must contain only ASCII letters and digits");
+        acct_problem_add(pb, "label",
+                         "Label must contain only ASCII letters and digits");
     }
-    acct_body_enum(req, resp, "target", acct_dbbackup_targets, &target);
+    acct_field_enum(req, pb, "target", acct_dbbackup_targets, &target);
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
     /* Counted before the database is taken: a concurrent snapshot that
      * could add to the counts holds it in backing_up, so acct_db_begin
      * refuses this one. */
-    if (acct_resp_failed(resp)
-        || acct_db_require_status(req, resp, db, acct_db_when_active) != 0
+    if (acct_db_require_status(req, resp, db, acct_db_when_active) != 0
         || snapshot_allowed(req, resp, db) != 0
         || acct_db_begin(req, resp, &db, acct_db_when_active,
                          ACCT_DB_BACKING_UP, ACCT_DB_ACTIVE, op) != 0) {

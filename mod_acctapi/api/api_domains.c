@@ -29,6 +29,46 @@ void api_domains_list(acct_req *req, acct_resp *resp)
     acct_list_respond(req, resp, &q);
 }
 
+/*
+ * The tags of the body, their problems added to `pb` after the domain's own
+ * fields.  acct_tags_read_body still answers into a response: its items are
+ * taken over from a scratch one until it collects problems itself.
+ */
+static void read_tags(acct_req *req, acct_problems *pb, acct_domain *d)
+{
+    acct_resp scratch;
+    json_t *item;
+    size_t i;
+
+    acct_resp_init(&scratch, req->pool);
+    acct_tags_read_body(req, &scratch, "tags", &d->tags);
+    json_array_foreach(scratch.errors, i, item) {
+        const char *field = json_string_value(json_object_get(item, "field"));
+        const char *reason = json_string_value(json_object_get(item,
+                                                               "reason"));
+
+        acct_problem_add(pb, field ? apr_pstrdup(req->pool, field) : NULL,
+                         apr_pstrdup(req->pool, reason));
+    }
+}
+
+/* The whole body on top of `d`, then the rules on the result: -1 once the
+ * problems are answered. */
+static int read_domain(acct_req *req, acct_resp *resp, acct_domain *d)
+{
+    acct_problems *pb = acct_problems_make(req->pool);
+
+    acct_fields_only(req, pb, acct_domain_fields);
+    acct_domain_read_body(req, pb, d);
+    read_tags(req, pb, d);
+    acct_domain_check(req, pb, d);
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return -1;
+    }
+    return 0;
+}
+
 void api_domain_create(acct_req *req, acct_resp *resp)
 {
     apr_int64_t id = 0;
@@ -37,11 +77,9 @@ void api_domain_create(acct_req *req, acct_resp *resp)
     if (acct_grant_require_global(req, resp, "add_domains") != 0) {
         return;
     }
-    acct_body_only(req, resp, acct_domain_fields);
     acct_domain_init(&d);
-    acct_domain_read_body(req, resp, &d);
-    acct_domain_check(req, resp, &d);
-    if (acct_resp_failed(resp) || acct_domain_create(req, resp, &d, &id) != 0) {
+    if (read_domain(req, resp, &d) != 0
+        || acct_domain_create(req, resp, &d, &id) != 0) {
         return;
     }
     acct_req_note_zone(req, id, NULL);
@@ -102,11 +140,9 @@ void api_domain_update(acct_req *req, acct_resp *resp)
         return;
     }
     id = acct_domain_row_id(rows, 0);
-    acct_body_only(req, resp, acct_domain_fields);
     acct_domain_from_row(rows, 0, &d);
-    acct_domain_read_body(req, resp, &d);
-    acct_domain_check(req, resp, &d);
-    if (acct_resp_failed(resp) || acct_domain_update(req, resp, id, &d) != 0) {
+    if (read_domain(req, resp, &d) != 0
+        || acct_domain_update(req, resp, id, &d) != 0) {
         return;
     }
     note_update(req, id, rows, &d);
@@ -142,6 +178,7 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
 {
     static const char *const allowed[] = {"domain", NULL};
     acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
+    acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t from, to = 0;
     acct_domain d;
 
@@ -149,12 +186,16 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
         return;
     }
     from = acct_domain_row_id(rows, 0);
-    acct_body_only(req, resp, allowed);
+    acct_fields_only(req, pb, allowed);
     acct_domain_from_row(rows, 0, &d);
     d.domain = NULL;
-    acct_domain_read_name(req, resp, &d);
-    acct_domain_check(req, resp, &d);
-    if (acct_resp_failed(resp) || acct_domain_create(req, resp, &d, &to) != 0
+    acct_domain_read_name(req, pb, &d);
+    acct_domain_check(req, pb, &d);
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (acct_domain_create(req, resp, &d, &to) != 0
         || acct_resp_store_failed(req, resp,
                         acct_tags_copy(req->store, req->pool,
                                        ACCT_ENTITY_DOMAIN, from, to)) != 0

@@ -33,29 +33,33 @@
  * The request
  * ------------------------------------------------------------------------ */
 
-static void read_body(acct_req *req, acct_resp *resp, acct_domain *d,
+static void read_body(acct_req *req, acct_problems *pb, acct_domain *d,
                       acct_axfr_server *server)
 {
     static const char *const allowed[] = {"domain", "remote_nameserver", NULL};
     const char *text = NULL, *reason;
     acct_field_rc rc;
 
-    acct_body_only(req, resp, allowed);
-    acct_domain_read_name(req, resp, d);
+    acct_fields_only(req, pb, allowed);
+    acct_domain_read_name(req, pb, d);
     if (!req->body || !json_object_get(req->body, "domain")) {
-        acct_body_require(req, resp, "domain", ACCT_FIELD_ABSENT);
+        acct_field_require(req, pb, "domain", ACCT_FIELD_ABSENT);
     }
-    rc = acct_body_string(req, resp, "remote_nameserver", 1,
-                          ACCT_AXFR_SERVER_MAX, 0, &text);
-    acct_body_require(req, resp, "remote_nameserver", rc);
+    rc = acct_field_string(req, pb, "remote_nameserver", 1,
+                           ACCT_AXFR_SERVER_MAX, 0, &text);
+    acct_field_require(req, pb, "remote_nameserver", rc);
     if (rc == ACCT_FIELD_SET
         && (reason = acct_axfr_parse_server(req->pool, text, server))) {
-        acct_resp_invalid(resp, req->pool, "remote_nameserver", reason);
+        acct_problem_add(pb, "remote_nameserver", reason);
     }
 }
 
-/* A hosted name needs no transfer (acct_domain_create decides for good). */
-static int refuse_hosted(acct_req *req, acct_resp *resp, const char *name)
+/*
+ * A hosted name needs no transfer (acct_domain_create decides for good):
+ * a problem of `pb`.  -1 when the store failed (answered).
+ */
+static int check_hosted(acct_req *req, acct_resp *resp, acct_problems *pb,
+                        const char *name)
 {
     acct_store *st = NULL;
     int hosted = 0;
@@ -67,8 +71,7 @@ static int refuse_hosted(acct_req *req, acct_resp *resp, const char *name)
         return -1;
     }
     if (hosted) {
-        acct_resp_invalid(resp, req->pool, "domain", ACCT_DOMAIN_R_TAKEN);
-        return -1;
+        acct_problem_add(pb, "domain", ACCT_DOMAIN_R_TAKEN);
     }
     return 0;
 }
@@ -252,12 +255,11 @@ static void skip_invalid(import_set *s, const char *type, const char *name,
     }
 }
 
-/* The first reason that a scratch response collected, with its field. */
-static const char *first_problem(apr_pool_t *pool, const acct_resp *scratch)
+/* The first problem of a list, with its field. */
+static const char *first_problem(apr_pool_t *pool, const acct_problems *pb)
 {
-    json_t *item = json_array_get(scratch->errors, 0);
-    const char *field = json_string_value(json_object_get(item, "field"));
-    const char *reason = json_string_value(json_object_get(item, "reason"));
+    const char *field = acct_problem_field(pb, 0);
+    const char *reason = acct_problem_reason(pb, 0);
 
     return apr_psprintf(pool, "%s%s%s", field ? field : "", field ? ": " : "",
                         reason ? reason : "invalid");
@@ -303,7 +305,7 @@ static const char *neighbour_problem(import_set *s, const acct_record *rec)
 static void take_rr(import_set *s, const ldns_rr *rr)
 {
     acct_record raw, rec;
-    acct_resp scratch;
+    acct_problems *pb;
     const char *why = NULL;
 
     switch (acct_axfr_record(s->pool, rr, s->zone, &raw, &why)) {
@@ -320,10 +322,9 @@ static void take_rr(import_set *s, const ldns_rr *rr)
     default:
         break;
     }
-    acct_resp_init(&scratch, s->pool);
-    if (acct_record_normalise(s->pool, &scratch, &raw, 0, &s->where, &rec)
-        != 0) {
-        skip_invalid(s, raw.type, raw.name, first_problem(s->pool, &scratch));
+    pb = acct_problems_make(s->pool);
+    if (acct_record_normalise(s->pool, pb, &raw, 0, &s->where, &rec) != 0) {
+        skip_invalid(s, raw.type, raw.name, first_problem(s->pool, pb));
         return;
     }
     if ((why = neighbour_problem(s, &rec))) {
@@ -398,6 +399,7 @@ void api_domain_import(acct_req *req, acct_resp *resp)
     acct_axfr_server server;
     acct_axfr_result xfr;
     import_set set;
+    acct_problems *pb;
     apr_int64_t id = 0;
     acct_domain d;
 
@@ -406,9 +408,16 @@ void api_domain_import(acct_req *req, acct_resp *resp)
     }
     acct_domain_init(&d);
     d.type = ACCT_DOMAIN_MASTER;
-    read_body(req, resp, &d, &server);
-    if (acct_resp_failed(resp) || refuse_hosted(req, resp, d.domain) != 0
-        || transfer(req, resp, d.domain, &server, &xfr) != 0) {
+    pb = acct_problems_make(req->pool);
+    read_body(req, pb, &d, &server);
+    if (!acct_problems_any(pb) && check_hosted(req, resp, pb, d.domain) != 0) {
+        return;
+    }
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (transfer(req, resp, d.domain, &server, &xfr) != 0) {
         return;
     }
     domain_of_zone(req, &xfr, &d);

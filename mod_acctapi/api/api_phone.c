@@ -67,7 +67,7 @@ static void phone_crypto_failed(acct_req *req, acct_resp *resp)
  * Validates iso_code and phone_number (every bad field reported) and
  * returns the number in E.164 form, or NULL.
  */
-static const char *send_number(acct_req *req, acct_resp *resp,
+static const char *send_number(acct_req *req, acct_problems *pb,
                                const acct_country **country)
 {
     const char *iso = NULL, *text = NULL, *digits = NULL, *e164 = NULL;
@@ -76,16 +76,16 @@ static const char *send_number(acct_req *req, acct_resp *resp,
     int international = 0;
 
     *country = NULL;
-    rc = acct_body_string(req, resp, "iso_code", 1, PHONE_TEXT_MAX, 0, &iso);
-    acct_body_require(req, resp, "iso_code", rc);
+    rc = acct_field_string(req, pb, "iso_code", 1, PHONE_TEXT_MAX, 0, &iso);
+    acct_field_require(req, pb, "iso_code", rc);
     if (rc == ACCT_FIELD_SET && !(*country = acct_phone_country(iso))) {
-        acct_resp_invalid(resp, req->pool, "iso_code",
-                          "iso_code must be an assigned two-letter ISO 3166 "
-                          "country code");
+        acct_problem_add(pb, "iso_code",
+                         "iso_code must be an assigned two-letter ISO 3166 "
+                         "country code");
     }
-    rc = acct_body_string(req, resp, "phone_number", 1, PHONE_TEXT_MAX, 0,
-                          &text);
-    acct_body_require(req, resp, "phone_number", rc);
+    rc = acct_field_string(req, pb, "phone_number", 1, PHONE_TEXT_MAX, 0,
+                           &text);
+    acct_field_require(req, pb, "phone_number", rc);
     if (rc != ACCT_FIELD_SET) {
         return NULL;
     }
@@ -95,8 +95,8 @@ static const char *send_number(acct_req *req, acct_resp *resp,
                               &e164);
     }
     if (prc != ACCT_PHONE_OK) {
-        acct_resp_invalid(resp, req->pool, "phone_number",
-                          acct_phone_reason(prc));
+        acct_problem_add(pb, "phone_number",
+                         acct_phone_reason(prc));
         return NULL;
     }
     return e164;
@@ -190,12 +190,17 @@ void api_phone_send(acct_req *req, acct_resp *resp)
     const acct_country *country;
     const unsigned char *key;
     const char *e164, *code;
+    acct_problems *pb = acct_problems_make(req->pool);
     acct_store *st;
     acct_sms_rc src;
 
-    acct_body_only(req, resp, allowed);
-    e164 = send_number(req, resp, &country);
-    if (acct_resp_failed(resp) || !(key = phone_key(req, resp))
+    acct_fields_only(req, pb, allowed);
+    e164 = send_number(req, pb, &country);
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (!(key = phone_key(req, resp))
         || !(st = phone_store(req, resp))
         || has_verified_number(req, resp, st) != 0
         || !(code = issue_code(req, resp, st, key, country, e164))
@@ -294,17 +299,21 @@ void api_phone_verify(acct_req *req, acct_resp *resp)
     const unsigned char *key;
     acct_phone_pending p;
     acct_store *st;
+    acct_problems *pb = acct_problems_make(req->pool);
     acct_field_rc rc;
     int verified = 0;
 
-    acct_body_only(req, resp, allowed);
-    rc = acct_body_string(req, resp, "otp_code", 1, PHONE_TEXT_MAX, 0, &otp);
-    acct_body_require(req, resp, "otp_code", rc);
+    acct_fields_only(req, pb, allowed);
+    rc = acct_field_string(req, pb, "otp_code", 1, PHONE_TEXT_MAX, 0, &otp);
+    acct_field_require(req, pb, "otp_code", rc);
     if (rc == ACCT_FIELD_SET && !six_digits(otp)) {
-        acct_resp_invalid(resp, req->pool, "otp_code",
-                          "otp_code must be 6 digits");
+        acct_problem_add(pb, "otp_code", "otp_code must be 6 digits");
     }
-    if (acct_resp_failed(resp) || !(key = phone_key(req, resp))
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (!(key = phone_key(req, resp))
         || !(st = phone_store(req, resp))
         || pending_load(req, resp, st, &p) != 0) {
         return;

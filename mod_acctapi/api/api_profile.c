@@ -233,21 +233,21 @@ static int timezone_valid(apr_pool_t *pool, const char *tz)
 }
 
 /* Refuses read-only and unknown fields, naming each. */
-static void profile_fields_only(acct_req *req, acct_resp *resp)
+static void profile_fields_only(acct_req *req, acct_problems *pb)
 {
     const char *key;
     json_t *value;
 
     json_object_foreach(req->body, key, value) {
         if (listed(profile_read_only, key)) {
-            acct_resp_invalid(resp, req->pool, apr_pstrdup(req->pool, key),
-                              apr_psprintf(req->pool, "%s cannot be changed",
-                                           key));
+            acct_problem_add(pb, apr_pstrdup(req->pool, key),
+                             apr_psprintf(req->pool, "%s cannot be changed",
+                                          key));
         }
         else if (!listed(profile_writable, key)) {
-            acct_resp_invalid(resp, req->pool, apr_pstrdup(req->pool, key),
-                              apr_psprintf(req->pool, "%s is not a field that "
-                                           "can be set here", key));
+            acct_problem_add(pb, apr_pstrdup(req->pool, key),
+                             apr_psprintf(req->pool, "%s is not a field that "
+                                          "can be set here", key));
         }
     }
 }
@@ -259,18 +259,18 @@ static int change(acct_field_rc rc, int value)
 }
 
 /* The shell method asked for under either of its names; NULL if neither. */
-static const char *shell_method(acct_req *req, acct_resp *resp)
+static const char *shell_method(acct_req *req, acct_problems *pb)
 {
     const char *shell = NULL, *lish = NULL;
 
-    acct_body_enum(req, resp, "shell_auth_method",
-                   acct_profile_shell_methods, &shell);
-    acct_body_enum(req, resp, "lish_auth_method", acct_profile_shell_methods,
-                   &lish);
+    acct_field_enum(req, pb, "shell_auth_method",
+                    acct_profile_shell_methods, &shell);
+    acct_field_enum(req, pb, "lish_auth_method", acct_profile_shell_methods,
+                    &lish);
     if (shell && lish && strcmp(shell, lish) != 0) {
-        acct_resp_invalid(resp, req->pool, "lish_auth_method",
-                          "lish_auth_method and shell_auth_method name the "
-                          "same setting and must agree");
+        acct_problem_add(pb, "lish_auth_method",
+                         "lish_auth_method and shell_auth_method name the "
+                         "same setting and must agree");
     }
     return shell ? shell : lish;
 }
@@ -281,9 +281,10 @@ void api_profile_update(acct_req *req, acct_resp *resp)
     const char *email = NULL, *tz = NULL;
     acct_field_rc email_rc, notify_rc, whitelist_rc, restricted_rc, tfa_rc;
     int notify = 0, whitelist = 0, restricted = 0, tfa = 0;
+    acct_problems *pb = acct_problems_make(req->pool);
     acct_profile_changes c;
 
-    profile_fields_only(req, resp);
+    profile_fields_only(req, pb);
     current = load_self(req, resp, acct_profile_get);
     if (!current || current->nrows == 0) {
         if (current) {
@@ -292,45 +293,46 @@ void api_profile_update(acct_req *req, acct_resp *resp)
         return;
     }
 #define NOW_TRUE(col) (strcmp(acct_rows_get(current, 0, col), "1") == 0)
-    email_rc = acct_body_string(req, resp, "email", 1, 254, 0, &email);
+    email_rc = acct_field_string(req, pb, "email", 1, 254, 0, &email);
     if (email_rc == ACCT_FIELD_SET && !acct_email_valid(email)) {
-        acct_resp_invalid(resp, req->pool, "email",
-                          "email must be a valid e-mail address");
+        acct_problem_add(pb, "email",
+                         "email must be a valid e-mail address");
     }
-    notify_rc = acct_body_bool(req, resp, "email_notifications", &notify);
-    whitelist_rc = acct_body_bool(req, resp, "ip_whitelist_enabled",
-                                  &whitelist);
+    notify_rc = acct_field_bool(req, pb, "email_notifications", &notify);
+    whitelist_rc = acct_field_bool(req, pb, "ip_whitelist_enabled",
+                                   &whitelist);
     if (whitelist_rc == ACCT_FIELD_SET && whitelist
         && !NOW_TRUE("ip_whitelist_enabled")) {
-        acct_resp_invalid(resp, req->pool, "ip_whitelist_enabled",
-                          "ip_whitelist_enabled is deprecated and cannot be "
-                          "enabled");
+        acct_problem_add(pb, "ip_whitelist_enabled",
+                         "ip_whitelist_enabled is deprecated and cannot be "
+                         "enabled");
     }
     acct_profile_changes_init(&c);
-    c.shell_auth_method = shell_method(req, resp);
-    restricted_rc = acct_body_bool(req, resp, "restricted", &restricted);
+    c.shell_auth_method = shell_method(req, pb);
+    restricted_rc = acct_field_bool(req, pb, "restricted", &restricted);
     if (restricted_rc == ACCT_FIELD_SET && restricted != NOW_TRUE("restricted")) {
-        acct_resp_invalid(resp, req->pool, "restricted",
-                          "restricted can only be changed by the account's "
-                          "administrator");
+        acct_problem_add(pb, "restricted",
+                         "restricted can only be changed by the account's "
+                         "administrator");
     }
-    if (acct_body_string(req, resp, "timezone", 1, 64, 0, &tz)
+    if (acct_field_string(req, pb, "timezone", 1, 64, 0, &tz)
         == ACCT_FIELD_SET && !timezone_valid(req->pool, tz)) {
-        acct_resp_invalid(resp, req->pool, "timezone",
-                          "timezone must be a time zone name such as "
-                          "America/New_York");
+        acct_problem_add(pb, "timezone",
+                         "timezone must be a time zone name such as "
+                         "America/New_York");
     }
-    tfa_rc = acct_body_bool(req, resp, "two_factor_auth", &tfa);
+    tfa_rc = acct_field_bool(req, pb, "two_factor_auth", &tfa);
     if (tfa_rc == ACCT_FIELD_SET && tfa && !NOW_TRUE("two_factor_auth")) {
-        acct_resp_invalid(resp, req->pool, "two_factor_auth",
-                          "Two-factor authentication is turned on with "
-                          "POST /profile/tfa-enable");
+        acct_problem_add(pb, "two_factor_auth",
+                         "Two-factor authentication is turned on with "
+                         "POST /profile/tfa-enable");
     }
 #undef NOW_TRUE
-    c.set_authorized_keys = acct_sshkey_body_list(req, resp, "authorized_keys",
+    c.set_authorized_keys = acct_sshkey_body_list(req, pb, "authorized_keys",
                                                   &c.authorized_keys)
                             != ACCT_FIELD_ABSENT;
-    if (acct_resp_failed(resp)) {
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
         return;
     }
     c.email = email;

@@ -170,6 +170,21 @@ static acct_rows *claim_slot(acct_req *req, acct_resp *resp)
     return domain;
 }
 
+/* The body as a record (acct_record_read): -1 once its problems are
+ * answered. */
+static int read_record(acct_req *req, acct_resp *resp,
+                       const acct_record *current,
+                       const acct_record_zone *zone, acct_record *out)
+{
+    acct_problems *pb = acct_problems_make(req->pool);
+
+    if (acct_record_read(req, pb, current, zone, out) != 0) {
+        acct_resp_problems(resp, req->pool, pb);
+        return -1;
+    }
+    return 0;
+}
+
 /*
  * Why no slot could be claimed, answered as the checks of an update
  * would: the domain (404, 403), a slave (400), the body (400), else the
@@ -185,7 +200,7 @@ static void create_refused(acct_req *req, acct_resp *resp)
         return;
     }
     zone_of(req, domain, &zone);
-    if (acct_record_read(req, resp, NULL, &zone, &rec) != 0) {
+    if (read_record(req, resp, NULL, &zone, &rec) != 0) {
         return;
     }
     acct_resp_error(resp, req->pool, 400,
@@ -193,8 +208,9 @@ static void create_refused(acct_req *req, acct_resp *resp)
 }
 
 /* Rule 5 and DECISIONS: a CNAME is alone at its name, whatever the type. */
-static int check_cname(acct_req *req, acct_resp *resp, apr_int64_t domain,
-                       apr_int64_t self, const acct_record *rec)
+static int check_cname(acct_req *req, acct_resp *resp, acct_problems *pb,
+                       apr_int64_t domain, apr_int64_t self,
+                       const acct_record *rec)
 {
     apr_int64_t records = 0, cnames = 0;
     int cname = strcmp(rec->type, ACCT_RECORD_TYPE_CNAME) == 0;
@@ -207,20 +223,21 @@ static int check_cname(acct_req *req, acct_resp *resp, apr_int64_t domain,
         return -1;
     }
     if (cname && records > 0) {
-        acct_resp_invalid(resp, req->pool, "name", "Other records already "
-                          "have this name: a CNAME record must be the only "
-                          "record at its name");
+        acct_problem_add(pb, "name", "Other records already have this "
+                         "name: a CNAME record must be the only record at "
+                         "its name");
     }
     else if (!cname && cnames > 0) {
-        acct_resp_invalid(resp, req->pool, "name", "A CNAME record already "
-                          "has this name: no other record can share it");
+        acct_problem_add(pb, "name", "A CNAME record already has this "
+                         "name: no other record can share it");
     }
     return 0;
 }
 
 /* Rule 4: a Null MX excludes every other MX record, both ways round. */
-static int check_mx(acct_req *req, acct_resp *resp, apr_int64_t domain,
-                    apr_int64_t self, const acct_record *rec)
+static int check_mx(acct_req *req, acct_resp *resp, acct_problems *pb,
+                    apr_int64_t domain, apr_int64_t self,
+                    const acct_record *rec)
 {
     apr_int64_t mx = 0, null_mx = 0;
 
@@ -232,15 +249,14 @@ static int check_mx(acct_req *req, acct_resp *resp, apr_int64_t domain,
     }
     if (acct_record_is_null_mx(rec)) {
         if (mx > 0) {
-            acct_resp_invalid(resp, req->pool, "target", "A Null MX record "
-                              "cannot be added while the domain has other MX "
-                              "records: remove them first");
+            acct_problem_add(pb, "target", "A Null MX record cannot be "
+                             "added while the domain has other MX records: "
+                             "remove them first");
         }
     }
     else if (null_mx > 0) {
-        acct_resp_invalid(resp, req->pool, "target", "The domain has a Null "
-                          "MX record: no other MX record can be added while "
-                          "it exists");
+        acct_problem_add(pb, "target", "The domain has a Null MX record: "
+                         "no other MX record can be added while it exists");
     }
     return 0;
 }
@@ -248,20 +264,26 @@ static int check_mx(acct_req *req, acct_resp *resp, apr_int64_t domain,
 /*
  * The rules that depend on the domain's other records.  `self` is the id
  * of the record being changed (0 for a new one).  0 when the write may
- * go ahead; -1 once answered.
+ * go ahead; -1 once answered: a store failure as such, else the problems.
  */
 static int check_neighbours(acct_req *req, acct_resp *resp,
                             const acct_rows *domain, apr_int64_t self,
                             const acct_record *rec)
 {
-    if (check_cname(req, resp, domain_id(domain), self, rec) != 0) {
+    acct_problems *pb = acct_problems_make(req->pool);
+
+    if (check_cname(req, resp, pb, domain_id(domain), self, rec) != 0) {
         return -1;
     }
     if (strcmp(rec->type, ACCT_RECORD_TYPE_MX) == 0
-        && check_mx(req, resp, domain_id(domain), self, rec) != 0) {
+        && check_mx(req, resp, pb, domain_id(domain), self, rec) != 0) {
         return -1;
     }
-    return acct_resp_failed(resp) ? -1 : 0;
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return -1;
+    }
+    return 0;
 }
 
 /*
@@ -313,7 +335,7 @@ void api_record_create(acct_req *req, acct_resp *resp)
         return;
     }
     zone_of(req, domain, &zone);
-    if (acct_record_read(req, resp, NULL, &zone, &rec) != 0
+    if (read_record(req, resp, NULL, &zone, &rec) != 0
         || acct_resp_store_failed(req, resp,
                                   acct_record_create(req->store, req->pool,
                                                      domain_id(domain), &rec,
@@ -352,7 +374,7 @@ void api_record_update(acct_req *req, acct_resp *resp)
     acct_parse_i64(acct_rows_get(rows, 0, "id"), &id);
     acct_record_from_row(rows, 0, &current);
     zone_of(req, domain, &zone);
-    if (acct_record_read(req, resp, &current, &zone, &rec) != 0
+    if (read_record(req, resp, &current, &zone, &rec) != 0
         || check_neighbours(req, resp, domain, id, &rec) != 0) {
         return;
     }

@@ -117,40 +117,39 @@ static const char *trimmed(apr_pool_t *pool, const char *s)
     return apr_pstrmemdup(pool, s, (apr_size_t)(end - s));
 }
 
-static void item_invalid(acct_req *req, acct_resp *resp, size_t i,
+static void item_invalid(acct_req *req, acct_problems *pb, size_t i,
                          const char *key, const char *reason)
 {
-    acct_resp_invalid(resp, req->pool,
-                      key ? apr_psprintf(req->pool, FIELD "[%lu].%s",
-                                         (unsigned long)i, key)
-                          : apr_psprintf(req->pool, FIELD "[%lu]",
-                                         (unsigned long)i),
-                      reason);
+    acct_problem_add(pb, key ? apr_psprintf(req->pool, FIELD "[%lu].%s",
+                                            (unsigned long)i, key)
+                             : apr_psprintf(req->pool, FIELD "[%lu]",
+                                            (unsigned long)i),
+                     reason);
 }
 
 /* question_id of item `i`: an integer naming a question not yet answered. */
-static void read_question_id(acct_req *req, acct_resp *resp, size_t i,
+static void read_question_id(acct_req *req, acct_problems *pb, size_t i,
                              json_t *v, const acct_rows *catalogue,
                              answer *out, size_t seen)
 {
     size_t j;
 
     if (!v) {
-        item_invalid(req, resp, i, "question_id", "question_id is required");
+        item_invalid(req, pb, i, "question_id", "question_id is required");
     }
     else if (!json_is_integer(v)) {
-        item_invalid(req, resp, i, "question_id",
+        item_invalid(req, pb, i, "question_id",
                      "question_id must be an integer");
     }
     else if (!known_question(catalogue, json_integer_value(v))) {
-        item_invalid(req, resp, i, "question_id", "Unknown security question");
+        item_invalid(req, pb, i, "question_id", "Unknown security question");
     }
     else {
         out[i].question_id = json_integer_value(v);
         out[i].valid_id = 1;
         for (j = 0; j < seen; j++) {
             if (out[j].valid_id && out[j].question_id == out[i].question_id) {
-                item_invalid(req, resp, i, "question_id",
+                item_invalid(req, pb, i, "question_id",
                              "Each question may be answered only once");
                 break;
             }
@@ -159,25 +158,25 @@ static void read_question_id(acct_req *req, acct_resp *resp, size_t i,
 }
 
 /* response of item `i`: RESPONSE_MIN..RESPONSE_MAX characters once trimmed. */
-static void read_response(acct_req *req, acct_resp *resp, size_t i, json_t *v,
-                          answer *out)
+static void read_response(acct_req *req, acct_problems *pb, size_t i,
+                          json_t *v, answer *out)
 {
     const char *text;
     size_t len;
 
     if (!v) {
-        item_invalid(req, resp, i, "response", "response is required");
+        item_invalid(req, pb, i, "response", "response is required");
         return;
     }
     if (!json_is_string(v)) {
-        item_invalid(req, resp, i, "response", "response must be a string");
+        item_invalid(req, pb, i, "response", "response must be a string");
         return;
     }
     text = trimmed(req->pool, json_string_value(v));
     len = acct_utf8_length(text);
     if (len < RESPONSE_MIN || len > RESPONSE_MAX
         || strlen(json_string_value(v)) != json_string_length(v)) {
-        item_invalid(req, resp, i, "response",
+        item_invalid(req, pb, i, "response",
                      apr_psprintf(req->pool, "Length must be %d-%d characters",
                                   RESPONSE_MIN, RESPONSE_MAX));
         return;
@@ -186,12 +185,12 @@ static void read_response(acct_req *req, acct_resp *resp, size_t i, json_t *v,
 }
 
 /*
- * Validates the body, adding an error item for every fault, and returns its
- * answers (ACCT_SECURITY_ANSWERS_REQUIRED of them when no error was
+ * Validates the body, adding a problem for every fault, and returns its
+ * answers (ACCT_SECURITY_ANSWERS_REQUIRED of them when no problem was
  * added).  Items are checked even when their number is wrong, so one answer
  * lists everything to fix.
  */
-static answer *read_answers(acct_req *req, acct_resp *resp,
+static answer *read_answers(acct_req *req, acct_problems *pb,
                             const acct_rows *catalogue)
 {
     static const char *const allowed[] = {FIELD, NULL};
@@ -199,15 +198,15 @@ static answer *read_answers(acct_req *req, acct_resp *resp,
     answer *out;
     size_t i;
 
-    acct_body_only(req, resp, allowed);
+    acct_fields_only(req, pb, allowed);
     if (!list) {
-        acct_body_require(req, resp, FIELD, ACCT_FIELD_ABSENT);
+        acct_field_require(req, pb, FIELD, ACCT_FIELD_ABSENT);
         return NULL;
     }
     if (!json_is_array(list)
         || json_array_size(list) != ACCT_SECURITY_ANSWERS_REQUIRED) {
-        acct_resp_invalid(resp, req->pool, FIELD,
-                          "Exactly 3 security questions must be answered");
+        acct_problem_add(pb, FIELD,
+                         "Exactly 3 security questions must be answered");
         if (!json_is_array(list)) {
             return NULL;
         }
@@ -218,20 +217,20 @@ static answer *read_answers(acct_req *req, acct_resp *resp,
         json_t *v;
 
         if (!json_is_object(item)) {
-            item_invalid(req, resp, i, NULL,
+            item_invalid(req, pb, i, NULL,
                          "Must be an object with question_id and response");
             continue;
         }
         json_object_foreach(item, key, v) {
             if (strcmp(key, "question_id") != 0 && strcmp(key, "response") != 0) {
-                item_invalid(req, resp, i, apr_pstrdup(req->pool, key),
+                item_invalid(req, pb, i, apr_pstrdup(req->pool, key),
                              apr_psprintf(req->pool, "%s is not a field that "
                                           "can be set here", key));
             }
         }
-        read_question_id(req, resp, i, json_object_get(item, "question_id"),
+        read_question_id(req, pb, i, json_object_get(item, "question_id"),
                          catalogue, out, i);
-        read_response(req, resp, i, json_object_get(item, "response"), out);
+        read_response(req, pb, i, json_object_get(item, "response"), out);
     }
     return out;
 }
@@ -266,14 +265,16 @@ static void store_answers(acct_req *req, acct_resp *resp,
 void api_security_questions_answer(acct_req *req, acct_resp *resp)
 {
     const unsigned char *key = acct_seal_key(req, resp);
+    acct_problems *pb = acct_problems_make(req->pool);
     acct_rows *catalogue;
     answer *answers;
 
     if (!key || !(catalogue = load_questions(req, resp))) {
         return;
     }
-    answers = read_answers(req, resp, catalogue);
-    if (acct_resp_failed(resp)) {
+    answers = read_answers(req, pb, catalogue);
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
         return;
     }
     store_answers(req, resp, key, answers);

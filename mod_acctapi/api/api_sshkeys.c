@@ -54,11 +54,11 @@ void api_sshkey_get(acct_req *req, acct_resp *resp)
 }
 
 /* The label: absent or null means none; "" is kept as given. */
-static acct_field_rc read_label(acct_req *req, acct_resp *resp,
+static acct_field_rc read_label(acct_req *req, acct_problems *pb,
                                 const char **label)
 {
     *label = NULL;
-    return acct_body_string(req, resp, "label", 0, LABEL_MAX, 1, label);
+    return acct_field_string(req, pb, "label", 0, LABEL_MAX, 1, label);
 }
 
 void api_sshkey_create(acct_req *req, acct_resp *resp)
@@ -67,14 +67,16 @@ void api_sshkey_create(acct_req *req, acct_resp *resp)
     const char *label;
     acct_store *st = NULL;
     apr_int64_t id = 0;
+    acct_problems *pb = acct_problems_make(req->pool);
     acct_sshkey key;
     acct_store_rc rc;
 
-    acct_body_only(req, resp, allowed);
-    read_label(req, resp, &label);
-    acct_body_require(req, resp, "ssh_key",
-                      acct_sshkey_body(req, resp, "ssh_key", &key));
-    if (acct_resp_failed(resp)) {
+    acct_fields_only(req, pb, allowed);
+    read_label(req, pb, &label);
+    acct_field_require(req, pb, "ssh_key",
+                       acct_sshkey_body(req, pb, "ssh_key", &key));
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
         return;
     }
     rc = acct_req_store(req, &st);
@@ -91,24 +93,24 @@ void api_sshkey_create(acct_req *req, acct_resp *resp)
 }
 
 /* PUT takes the label only: the other fields of the key are named as fixed. */
-static void label_only(acct_req *req, acct_resp *resp)
+static void label_only(acct_req *req, acct_problems *pb)
 {
     static const char *const known[] = {"label", "id", "ssh_key", "created",
                                         NULL};
     const char *const *f;
 
-    acct_body_only(req, resp, known);
+    acct_fields_only(req, pb, known);
     for (f = known + 1; *f; f++) {
         if (req->body && json_object_get(req->body, *f)) {
-            acct_resp_invalid(resp, req->pool, *f,
-                              apr_psprintf(req->pool, "%s cannot be changed",
-                                           *f));
+            acct_problem_add(pb, *f, apr_psprintf(req->pool, "%s cannot be "
+                                                  "changed", *f));
         }
     }
 }
 
 void api_sshkey_update(acct_req *req, acct_resp *resp)
 {
+    acct_problems *pb = acct_problems_make(req->pool);
     const char *label;
     apr_int64_t id;
     int changed = 0;
@@ -118,10 +120,13 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
     if (!acct_own_row(req, resp, acct_sshkey_get, &id)) {
         return;
     }
-    label_only(req, resp);
-    acct_body_require(req, resp, "label", read_label(req, resp, &label));
-    if (acct_resp_failed(resp)
-        || acct_resp_store_failed(req, resp,
+    label_only(req, pb);
+    acct_field_require(req, pb, "label", read_label(req, pb, &label));
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (acct_resp_store_failed(req, resp,
                                   acct_sshkey_update(req->store, req->pool, id,
                                                      req->who->user_id, label,
                                                      &changed)) != 0) {

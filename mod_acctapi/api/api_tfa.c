@@ -85,6 +85,7 @@ void api_tfa_enable(acct_req *req, acct_resp *resp)
     const unsigned char *key = acct_seal_key(req, resp);
     const char *secret, *sealed;
     apr_int64_t expiry = req->now + ACCT_TFA_PENDING_LIFETIME;
+    acct_problems *pb = acct_problems_make(req->pool);
     acct_tfa_state state;
     json_t *o;
 
@@ -92,13 +93,16 @@ void api_tfa_enable(acct_req *req, acct_resp *resp)
         return;
     }
     if (state.enabled) {
-        acct_resp_error(resp, req->pool, 400, R_ENABLED, NULL);
+        acct_problem_add(pb, NULL, R_ENABLED);
     }
     if (state.answered < ACCT_SECURITY_ANSWERS_REQUIRED) {
-        acct_resp_error(resp, req->pool, 400, R_QUESTIONS, NULL);
+        acct_problem_add(pb, NULL, R_QUESTIONS);
     }
-    if (acct_resp_failed(resp) || !(secret = random_base32(req, resp,
-                                                           SECRET_BYTES))) {
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (!(secret = random_base32(req, resp, SECRET_BYTES))) {
         return;
     }
     sealed = acct_seal(req->pool, key,
@@ -122,27 +126,40 @@ void api_tfa_enable(acct_req *req, acct_resp *resp)
     acct_resp_ok(resp, req->pool, o);
 }
 
-/* tfa_code: ACCT_TOTP_DIGITS digits, or NULL after adding the error item. */
-static const char *read_code(acct_req *req, acct_resp *resp)
+/* tfa_code: ACCT_TOTP_DIGITS digits, or NULL after adding a problem. */
+static const char *code_of(acct_req *req, acct_problems *pb)
 {
     static const char *const allowed[] = {"tfa_code", NULL};
     const char *code = NULL;
     acct_field_rc frc;
 
-    acct_body_only(req, resp, allowed);
-    frc = acct_body_string(req, resp, "tfa_code", 1, 64, 0, &code);
-    acct_body_require(req, resp, "tfa_code", frc);
+    acct_fields_only(req, pb, allowed);
+    frc = acct_field_string(req, pb, "tfa_code", 1, 64, 0, &code);
+    acct_field_require(req, pb, "tfa_code", frc);
     if (frc != ACCT_FIELD_SET) {
         return NULL;
     }
     if (strlen(code) != ACCT_TOTP_DIGITS
         || strspn(code, "0123456789") != ACCT_TOTP_DIGITS) {
-        acct_resp_invalid(resp, req->pool, "tfa_code",
-                          "tfa_code must be the 6-digit code of your "
-                          "authenticator");
+        acct_problem_add(pb, "tfa_code",
+                         "tfa_code must be the 6-digit code of your "
+                         "authenticator");
         return NULL;
     }
-    return acct_resp_failed(resp) ? NULL : code;
+    return code;
+}
+
+/* The body's tfa_code, or NULL once its problems are answered. */
+static const char *read_code(acct_req *req, acct_resp *resp)
+{
+    acct_problems *pb = acct_problems_make(req->pool);
+    const char *code = code_of(req, pb);
+
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return NULL;
+    }
+    return code;
 }
 
 /*

@@ -86,15 +86,15 @@ static int token_room(acct_req *req, acct_resp *resp, acct_store *st)
 /*
  * The scopes of a new token: "*" or omitted inherit the acting token's;
  * explicit scopes may not exceed them.  Returns the canonical text or NULL
- * after adding the error item.
+ * after adding the problem.
  */
-static const char *new_token_scopes(acct_req *req, acct_resp *resp)
+static const char *new_token_scopes(acct_req *req, acct_problems *pb)
 {
     const char *text = NULL, *bad = NULL;
     acct_scopes want;
     acct_field_rc frc;
 
-    frc = acct_body_string(req, resp, "scopes", 1, 1000, 1, &text);
+    frc = acct_field_string(req, pb, "scopes", 1, 1000, 1, &text);
     if (frc == ACCT_FIELD_BAD) {
         return NULL;
     }
@@ -102,13 +102,13 @@ static const char *new_token_scopes(acct_req *req, acct_resp *resp)
         return req->who->scopes_text;
     }
     if (acct_scopes_parse(req->pool, text, &want, &bad) != 0) {
-        acct_resp_invalid(resp, req->pool, "scopes",
-                          apr_psprintf(req->pool, "Invalid scope: %s", bad));
+        acct_problem_add(pb, "scopes",
+                         apr_psprintf(req->pool, "Invalid scope: %s", bad));
         return NULL;
     }
     if (!acct_scopes_within(&want, &req->who->scopes)) {
-        acct_resp_invalid(resp, req->pool, "scopes",
-                          "Scopes may not exceed those of the acting token");
+        acct_problem_add(pb, "scopes",
+                         "Scopes may not exceed those of the acting token");
         return NULL;
     }
     return acct_scopes_format(req->pool, &want);
@@ -125,18 +125,20 @@ void api_token_create(acct_req *req, acct_resp *resp)
     const char *names[6] = {"id", "label", "scopes", "created", "expiry",
                             "token_prefix"};
     const char *vals[6], **row = vals;
+    acct_problems *pb = acct_problems_make(req->pool);
     acct_store_rc rc;
     json_t *o;
 
-    acct_body_only(req, resp, allowed);
-    acct_body_string(req, resp, "label", 1, LABEL_MAX, 1, &label);
-    scopes = new_token_scopes(req, resp);
-    if (acct_body_timestamp(req, resp, "expiry", 1, &expiry) == ACCT_FIELD_SET
+    acct_fields_only(req, pb, allowed);
+    acct_field_string(req, pb, "label", 1, LABEL_MAX, 1, &label);
+    scopes = new_token_scopes(req, pb);
+    if (acct_field_timestamp(req, pb, "expiry", 1, &expiry) == ACCT_FIELD_SET
         && expiry <= req->now) {
-        acct_resp_invalid(resp, req->pool, "expiry",
-                          "Expiry must be in the future");
+        acct_problem_add(pb, "expiry",
+                         "Expiry must be in the future");
     }
-    if (acct_resp_failed(resp)) {
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
         return;
     }
     rc = acct_req_store(req, &st);
@@ -170,6 +172,7 @@ void api_token_create(acct_req *req, acct_resp *resp)
 void api_token_update(acct_req *req, acct_resp *resp)
 {
     static const char *const allowed[] = {"label", NULL};
+    acct_problems *pb = acct_problems_make(req->pool);
     const char *label = NULL;
     apr_int64_t id;
 
@@ -177,12 +180,13 @@ void api_token_update(acct_req *req, acct_resp *resp)
     if (!acct_own_row(req, resp, acct_token_get, &id)) {
         return;
     }
-    acct_body_only(req, resp, allowed);
-    if (acct_body_string(req, resp, "label", 1, LABEL_MAX, 1, &label)
+    acct_fields_only(req, pb, allowed);
+    if (acct_field_string(req, pb, "label", 1, LABEL_MAX, 1, &label)
         == ACCT_FIELD_ABSENT) {
-        acct_body_require(req, resp, "label", ACCT_FIELD_ABSENT);
+        acct_field_require(req, pb, "label", ACCT_FIELD_ABSENT);
     }
-    if (acct_resp_failed(resp)) {
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
         return;
     }
     if (acct_resp_store_failed(req, resp,

@@ -10,6 +10,7 @@
 #include <apr_time.h>
 #include <jansson.h>
 
+#include "acct_problems.h"
 #include "acct_scope.h"
 #include "acct_store.h"
 
@@ -127,6 +128,14 @@ void acct_resp_error(acct_resp *resp, apr_pool_t *pool, int status,
 /* Adds a 400 validation item naming `field`. */
 void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
                        const char *reason);
+
+/*
+ * Answers the problems of `p` (none: nothing is added): one 400 item per
+ * problem, in order, exactly as acct_resp_invalid adds them.  A handler
+ * calls it once, after every check of the request has run.
+ */
+void acct_resp_problems(acct_resp *resp, apr_pool_t *pool,
+                        const acct_problems *p);
 
 /* Maps a store failure to 503 or 500 with the fixed reasons of DECISIONS.md. */
 void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool, acct_store_rc rc);

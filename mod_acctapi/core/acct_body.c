@@ -15,8 +15,8 @@ size_t acct_utf8_length(const char *s)
     return n;
 }
 
-void acct_body_only(acct_req *req, acct_resp *resp,
-                    const char *const *allowed)
+void acct_fields_only(acct_req *req, acct_problems *pb,
+                      const char *const *allowed)
 {
     const char *key;
     json_t *value;
@@ -27,16 +27,16 @@ void acct_body_only(acct_req *req, acct_resp *resp,
         for (a = allowed; *a && strcmp(*a, key) != 0; a++) {
         }
         if (!*a) {
-            acct_resp_invalid(resp, req->pool, apr_pstrdup(req->pool, key),
-                              apr_psprintf(req->pool, "%s is not a field that "
-                                           "can be set here", key));
+            acct_problem_add(pb, apr_pstrdup(req->pool, key),
+                             apr_psprintf(req->pool, "%s is not a field that "
+                                          "can be set here", key));
         }
     }
 }
 
-acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
-                               const char *field, size_t min, size_t max,
-                               int nullable, const char **out)
+acct_field_rc acct_field_string(acct_req *req, acct_problems *pb,
+                                const char *field, size_t min, size_t max,
+                                int nullable, const char **out)
 {
     json_t *v = req->body ? json_object_get(req->body, field) : NULL;
     size_t len;
@@ -48,33 +48,33 @@ acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
         return ACCT_FIELD_NULL;
     }
     if (!json_is_string(v)) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s must be a string", field));
+        acct_problem_add(pb, field, apr_psprintf(req->pool, "%s must be a "
+                                                 "string", field));
         return ACCT_FIELD_BAD;
     }
     len = acct_utf8_length(json_string_value(v));
     if (len < min || len > max || strlen(json_string_value(v))
                                   != json_string_length(v)) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "Length must be %lu-%lu "
-                                       "characters", (unsigned long)min,
-                                       (unsigned long)max));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "Length must be %lu-%lu "
+                                      "characters", (unsigned long)min,
+                                      (unsigned long)max));
         return ACCT_FIELD_BAD;
     }
     if (acct_has_control_character(json_string_value(v))) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s must be printable text: "
-                                       "control characters are not allowed",
-                                       field));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "%s must be printable text: "
+                                      "control characters are not allowed",
+                                      field));
         return ACCT_FIELD_BAD;
     }
     *out = apr_pstrdup(req->pool, json_string_value(v));
     return ACCT_FIELD_SET;
 }
 
-acct_field_rc acct_body_timestamp(acct_req *req, acct_resp *resp,
-                                  const char *field, int nullable,
-                                  apr_int64_t *out)
+acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
+                                   const char *field, int nullable,
+                                   apr_int64_t *out)
 {
     json_t *v = req->body ? json_object_get(req->body, field) : NULL;
 
@@ -86,25 +86,25 @@ acct_field_rc acct_body_timestamp(acct_req *req, acct_resp *resp,
     }
     if (!json_is_string(v)
         || acct_parse_timestamp(json_string_value(v), out) != 0) {
-        acct_resp_invalid(resp, req->pool, field,
-                          "Must be a date-time in the form "
-                          "YYYY-MM-DDTHH:MM:SS (UTC)");
+        acct_problem_add(pb, field,
+                         "Must be a date-time in the form "
+                         "YYYY-MM-DDTHH:MM:SS (UTC)");
         return ACCT_FIELD_BAD;
     }
     return ACCT_FIELD_SET;
 }
 
-void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
-                       acct_field_rc rc)
+void acct_field_require(acct_req *req, acct_problems *pb, const char *field,
+                        acct_field_rc rc)
 {
     if (rc == ACCT_FIELD_ABSENT) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s is required", field));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "%s is required", field));
     }
 }
 
-acct_field_rc acct_body_bool(acct_req *req, acct_resp *resp, const char *field,
-                             int *out)
+acct_field_rc acct_field_bool(acct_req *req, acct_problems *pb,
+                              const char *field, int *out)
 {
     json_t *v = req->body ? json_object_get(req->body, field) : NULL;
 
@@ -112,17 +112,18 @@ acct_field_rc acct_body_bool(acct_req *req, acct_resp *resp, const char *field,
         return ACCT_FIELD_ABSENT;
     }
     if (!json_is_boolean(v)) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s must be true or false",
-                                       field));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "%s must be true or false",
+                                      field));
         return ACCT_FIELD_BAD;
     }
     *out = json_is_true(v);
     return ACCT_FIELD_SET;
 }
 
-acct_field_rc acct_body_enum(acct_req *req, acct_resp *resp, const char *field,
-                             const char *const *choices, const char **out)
+acct_field_rc acct_field_enum(acct_req *req, acct_problems *pb,
+                              const char *field, const char *const *choices,
+                              const char **out)
 {
     json_t *v = req->body ? json_object_get(req->body, field) : NULL;
     const char *const *c;
@@ -140,10 +141,47 @@ acct_field_rc acct_body_enum(acct_req *req, acct_resp *resp, const char *field,
     for (c = choices; *c; c++) {
         list = list ? apr_pstrcat(req->pool, list, ", ", *c, NULL) : *c;
     }
-    acct_resp_invalid(resp, req->pool, field,
-                      apr_psprintf(req->pool, "%s must be one of: %s", field,
-                                   list));
+    acct_problem_add(pb, field,
+                     apr_psprintf(req->pool, "%s must be one of: %s", field,
+                                  list));
     return ACCT_FIELD_BAD;
+}
+
+/* ------------------------------------------------------------------------
+ * The readers of before the problem lists, answering straight into the
+ * response: only until api_tags.c calls the ones above.
+ * ------------------------------------------------------------------------ */
+
+/* Each answers its own list at once: the items land in the order of the
+ * calls, as when each reader wrote into the response itself. */
+void acct_body_only(acct_req *req, acct_resp *resp,
+                    const char *const *allowed)
+{
+    acct_problems *pb = acct_problems_make(req->pool);
+
+    acct_fields_only(req, pb, allowed);
+    acct_resp_problems(resp, req->pool, pb);
+}
+
+acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
+                               const char *field, size_t min, size_t max,
+                               int nullable, const char **out)
+{
+    acct_problems *pb = acct_problems_make(req->pool);
+    acct_field_rc rc = acct_field_string(req, pb, field, min, max, nullable,
+                                         out);
+
+    acct_resp_problems(resp, req->pool, pb);
+    return rc;
+}
+
+void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
+                       acct_field_rc rc)
+{
+    acct_problems *pb = acct_problems_make(req->pool);
+
+    acct_field_require(req, pb, field, rc);
+    acct_resp_problems(resp, req->pool, pb);
 }
 
 static int domain_valid(const char *d)

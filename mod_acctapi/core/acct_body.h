@@ -1,7 +1,7 @@
 /*
- * Reading request bodies field by field.  Each reader reports a problem as a
- * 400 item naming the field and keeps going, so one answer lists every
- * invalid field (DECISIONS.md, "Errors").
+ * Reading request bodies field by field.  Each reader adds a problem naming
+ * the field to a list (acct_problems.h) and keeps going, so the handler's
+ * one answer lists every invalid field (DECISIONS.md, "Errors").
  */
 #ifndef ACCT_BODY_H
 #define ACCT_BODY_H
@@ -13,34 +13,47 @@ typedef enum {
     ACCT_FIELD_ABSENT = 0,  /* not in the body */
     ACCT_FIELD_SET = 1,     /* present and valid: *out is set */
     ACCT_FIELD_NULL = 2,    /* present as JSON null (where null is allowed) */
-    ACCT_FIELD_BAD = -1     /* present and invalid: an error item was added */
+    ACCT_FIELD_BAD = -1     /* present and invalid: a problem was added */
 } acct_field_rc;
 
 /* Refuses every key of the body not in `allowed` (NULL-terminated). */
-void acct_body_only(acct_req *req, acct_resp *resp,
-                    const char *const *allowed);
+void acct_fields_only(acct_req *req, acct_problems *pb,
+                      const char *const *allowed);
 
 /* A string of `min`..`max` characters (UTF-8 code points). */
+acct_field_rc acct_field_string(acct_req *req, acct_problems *pb,
+                                const char *field, size_t min, size_t max,
+                                int nullable, const char **out);
+
+/* A "YYYY-MM-DDTHH:MM:SS" timestamp, as epoch seconds. */
+acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
+                                   const char *field, int nullable,
+                                   apr_int64_t *out);
+
+/* Adds "<field> is required" when `rc` is ACCT_FIELD_ABSENT. */
+void acct_field_require(acct_req *req, acct_problems *pb, const char *field,
+                        acct_field_rc rc);
+
+/* A JSON boolean field. */
+acct_field_rc acct_field_bool(acct_req *req, acct_problems *pb,
+                              const char *field, int *out);
+
+/* One of `choices` (NULL-terminated). */
+acct_field_rc acct_field_enum(acct_req *req, acct_problems *pb,
+                              const char *field, const char *const *choices,
+                              const char **out);
+
+/*
+ * The same readers answering each problem straight into `resp`: kept only
+ * for api_tags.c until it collects problems like every other handler.
+ */
+void acct_body_only(acct_req *req, acct_resp *resp,
+                    const char *const *allowed);
 acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
                                const char *field, size_t min, size_t max,
                                int nullable, const char **out);
-
-/* A "YYYY-MM-DDTHH:MM:SS" timestamp, as epoch seconds. */
-acct_field_rc acct_body_timestamp(acct_req *req, acct_resp *resp,
-                                  const char *field, int nullable,
-                                  apr_int64_t *out);
-
-/* Adds "<field> is required" when `rc` is ACCT_FIELD_ABSENT. */
 void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
                        acct_field_rc rc);
-
-/* A JSON boolean field. */
-acct_field_rc acct_body_bool(acct_req *req, acct_resp *resp, const char *field,
-                             int *out);
-
-/* One of `choices` (NULL-terminated). */
-acct_field_rc acct_body_enum(acct_req *req, acct_resp *resp, const char *field,
-                             const char *const *choices, const char **out);
 
 /*
  * An e-mail address as mail systems accept it: one '@', a local part of

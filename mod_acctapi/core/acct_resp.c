@@ -50,6 +50,17 @@ void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
     acct_resp_error(resp, pool, 400, reason, field);
 }
 
+void acct_resp_problems(acct_resp *resp, apr_pool_t *pool,
+                        const acct_problems *p)
+{
+    int i, n = acct_problems_count(p);
+
+    for (i = 0; i < n; i++) {
+        acct_resp_invalid(resp, pool, acct_problem_field(p, i),
+                          acct_problem_reason(p, i));
+    }
+}
+
 void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool,
                            acct_store_rc rc)
 {

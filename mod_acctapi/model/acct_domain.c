@@ -183,14 +183,14 @@ static json_t *body_field(acct_req *req, const char *field)
     return req->body ? json_object_get(req->body, field) : NULL;
 }
 
-static void refuse(acct_req *req, acct_resp *resp, acct_domain *d,
+static void refuse(acct_req *req, acct_problems *pb, acct_domain *d,
                    unsigned bit, const char *field, const char *reason)
 {
-    acct_resp_invalid(resp, req->pool, field, reason);
+    acct_problem_add(pb, field, reason);
     d->invalid |= bit;
 }
 
-void acct_domain_read_name(acct_req *req, acct_resp *resp, acct_domain *d)
+void acct_domain_read_name(acct_req *req, acct_problems *pb, acct_domain *d)
 {
     json_t *v = body_field(req, "domain");
     const char *reason = NULL, *name;
@@ -200,20 +200,20 @@ void acct_domain_read_name(acct_req *req, acct_resp *resp, acct_domain *d)
     }
     if (!json_is_string(v)
         || strlen(json_string_value(v)) != json_string_length(v)) {
-        refuse(req, resp, d, ACCT_DOMAIN_F_DOMAIN, "domain",
+        refuse(req, pb, d, ACCT_DOMAIN_F_DOMAIN, "domain",
                "domain must be a string");
         return;
     }
     name = acct_domain_name(req->pool, json_string_value(v), &reason);
     if (!name) {
-        refuse(req, resp, d, ACCT_DOMAIN_F_DOMAIN, "domain", reason);
+        refuse(req, pb, d, ACCT_DOMAIN_F_DOMAIN, "domain", reason);
         return;
     }
     d->domain = name;
 }
 
 /* description and group: "" or null clear, else min..max characters. */
-static void read_display(acct_req *req, acct_resp *resp, const char *field,
+static void read_display(acct_req *req, acct_problems *pb, const char *field,
                          size_t max, const char **out)
 {
     json_t *v = body_field(req, field);
@@ -223,10 +223,10 @@ static void read_display(acct_req *req, acct_resp *resp, const char *field,
         *out = "";
         return;
     }
-    acct_body_string(req, resp, field, 1, max, 0, out);
+    acct_field_string(req, pb, field, 1, max, 0, out);
 }
 
-static void read_soa_email(acct_req *req, acct_resp *resp, acct_domain *d)
+static void read_soa_email(acct_req *req, acct_problems *pb, acct_domain *d)
 {
     json_t *v = body_field(req, "soa_email");
     const char *email = NULL;
@@ -236,13 +236,13 @@ static void read_soa_email(acct_req *req, acct_resp *resp, acct_domain *d)
         d->soa_email = NULL;
         return;
     }
-    switch (acct_body_string(req, resp, "soa_email", 1, 254, 0, &email)) {
+    switch (acct_field_string(req, pb, "soa_email", 1, 254, 0, &email)) {
     case ACCT_FIELD_SET:
         if (acct_email_valid(email)) {
             d->soa_email = email;
             return;
         }
-        refuse(req, resp, d, ACCT_DOMAIN_F_SOA_EMAIL, "soa_email",
+        refuse(req, pb, d, ACCT_DOMAIN_F_SOA_EMAIL, "soa_email",
                "soa_email must be a valid e-mail address");
         return;
     case ACCT_FIELD_BAD:
@@ -258,7 +258,7 @@ static void read_soa_email(acct_req *req, acct_resp *resp, acct_domain *d)
  * null reads as [].  Each bad entry is named ("master_ips[2]").  Returns
  * the number of entries, or -1 after adding an error.
  */
-static int read_ips(acct_req *req, acct_resp *resp, const char *field,
+static int read_ips(acct_req *req, acct_problems *pb, const char *field,
                     const char **out)
 {
     json_t *v = body_field(req, field), *item, *list;
@@ -273,9 +273,9 @@ static int read_ips(acct_req *req, acct_resp *resp, const char *field,
         return 0;
     }
     if (!json_is_array(v)) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s must be an array of IP "
-                                       "addresses", field));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "%s must be an array of IP "
+                                      "addresses", field));
         return -1;
     }
     list = acct_json_own(req->pool, json_array());
@@ -285,10 +285,9 @@ static int read_ips(acct_req *req, acct_resp *resp, const char *field,
                          : NULL;
 
         if (!ip) {
-            acct_resp_invalid(resp, req->pool,
-                              apr_psprintf(req->pool, "%s[%lu]", field,
-                                           (unsigned long)i),
-                              "Must be an IPv4 or IPv6 address");
+            acct_problem_add(pb, apr_psprintf(req->pool, "%s[%lu]", field,
+                                              (unsigned long)i),
+                             "Must be an IPv4 or IPv6 address");
             bad = 1;
             continue;
         }
@@ -299,17 +298,17 @@ static int read_ips(acct_req *req, acct_resp *resp, const char *field,
         return -1;
     }
     if (joined > ACCT_DOMAIN_IPS_MAX) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "The addresses of %s may "
-                                       "total at most %d characters", field,
-                                       ACCT_DOMAIN_IPS_MAX));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "The addresses of %s may "
+                                      "total at most %d characters", field,
+                                      ACCT_DOMAIN_IPS_MAX));
         return -1;
     }
     *out = acct_json_dump(req->pool, list, NULL);
     return (int)json_array_size(list);
 }
 
-static void read_seconds(acct_req *req, acct_resp *resp, const char *field,
+static void read_seconds(acct_req *req, acct_problems *pb, const char *field,
                          apr_int64_t *out)
 {
     json_t *v = body_field(req, field);
@@ -318,64 +317,63 @@ static void read_seconds(acct_req *req, acct_resp *resp, const char *field,
         return;
     }
     if (!json_is_integer(v) || json_integer_value(v) < 0) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s must be a whole number "
-                                       "of seconds, 0 or more", field));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "%s must be a whole number "
+                                      "of seconds, 0 or more", field));
         return;
     }
     *out = acct_dns_round_domain_seconds((apr_int64_t)json_integer_value(v));
 }
 
-void acct_domain_read_body(acct_req *req, acct_resp *resp, acct_domain *d)
+void acct_domain_read_body(acct_req *req, acct_problems *pb, acct_domain *d)
 {
     int n;
 
-    acct_domain_read_name(req, resp, d);
-    if (acct_body_enum(req, resp, "type", acct_domain_types, &d->type)
+    acct_domain_read_name(req, pb, d);
+    if (acct_field_enum(req, pb, "type", acct_domain_types, &d->type)
         == ACCT_FIELD_BAD) {
         d->invalid |= ACCT_DOMAIN_F_TYPE;
     }
-    acct_body_enum(req, resp, "status", acct_domain_statuses, &d->status);
-    read_display(req, resp, "description", ACCT_DOMAIN_DESCRIPTION_MAX,
+    acct_field_enum(req, pb, "status", acct_domain_statuses, &d->status);
+    read_display(req, pb, "description", ACCT_DOMAIN_DESCRIPTION_MAX,
                  &d->description);
-    read_display(req, resp, "group", ACCT_DOMAIN_GROUP_MAX, &d->group);
-    read_soa_email(req, resp, d);
-    n = read_ips(req, resp, "master_ips", &d->master_ips);
+    read_display(req, pb, "group", ACCT_DOMAIN_GROUP_MAX, &d->group);
+    read_soa_email(req, pb, d);
+    n = read_ips(req, pb, "master_ips", &d->master_ips);
     if (n < 0) {
         d->invalid |= ACCT_DOMAIN_F_MASTER_IPS;
     }
     else if (body_field(req, "master_ips")) {
         d->master_count = n;
     }
-    read_ips(req, resp, "axfr_ips", &d->axfr_ips);
-    read_seconds(req, resp, "expire_sec", &d->expire_sec);
-    read_seconds(req, resp, "refresh_sec", &d->refresh_sec);
-    read_seconds(req, resp, "retry_sec", &d->retry_sec);
-    read_seconds(req, resp, "ttl_sec", &d->ttl_sec);
-    acct_tags_read_body(req, resp, "tags", &d->tags);
+    read_ips(req, pb, "axfr_ips", &d->axfr_ips);
+    read_seconds(req, pb, "expire_sec", &d->expire_sec);
+    read_seconds(req, pb, "refresh_sec", &d->refresh_sec);
+    read_seconds(req, pb, "retry_sec", &d->retry_sec);
+    read_seconds(req, pb, "ttl_sec", &d->ttl_sec);
 }
 
-void acct_domain_check(acct_req *req, acct_resp *resp, const acct_domain *d)
+void acct_domain_check(acct_req *req, acct_problems *pb, const acct_domain *d)
 {
     if (!d->domain && !(d->invalid & ACCT_DOMAIN_F_DOMAIN)) {
-        acct_resp_invalid(resp, req->pool, "domain", "domain is required");
+        acct_problem_add(pb, "domain", "domain is required");
     }
     if (!d->type) {
         if (!(d->invalid & ACCT_DOMAIN_F_TYPE)) {
-            acct_resp_invalid(resp, req->pool, "type", "type is required");
+            acct_problem_add(pb, "type", "type is required");
         }
         return;
     }
     if (strcmp(d->type, ACCT_DOMAIN_MASTER) == 0 && !d->soa_email
         && !(d->invalid & ACCT_DOMAIN_F_SOA_EMAIL)) {
-        acct_resp_invalid(resp, req->pool, "soa_email",
-                          "soa_email is required for a master domain");
+        acct_problem_add(pb, "soa_email",
+                         "soa_email is required for a master domain");
     }
     if (strcmp(d->type, ACCT_DOMAIN_SLAVE) == 0 && d->master_count == 0
         && !(d->invalid & ACCT_DOMAIN_F_MASTER_IPS)) {
-        acct_resp_invalid(resp, req->pool, "master_ips",
-                          "A slave domain needs at least one master_ips "
-                          "address");
+        acct_problem_add(pb, "master_ips",
+                         "A slave domain needs at least one master_ips "
+                         "address");
     }
 }
 

@@ -82,20 +82,21 @@ void acct_domain_from_row(const acct_rows *rows, int i, acct_domain *d);
 
 /*
  * Applies every domain field present in the request body to `d`, adding a
- * 400 item for each invalid one and marking it in d->invalid.  Fields not in
- * the body keep their values.  Unknown fields are the caller's business.
+ * problem for each invalid one and marking it in d->invalid.  Fields not in
+ * the body keep their values.  Unknown fields and "tags" (acct_tags_read_body,
+ * read after these) are the caller's business.
  */
-void acct_domain_read_body(acct_req *req, acct_resp *resp, acct_domain *d);
+void acct_domain_read_body(acct_req *req, acct_problems *pb, acct_domain *d);
 
 /* Only the "domain" field of the body, the same way (clone's body). */
-void acct_domain_read_name(acct_req *req, acct_resp *resp, acct_domain *d);
+void acct_domain_read_name(acct_req *req, acct_problems *pb, acct_domain *d);
 
 /*
  * The rules on the domain as a whole: a name and a type, soa_email for a
  * master, master_ips for a slave.  Fields already refused are not reported
  * twice.
  */
-void acct_domain_check(acct_req *req, acct_resp *resp, const acct_domain *d);
+void acct_domain_check(acct_req *req, acct_problems *pb, const acct_domain *d);
 
 /*
  * Stores a new domain of the acting user's account with created = updated

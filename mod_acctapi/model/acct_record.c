@@ -88,11 +88,6 @@ static int field_unused(const acct_record *r, unsigned bit)
     }
 }
 
-static size_t error_count(const acct_resp *resp)
-{
-    return resp->errors ? json_array_size(resp->errors) : 0;
-}
-
 /* ------------------------------------------------------------------------
  * Syntax of names and values
  * ------------------------------------------------------------------------ */
@@ -411,7 +406,7 @@ static const char *strip_trailing_dot(apr_pool_t *pool, const char *s)
  * a name under it loses that suffix (apex ""); a trailing dot makes the
  * name fully qualified, so it must lie in the zone.  NULL after the error.
  */
-static const char *relative_name(apr_pool_t *pool, acct_resp *resp,
+static const char *relative_name(apr_pool_t *pool, acct_problems *pb,
                                  const char *name, const char *domain)
 {
     size_t n, d = strlen(domain);
@@ -422,9 +417,9 @@ static const char *relative_name(apr_pool_t *pool, acct_resp *resp,
         return "";
     }
     if (strcmp(name, "@") == 0) {
-        acct_resp_invalid(resp, pool, "name",
-                          "@ is not a valid name: use an empty string for "
-                          "the domain itself");
+        acct_problem_add(pb, "name",
+                         "@ is not a valid name: use an empty string for "
+                         "the domain itself");
         return NULL;
     }
     n = strlen(name);
@@ -440,7 +435,7 @@ static const char *relative_name(apr_pool_t *pool, acct_resp *resp,
         return s;
     }
     if (fq) {
-        acct_resp_invalid(resp, pool, "name",
+        acct_problem_add(pb, "name",
                 apr_psprintf(pool, "name %s is outside the domain %s", name,
                              domain));
         return NULL;
@@ -449,7 +444,7 @@ static const char *relative_name(apr_pool_t *pool, acct_resp *resp,
 }
 
 /* Fields given a value that their type does not use. */
-static void check_typed_fields(apr_pool_t *pool, acct_resp *resp,
+static void check_typed_fields(apr_pool_t *pool, acct_problems *pb,
                                const acct_record *r, unsigned skip)
 {
     unsigned own = fields_of_type(r);
@@ -461,53 +456,53 @@ static void check_typed_fields(apr_pool_t *pool, acct_resp *resp,
         /* The unused value (0 or null) is what every view shows, so a
          * client sending a record back as it read it is not refused. */
         if (!(own & bit) && !(skip & bit) && !field_unused(r, bit)) {
-            acct_resp_invalid(resp, pool, typed_fields[i].field,
-                              apr_psprintf(pool, "%s is only valid for %s",
-                                           typed_fields[i].field,
-                                           typed_fields[i].owners));
+            acct_problem_add(pb, typed_fields[i].field,
+                             apr_psprintf(pool, "%s is only valid for %s",
+                                          typed_fields[i].field,
+                                          typed_fields[i].owners));
         }
     }
 }
 
 /* The stored name of every type but SRV (whose name is derived). */
-static const char *record_name(apr_pool_t *pool, acct_resp *resp,
+static const char *record_name(apr_pool_t *pool, acct_problems *pb,
                                const acct_record *r, const char *domain)
 {
-    const char *rel = relative_name(pool, resp, r->name, domain);
+    const char *rel = relative_name(pool, pb, r->name, domain);
 
     if (!rel) {
         return NULL;
     }
     if (!*rel) {
         if (is_type(r, ACCT_RECORD_TYPE_CNAME)) {
-            acct_resp_invalid(resp, pool, "name",
-                              "name is required for CNAME records: a CNAME "
-                              "cannot be at the domain itself");
+            acct_problem_add(pb, "name",
+                             "name is required for CNAME records: a CNAME "
+                             "cannot be at the domain itself");
             return NULL;
         }
         return rel;
     }
     if (!name_syntax_valid(pool, r, rel)) {
-        acct_resp_invalid(resp, pool, "name", name_syntax_reason(r));
+        acct_problem_add(pb, "name", name_syntax_reason(r));
         return NULL;
     }
     if (strlen(rel) + 1 + strlen(domain) > ACCT_DNS_NAME_MAX) {
-        acct_resp_invalid(resp, pool, "name",
-                          "name is too long: with the domain it exceeds 253 "
-                          "characters");
+        acct_problem_add(pb, "name",
+                         "name is too long: with the domain it exceeds 253 "
+                         "characters");
         return NULL;
     }
     return rel;
 }
 
 /* A label of an SRV service or protocol, stored without its underscore. */
-static const char *srv_label(apr_pool_t *pool, acct_resp *resp,
+static const char *srv_label(apr_pool_t *pool, acct_problems *pb,
                              const char *field, const char *value)
 {
     const char *v = value;
 
     if (!v) {
-        acct_resp_invalid(resp, pool, field,
+        acct_problem_add(pb, field,
                 apr_psprintf(pool, "%s is required for SRV records", field));
         return NULL;
     }
@@ -515,7 +510,7 @@ static const char *srv_label(apr_pool_t *pool, acct_resp *resp,
         v++;
     }
     if (strchr(v, '.') || !acct_dns_name_valid(v, ACCT_DNS_RELATIVE)) {
-        acct_resp_invalid(resp, pool, field,
+        acct_problem_add(pb, field,
                 apr_psprintf(pool, "%s must be one label of letters, digits "
                              "and hyphens, with or without a leading "
                              "underscore (such as %s)", field,
@@ -527,7 +522,7 @@ static const char *srv_label(apr_pool_t *pool, acct_resp *resp,
 }
 
 /* SRV: service, protocol and the numbers are required; the name derives. */
-static void srv_fields(apr_pool_t *pool, acct_resp *resp, acct_record *out,
+static void srv_fields(apr_pool_t *pool, acct_problems *pb, acct_record *out,
                        unsigned skip, const char *domain)
 {
     static const struct {
@@ -542,14 +537,14 @@ static void srv_fields(apr_pool_t *pool, acct_resp *resp, acct_record *out,
     size_t i;
 
     if (!(skip & ACCT_RECORD_SERVICE)) {
-        service = srv_label(pool, resp, "service", out->service);
+        service = srv_label(pool, pb, "service", out->service);
     }
     if (!(skip & ACCT_RECORD_PROTOCOL)) {
-        protocol = srv_label(pool, resp, "protocol", out->protocol);
+        protocol = srv_label(pool, pb, "protocol", out->protocol);
     }
     for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
         if (!(skip & numbers[i].bit) && !(out->set & numbers[i].bit)) {
-            acct_resp_invalid(resp, pool, numbers[i].field,
+            acct_problem_add(pb, numbers[i].field,
                     apr_psprintf(pool, "%s is required for SRV records",
                                  numbers[i].field));
         }
@@ -563,13 +558,13 @@ static void srv_fields(apr_pool_t *pool, acct_resp *resp, acct_record *out,
     out->protocol = protocol;
     out->name = apr_pstrcat(pool, "_", service, "._", protocol, NULL);
     if (strlen(out->name) + 1 + strlen(domain) > ACCT_DNS_NAME_MAX) {
-        acct_resp_invalid(resp, pool, "service",
-                          "service and protocol are too long: with the "
-                          "domain the name exceeds 253 characters");
+        acct_problem_add(pb, "service",
+                         "service and protocol are too long: with the "
+                         "domain the name exceeds 253 characters");
     }
 }
 
-static const char *target_a(apr_pool_t *pool, acct_resp *resp, const char *t,
+static const char *target_a(apr_pool_t *pool, acct_problems *pb, const char *t,
                             const acct_record_zone *zone)
 {
     const char *ip = t, *text;
@@ -577,23 +572,23 @@ static const char *target_a(apr_pool_t *pool, acct_resp *resp, const char *t,
     if (strcmp(t, REMOTE_ADDR) == 0) {
         ip = caller_ipv4(zone->remote_addr);
         if (!ip) {
-            acct_resp_invalid(resp, pool, "target",
-                              REMOTE_ADDR " stands for the IPv4 address of "
-                              "your request, and this request did not come "
-                              "from one");
+            acct_problem_add(pb, "target",
+                             REMOTE_ADDR " stands for the IPv4 address of "
+                             "your request, and this request did not come "
+                             "from one");
             return NULL;
         }
     }
     text = canonical_ip(pool, AF_INET, ip);
     if (!text) {
-        acct_resp_invalid(resp, pool, "target",
-                          "target must be an IPv4 address, such as "
-                          "192.0.2.10, or " REMOTE_ADDR);
+        acct_problem_add(pb, "target",
+                         "target must be an IPv4 address, such as "
+                         "192.0.2.10, or " REMOTE_ADDR);
     }
     return text;
 }
 
-static const char *target_aaaa(apr_pool_t *pool, acct_resp *resp,
+static const char *target_aaaa(apr_pool_t *pool, acct_problems *pb,
                                const char *t, const acct_record_zone *zone)
 {
     const char *ip = t, *text;
@@ -601,24 +596,24 @@ static const char *target_aaaa(apr_pool_t *pool, acct_resp *resp,
     if (strcmp(t, REMOTE_ADDR) == 0) {
         ip = caller_ipv6(zone->remote_addr);
         if (!ip) {
-            acct_resp_invalid(resp, pool, "target",
-                              REMOTE_ADDR " stands for the address of your "
-                              "request, and an AAAA record needs an IPv6 "
-                              "one");
+            acct_problem_add(pb, "target",
+                             REMOTE_ADDR " stands for the address of your "
+                             "request, and an AAAA record needs an IPv6 "
+                             "one");
             return NULL;
         }
     }
     text = canonical_ip(pool, AF_INET6, ip);
     if (!text) {
-        acct_resp_invalid(resp, pool, "target",
-                          "target must be an IPv6 address, such as "
-                          "2001:db8::10");
+        acct_problem_add(pb, "target",
+                         "target must be an IPv6 address, such as "
+                         "2001:db8::10");
     }
     return text;
 }
 
 /* NS, CNAME, PTR: a fully qualified host name; a trailing dot is accepted. */
-static const char *target_host(apr_pool_t *pool, acct_resp *resp,
+static const char *target_host(apr_pool_t *pool, acct_problems *pb,
                                const acct_record *r, const char *t)
 {
     unsigned flags = is_type(r, ACCT_RECORD_TYPE_CNAME) ? ACCT_DNS_UNDERSCORE
@@ -626,43 +621,44 @@ static const char *target_host(apr_pool_t *pool, acct_resp *resp,
     const char *host = strip_trailing_dot(pool, t);
 
     if (!fqdn_valid(host, flags)) {
-        acct_resp_invalid(resp, pool, "target",
-                          is_type(r, ACCT_RECORD_TYPE_NS)
-                          ? "target must be a name server's fully qualified "
-                            "host name, such as ns1.example.net"
-                          : is_type(r, ACCT_RECORD_TYPE_CNAME)
-                          ? "target must be a fully qualified domain name, "
-                            "such as www.example.net"
-                          : "target must be a fully qualified host name, "
-                            "such as host.example.net");
+        acct_problem_add(pb, "target",
+                         is_type(r, ACCT_RECORD_TYPE_NS)
+                         ? "target must be a name server's fully qualified "
+                           "host name, such as ns1.example.net"
+                         : is_type(r, ACCT_RECORD_TYPE_CNAME)
+                         ? "target must be a fully qualified domain name, "
+                           "such as www.example.net"
+                         : "target must be a fully qualified host name, "
+                           "such as host.example.net");
         return NULL;
     }
     return host;
 }
 
-static const char *target_mx(apr_pool_t *pool, acct_resp *resp, const char *t)
+static const char *target_mx(apr_pool_t *pool, acct_problems *pb,
+                             const char *t)
 {
     const char *host = strip_trailing_dot(pool, t);
 
     if (strlen(host) >= 254) {
-        acct_resp_invalid(resp, pool, "target",
-                          "target must be fewer than 254 characters");
+        acct_problem_add(pb, "target",
+                         "target must be fewer than 254 characters");
         return NULL;
     }
     if (!mx_host_valid(host, 2)) {
-        acct_resp_invalid(resp, pool, "target",
-                          "target must be a mail server's domain name, such "
-                          "as mail.example.net: labels of letters, digits "
-                          "and hyphens that start with a letter and end with "
-                          "a letter or digit; the left-most label may be *");
+        acct_problem_add(pb, "target",
+                         "target must be a mail server's domain name, such "
+                         "as mail.example.net: labels of letters, digits "
+                         "and hyphens that start with a letter and end with "
+                         "a letter or digit; the left-most label may be *");
         return NULL;
     }
     return host;
 }
 
 /* A bare SRV target is a host of the domain; a dotted one stands as it is. */
-static const char *target_srv(apr_pool_t *pool, acct_resp *resp, const char *t,
-                              const char *domain)
+static const char *target_srv(apr_pool_t *pool, acct_problems *pb,
+                              const char *t, const char *domain)
 {
     const char *host = strip_trailing_dot(pool, t);
 
@@ -671,16 +667,16 @@ static const char *target_srv(apr_pool_t *pool, acct_resp *resp, const char *t,
         host = apr_pstrcat(pool, host, ".", domain, NULL);
     }
     if (!fqdn_valid(host, 0)) {
-        acct_resp_invalid(resp, pool, "target",
-                          "target must be a host name: a bare name within "
-                          "the domain, such as sip, or a fully qualified "
-                          "one, such as sip.example.net");
+        acct_problem_add(pb, "target",
+                         "target must be a host name: a bare name within "
+                         "the domain, such as sip, or a fully qualified "
+                         "one, such as sip.example.net");
         return NULL;
     }
     return host;
 }
 
-static const char *target_caa(apr_pool_t *pool, acct_resp *resp,
+static const char *target_caa(apr_pool_t *pool, acct_problems *pb,
                               const char *t, const char *tag)
 {
     const char *problem = NULL;
@@ -695,14 +691,14 @@ static const char *target_caa(apr_pool_t *pool, acct_resp *resp,
         problem = caa_issuer_problem(pool, t, strcmp(tag, "issuewild") == 0);
     }
     if (problem) {
-        acct_resp_invalid(resp, pool, "target", problem);
+        acct_problem_add(pb, "target", problem);
         return NULL;
     }
     return t;
 }
 
 /* CAA: the tag is required and decides the target's form. */
-static const char *caa_tag(apr_pool_t *pool, acct_resp *resp,
+static const char *caa_tag(apr_pool_t *pool, acct_problems *pb,
                            const acct_record *r, unsigned skip)
 {
     const char *const *t;
@@ -711,8 +707,8 @@ static const char *caa_tag(apr_pool_t *pool, acct_resp *resp,
         return NULL;
     }
     if (!r->tag) {
-        acct_resp_invalid(resp, pool, "tag",
-                          "tag is required for CAA records");
+        acct_problem_add(pb, "tag",
+                         "tag is required for CAA records");
         return NULL;
     }
     for (t = caa_tags; *t; t++) {
@@ -720,8 +716,8 @@ static const char *caa_tag(apr_pool_t *pool, acct_resp *resp,
             return *t;
         }
     }
-    acct_resp_invalid(resp, pool, "tag",
-                      "tag must be one of: issue, issuewild, iodef");
+    acct_problem_add(pb, "tag",
+                     "tag must be one of: issue, issuewild, iodef");
     return NULL;
 }
 
@@ -730,109 +726,109 @@ static const char *caa_tag(apr_pool_t *pool, acct_resp *resp,
  * with priority 0.  1 when `out` is one (its target set), 0 when it is an
  * ordinary MX, -1 after an error.
  */
-static int null_mx(apr_pool_t *pool, acct_resp *resp, acct_record *out,
+static int null_mx(apr_pool_t *pool, acct_problems *pb, acct_record *out,
                    unsigned skip)
 {
     if (!out->target || *out->target) {
         return 0;
     }
     if (!(skip & ACCT_RECORD_NAME) && out->name && *out->name) {
-        acct_resp_invalid(resp, pool, "target",
-                          "target is required: only a Null MX record, at the "
-                          "domain itself (name \"\"), has an empty target");
+        acct_problem_add(pb, "target",
+                         "target is required: only a Null MX record, at the "
+                         "domain itself (name \"\"), has an empty target");
         return -1;
     }
     if (!(skip & ACCT_RECORD_PRIORITY) && out->priority != 0) {
-        acct_resp_invalid(resp, pool, "priority",
-                          "priority must be 0 for a Null MX record");
+        acct_problem_add(pb, "priority",
+                         "priority must be 0 for a Null MX record");
         return -1;
     }
     return 1;
 }
 
-static const char *record_target(apr_pool_t *pool, acct_resp *resp,
+static const char *record_target(apr_pool_t *pool, acct_problems *pb,
                                  const acct_record *r, const char *tag,
                                  const acct_record_zone *zone)
 {
     const char *t = r->target;
 
     if (!t || !*t) {
-        acct_resp_invalid(resp, pool, "target", "target is required");
+        acct_problem_add(pb, "target", "target is required");
         return NULL;
     }
     if (is_type(r, ACCT_RECORD_TYPE_A)) {
-        return target_a(pool, resp, t, zone);
+        return target_a(pool, pb, t, zone);
     }
     if (is_type(r, ACCT_RECORD_TYPE_AAAA)) {
-        return target_aaaa(pool, resp, t, zone);
+        return target_aaaa(pool, pb, t, zone);
     }
     if (is_type(r, ACCT_RECORD_TYPE_MX)) {
-        return target_mx(pool, resp, t);
+        return target_mx(pool, pb, t);
     }
     if (is_type(r, ACCT_RECORD_TYPE_SRV)) {
-        return target_srv(pool, resp, t, zone->domain);
+        return target_srv(pool, pb, t, zone->domain);
     }
     if (is_type(r, ACCT_RECORD_TYPE_CAA)) {
-        return tag ? target_caa(pool, resp, t, tag) : NULL;
+        return tag ? target_caa(pool, pb, t, tag) : NULL;
     }
     if (is_type(r, ACCT_RECORD_TYPE_TXT)) {
         if (acct_has_control_character(t)) {
-            acct_resp_invalid(resp, pool, "target",
-                              "target must be printable text: control "
-                              "characters are not allowed");
+            acct_problem_add(pb, "target",
+                             "target must be printable text: control "
+                             "characters are not allowed");
             return NULL;
         }
         /* Each 255-byte string adds a length byte to the 65535-byte RDATA:
          * a longer value could be stored but no nameserver could load the
          * zone (named-checkzone: "ran out of space"). */
         if (strlen(t) > ACCT_RECORD_TXT_BYTES_MAX) {
-            acct_resp_invalid(resp, pool, "target",
-                              apr_psprintf(pool, "target is too long for DNS: "
-                                           "at most %d bytes",
-                                           ACCT_RECORD_TXT_BYTES_MAX));
+            acct_problem_add(pb, "target",
+                             apr_psprintf(pool, "target is too long for DNS: "
+                                          "at most %d bytes",
+                                          ACCT_RECORD_TXT_BYTES_MAX));
             return NULL;
         }
         return t;
     }
-    return target_host(pool, resp, r, t);
+    return target_host(pool, pb, r, t);
 }
 
-int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
+int acct_record_normalise(apr_pool_t *pool, acct_problems *pb,
                           const acct_record *in, unsigned skip,
                           const acct_record_zone *zone, acct_record *out)
 {
-    size_t before = error_count(resp);
+    int before = acct_problems_count(pb);
     const char *tag = NULL;
     int is_null_mx = 0;
 
     *out = *in;
     if (!acct_record_type_known(in->type)) {
         if (!(skip & ACCT_RECORD_TYPE)) {
-            acct_resp_invalid(resp, pool, "type", in->type
+            acct_problem_add(pb, "type", in->type
                     ? "type must be one of: A, AAAA, NS, MX, CNAME, TXT, SRV, "
                       "PTR, CAA"
                     : "type is required");
         }
         return -1;
     }
-    check_typed_fields(pool, resp, in, skip);
+    check_typed_fields(pool, pb, in, skip);
     if (is_type(in, ACCT_RECORD_TYPE_SRV)) {
-        srv_fields(pool, resp, out, skip, zone->domain);
+        srv_fields(pool, pb, out, skip, zone->domain);
     }
     else if (!(skip & ACCT_RECORD_NAME)) {
-        out->name = record_name(pool, resp, in, zone->domain);
+        out->name = record_name(pool, pb, in, zone->domain);
     }
     if (is_type(in, ACCT_RECORD_TYPE_CAA)) {
-        tag = caa_tag(pool, resp, in, skip);
+        tag = caa_tag(pool, pb, in, skip);
     }
     if (is_type(in, ACCT_RECORD_TYPE_MX)) {
-        is_null_mx = null_mx(pool, resp, out, skip);
+        is_null_mx = null_mx(pool, pb, out, skip);
     }
     if (!(skip & ACCT_RECORD_TARGET) && is_null_mx == 0) {
-        out->target = record_target(pool, resp, in, tag, zone);
+        out->target = record_target(pool, pb, in, tag, zone);
     }
     out->ttl_sec = acct_dns_round_record_ttl(in->ttl_sec);
-    return error_count(resp) > before ? -1 : 0;
+    return acct_problems_count(pb) > before ? -1 : 0;
 }
 
 int acct_record_is_null_mx(const acct_record *r)
@@ -846,7 +842,7 @@ int acct_record_is_null_mx(const acct_record *r)
  * ------------------------------------------------------------------------ */
 
 /* An integer field of 0..max; sets `bit` in *set when present and valid. */
-static void read_number(acct_req *req, acct_resp *resp, const char *field,
+static void read_number(acct_req *req, acct_problems *pb, const char *field,
                         apr_int64_t max, unsigned bit, apr_int64_t *out,
                         unsigned *set, unsigned *bad)
 {
@@ -857,7 +853,7 @@ static void read_number(acct_req *req, acct_resp *resp, const char *field,
     }
     if (!json_is_integer(v) || json_integer_value(v) < 0
         || json_integer_value(v) > max) {
-        acct_resp_invalid(resp, req->pool, field, max == APR_INT64_MAX
+        acct_problem_add(pb, field, max == APR_INT64_MAX
                 ? apr_psprintf(req->pool, "%s must be a whole number of "
                                "seconds, 0 or more", field)
                 : apr_psprintf(req->pool, "%s must be an integer from 0 to %"
@@ -870,13 +866,13 @@ static void read_number(acct_req *req, acct_resp *resp, const char *field,
 }
 
 /* A string field; JSON null clears it where `nullable`. */
-static void read_text(acct_req *req, acct_resp *resp, const char *field,
+static void read_text(acct_req *req, acct_problems *pb, const char *field,
                       size_t max, int nullable, unsigned bit,
                       const char **out, unsigned *bad)
 {
     const char *s = NULL;
 
-    switch (acct_body_string(req, resp, field, 0, max, nullable, &s)) {
+    switch (acct_field_string(req, pb, field, 0, max, nullable, &s)) {
     case ACCT_FIELD_SET:
         *out = s;
         break;
@@ -895,7 +891,7 @@ static void read_text(acct_req *req, acct_resp *resp, const char *field,
  * The type: required on create; on update it cannot change, though a body
  * may repeat it (clients send a record back with its type, as read).
  */
-static void read_type(acct_req *req, acct_resp *resp,
+static void read_type(acct_req *req, acct_problems *pb,
                       const acct_record *current, acct_record *r,
                       unsigned *bad)
 {
@@ -904,25 +900,25 @@ static void read_type(acct_req *req, acct_resp *resp,
     if (current) {
         if (v && !(json_is_string(v)
                    && strcmp(json_string_value(v), current->type) == 0)) {
-            acct_resp_invalid(resp, req->pool, "type",
-                              "type cannot be changed: delete the record and "
-                              "create one of the new type");
+            acct_problem_add(pb, "type",
+                             "type cannot be changed: delete the record and "
+                             "create one of the new type");
             *bad |= ACCT_RECORD_TYPE;
         }
         return;
     }
     r->type = NULL;
     if (!v) {
-        acct_body_require(req, resp, "type", ACCT_FIELD_ABSENT);
+        acct_field_require(req, pb, "type", ACCT_FIELD_ABSENT);
         *bad |= ACCT_RECORD_TYPE;
     }
-    else if (acct_body_enum(req, resp, "type", acct_record_types, &r->type)
+    else if (acct_field_enum(req, pb, "type", acct_record_types, &r->type)
              != ACCT_FIELD_SET) {
         *bad |= ACCT_RECORD_TYPE;
     }
 }
 
-int acct_record_read(acct_req *req, acct_resp *resp,
+int acct_record_read(acct_req *req, acct_problems *pb,
                      const acct_record *current, const acct_record_zone *zone,
                      acct_record *out)
 {
@@ -930,7 +926,7 @@ int acct_record_read(acct_req *req, acct_resp *resp,
         "type", "name", "target", "priority", "weight", "port", "service",
         "protocol", "ttl_sec", "tag", NULL
     };
-    size_t before = error_count(resp);
+    int before = acct_problems_count(pb);
     unsigned bad = 0;
     acct_record r;
 
@@ -943,30 +939,30 @@ int acct_record_read(acct_req *req, acct_resp *resp,
                              *current->name ? "." : "", zone->domain, ".",
                              NULL);
     }
-    acct_body_only(req, resp, allowed);
-    read_type(req, resp, current, &r, &bad);
-    read_text(req, resp, "name", ACCT_RECORD_NAME_MAX, 0, ACCT_RECORD_NAME,
+    acct_fields_only(req, pb, allowed);
+    read_type(req, pb, current, &r, &bad);
+    read_text(req, pb, "name", ACCT_RECORD_NAME_MAX, 0, ACCT_RECORD_NAME,
               &r.name, &bad);
-    read_text(req, resp, "target", ACCT_RECORD_TARGET_MAX, 0,
+    read_text(req, pb, "target", ACCT_RECORD_TARGET_MAX, 0,
               ACCT_RECORD_TARGET, &r.target, &bad);
-    read_number(req, resp, "priority", 255, ACCT_RECORD_PRIORITY, &r.priority,
+    read_number(req, pb, "priority", 255, ACCT_RECORD_PRIORITY, &r.priority,
                 &r.set, &bad);
-    read_number(req, resp, "weight", 65535, ACCT_RECORD_WEIGHT, &r.weight,
+    read_number(req, pb, "weight", 65535, ACCT_RECORD_WEIGHT, &r.weight,
                 &r.set, &bad);
-    read_number(req, resp, "port", 65535, ACCT_RECORD_PORT, &r.port, &r.set,
+    read_number(req, pb, "port", 65535, ACCT_RECORD_PORT, &r.port, &r.set,
                 &bad);
-    read_text(req, resp, "service", ACCT_RECORD_NAME_MAX, 1,
+    read_text(req, pb, "service", ACCT_RECORD_NAME_MAX, 1,
               ACCT_RECORD_SERVICE, &r.service, &bad);
-    read_text(req, resp, "protocol", ACCT_RECORD_NAME_MAX, 1,
+    read_text(req, pb, "protocol", ACCT_RECORD_NAME_MAX, 1,
               ACCT_RECORD_PROTOCOL, &r.protocol, &bad);
-    read_number(req, resp, "ttl_sec", APR_INT64_MAX, ACCT_RECORD_TTL,
+    read_number(req, pb, "ttl_sec", APR_INT64_MAX, ACCT_RECORD_TTL,
                 &r.ttl_sec, &r.set, &bad);
-    read_text(req, resp, "tag", ACCT_RECORD_NAME_MAX, 1, ACCT_RECORD_TAG,
+    read_text(req, pb, "tag", ACCT_RECORD_NAME_MAX, 1, ACCT_RECORD_TAG,
               &r.tag, &bad);
-    if (acct_record_normalise(req->pool, resp, &r, bad, zone, out) != 0) {
+    if (acct_record_normalise(req->pool, pb, &r, bad, zone, out) != 0) {
         return -1;
     }
-    return error_count(resp) > before ? -1 : 0;
+    return acct_problems_count(pb) > before ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------------

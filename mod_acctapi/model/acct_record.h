@@ -78,10 +78,10 @@ typedef struct acct_record_zone {
  * Reads the request body: a new record when `current` is NULL (type
  * required), else the changes to `current` (the stored record; every field
  * optional, the type unchangeable).  The merged record is then normalised
- * as acct_record_normalise does.  Every problem is a 400 item of `resp`
- * naming its field, all of them at once.  0 with *out set, or -1.
+ * as acct_record_normalise does.  Every problem is added to `pb`, naming
+ * its field, all of them at once.  0 with *out set, or -1.
  */
-int acct_record_read(acct_req *req, acct_resp *resp,
+int acct_record_read(acct_req *req, acct_problems *pb,
                      const acct_record *current, const acct_record_zone *zone,
                      acct_record *out);
 
@@ -91,7 +91,7 @@ int acct_record_read(acct_req *req, acct_resp *resp,
  * a clone, an import).  `skip` holds ACCT_RECORD_* bits of fields already
  * reported invalid, whose further checks would only repeat the complaint.
  */
-int acct_record_normalise(apr_pool_t *pool, acct_resp *resp,
+int acct_record_normalise(apr_pool_t *pool, acct_problems *pb,
                           const acct_record *in, unsigned skip,
                           const acct_record_zone *zone, acct_record *out);
 

@@ -461,8 +461,8 @@ int acct_sshkey_parse(apr_pool_t *pool, const char *line, acct_sshkey *out,
 
 /* ---- request bodies ---------------------------------------------------- */
 
-/* One body value that must be a key line; 0, or -1 after adding the item. */
-static int key_value(acct_req *req, acct_resp *resp, const char *field,
+/* One body value that must be a key line; 0, or -1 after adding a problem. */
+static int key_value(acct_req *req, acct_problems *pb, const char *field,
                      json_t *v, acct_sshkey *out)
 {
     const char *reason = NULL;
@@ -477,11 +477,11 @@ static int key_value(acct_req *req, acct_resp *resp, const char *field,
              == 0) {
         return 0;
     }
-    acct_resp_invalid(resp, req->pool, field, reason);
+    acct_problem_add(pb, field, reason);
     return -1;
 }
 
-acct_field_rc acct_sshkey_body(acct_req *req, acct_resp *resp,
+acct_field_rc acct_sshkey_body(acct_req *req, acct_problems *pb,
                                const char *field, acct_sshkey *out)
 {
     json_t *v = req->body ? json_object_get(req->body, field) : NULL;
@@ -489,11 +489,11 @@ acct_field_rc acct_sshkey_body(acct_req *req, acct_resp *resp,
     if (!v) {
         return ACCT_FIELD_ABSENT;
     }
-    return key_value(req, resp, field, v, out) == 0 ? ACCT_FIELD_SET
-                                                    : ACCT_FIELD_BAD;
+    return key_value(req, pb, field, v, out) == 0 ? ACCT_FIELD_SET
+                                                  : ACCT_FIELD_BAD;
 }
 
-acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
+acct_field_rc acct_sshkey_body_list(acct_req *req, acct_problems *pb,
                                     const char *field, const char **json_text)
 {
     json_t *v = req->body ? json_object_get(req->body, field) : NULL;
@@ -510,9 +510,9 @@ acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
         return ACCT_FIELD_NULL;
     }
     if (!json_is_array(v)) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s must be an array of SSH "
-                                       "public keys", field));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "%s must be an array of SSH "
+                                      "public keys", field));
         return ACCT_FIELD_BAD;
     }
     keys = acct_json_own(req->pool, json_array());
@@ -520,7 +520,7 @@ acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
         const char *name = apr_psprintf(req->pool, "%s[%lu]", field,
                                         (unsigned long)i);
 
-        if (key_value(req, resp, name, item, &key) != 0) {
+        if (key_value(req, pb, name, item, &key) != 0) {
             bad = 1;
         }
         else {

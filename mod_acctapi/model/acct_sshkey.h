@@ -64,10 +64,10 @@ int acct_sshkey_parse(apr_pool_t *pool, const char *line, acct_sshkey *out,
 
 /*
  * Reads body field `field` as one public key (POST /profile/sshkeys): it
- * must be a string that acct_sshkey_parse accepts.  A problem is a 400 item
- * naming `field`; null is refused like any non-string.
+ * must be a string that acct_sshkey_parse accepts.  A problem is added to
+ * `pb` naming `field`; null is refused like any non-string.
  */
-acct_field_rc acct_sshkey_body(acct_req *req, acct_resp *resp,
+acct_field_rc acct_sshkey_body(acct_req *req, acct_problems *pb,
                                const char *field, acct_sshkey *out);
 
 /*
@@ -77,7 +77,7 @@ acct_field_rc acct_sshkey_body(acct_req *req, acct_resp *resp,
  * *json_text is the array of normalised lines as compact JSON (pool memory),
  * ready to store; on ACCT_FIELD_NULL it is NULL.
  */
-acct_field_rc acct_sshkey_body_list(acct_req *req, acct_resp *resp,
+acct_field_rc acct_sshkey_body_list(acct_req *req, acct_problems *pb,
                                     const char *field, const char **json_text);
 
 /*

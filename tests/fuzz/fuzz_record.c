@@ -8,18 +8,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     apr_pool_t *pool = fuzz_pool();
     acct_req *req = fuzz_req(pool, data, size);
     acct_record current, out;
-    acct_resp resp;
 
     if (req->body && json_is_object(req->body)) {
-        acct_resp_init(&resp, pool);
-        acct_record_read(req, &resp, NULL, &zone, &out);
+        acct_record_read(req, acct_problems_make(pool), NULL, &zone, &out);
         memset(&current, 0, sizeof(current));
         current.type = "MX";
         current.name = "mail";
         current.target = "mx.example.net";
         current.priority = 10;
-        acct_resp_init(&resp, pool);
-        acct_record_read(req, &resp, &current, &zone, &out);
+        acct_record_read(req, acct_problems_make(pool), &current, &zone,
+                         &out);
     }
     apr_pool_destroy(pool);
     return 0;

@@ -138,14 +138,11 @@ static const char *or_null(const char *s)
 static const char *stored(const acct_record *raw, const char *zone)
 {
     acct_record_zone where = {zone, NULL};
+    acct_problems *pb = acct_problems_make(pool);
     acct_record rec;
-    acct_resp resp;
 
-    acct_resp_init(&resp, pool);
-    if (acct_record_normalise(pool, &resp, raw, 0, &where, &rec) != 0) {
-        return apr_psprintf(pool, "invalid: %s",
-                            json_string_value(json_object_get(
-                                json_array_get(resp.errors, 0), "reason")));
+    if (acct_record_normalise(pool, pb, raw, 0, &where, &rec) != 0) {
+        return apr_psprintf(pool, "invalid: %s", acct_problem_reason(pb, 0));
     }
     return apr_psprintf(pool, "%s [%s] [%s] %d %d %d %s %s %d %s", rec.type,
                         rec.name, rec.target, (int)rec.priority,

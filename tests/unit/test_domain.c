@@ -309,6 +309,37 @@ static void stored_base(rule_base base, acct_domain *d)
     }
 }
 
+/*
+ * The readers add problems; these answer them into `resp` as the handlers
+ * do (the tags, read by the handler after the other fields, included), so
+ * the cases read the envelope the client gets.
+ */
+static void read_body(acct_req *req, acct_resp *resp, acct_domain *d)
+{
+    acct_problems *pb = acct_problems_make(pool);
+
+    acct_domain_read_body(req, pb, d);
+    acct_resp_problems(resp, pool, pb);
+    acct_tags_read_body(req, resp, "tags", &d->tags);
+}
+
+static void fields_only(acct_req *req, acct_resp *resp,
+                        const char *const *allowed)
+{
+    acct_problems *pb = acct_problems_make(pool);
+
+    acct_fields_only(req, pb, allowed);
+    acct_resp_problems(resp, pool, pb);
+}
+
+static void check_domain(acct_req *req, acct_resp *resp, const acct_domain *d)
+{
+    acct_problems *pb = acct_problems_make(pool);
+
+    acct_domain_check(req, pb, d);
+    acct_resp_problems(resp, pool, pb);
+}
+
 static void test_body_rules(void **state)
 {
     size_t i;
@@ -326,9 +357,9 @@ static void test_body_rules(void **state)
         else {
             stored_base(rules[i].base, &d);
         }
-        acct_body_only(req, &resp, acct_domain_fields);
-        acct_domain_read_body(req, &resp, &d);
-        acct_domain_check(req, &resp, &d);
+        fields_only(req, &resp, acct_domain_fields);
+        read_body(req, &resp, &d);
+        check_domain(req, &resp, &d);
         got = error_fields(pool, &resp);
         UNIT_CHECKF(strcmp(got, sorted_fields(pool, rules[i].errors)) == 0,
                     "case %u %s: refused [%s], expected [%s]", (unsigned)i,
@@ -336,6 +367,43 @@ static void test_body_rules(void **state)
         UNIT_CHECKF(!*rules[i].errors || resp.status == 400, "case %u",
                     (unsigned)i);
     }
+}
+
+/* The readers' own result: problems in the order found, the whole-domain
+ * rules after the fields, and none of a field already refused. */
+static void test_body_problems(void **state)
+{
+    acct_req *req = body_req(pool,
+        "{\"domain\":\"-bad-\",\"type\":\"primary\",\"soa_email\":\"x\","
+        "\"master_ips\":[\"192.0.2.1\",\"nope\"],\"ttl_sec\":-5}");
+    acct_problems *pb = acct_problems_make(pool);
+    acct_domain d;
+
+    acct_domain_init(&d);
+    acct_domain_read_body(req, pb, &d);
+    acct_domain_check(req, pb, &d);
+    assert_int_equal(acct_problems_count(pb), 5);
+    assert_string_equal(acct_problem_field(pb, 0), "domain");
+    assert_string_equal(acct_problem_field(pb, 1), "type");
+    assert_string_equal(acct_problem_reason(pb, 1),
+                        "type must be one of: master, slave");
+    assert_string_equal(acct_problem_field(pb, 2), "soa_email");
+    assert_string_equal(acct_problem_reason(pb, 2),
+                        "soa_email must be a valid e-mail address");
+    assert_string_equal(acct_problem_field(pb, 3), "master_ips[1]");
+    assert_string_equal(acct_problem_field(pb, 4), "ttl_sec");
+
+    /* The rules on the whole come last: a master needs its soa_email. */
+    req = body_req(pool, "{\"domain\":\"example.org\",\"type\":\"master\"}");
+    pb = acct_problems_make(pool);
+    acct_domain_init(&d);
+    acct_domain_read_body(req, pb, &d);
+    assert_false(acct_problems_any(pb));
+    acct_domain_check(req, pb, &d);
+    assert_int_equal(acct_problems_count(pb), 1);
+    assert_string_equal(acct_problem_field(pb, 0), "soa_email");
+    assert_string_equal(acct_problem_reason(pb, 0),
+                        "soa_email is required for a master domain");
 }
 
 /* What passing fields become: rounded, canonical, cleared, de-duplicated. */
@@ -352,8 +420,8 @@ static void test_body_values(void **state)
 
     acct_resp_init(&resp, pool);
     acct_domain_init(&d);
-    acct_domain_read_body(req, &resp, &d);
-    acct_domain_check(req, &resp, &d);
+    read_body(req, &resp, &d);
+    check_domain(req, &resp, &d);
     assert_false(acct_resp_failed(&resp));
     assert_string_equal(d.domain, "Example.ORG");
     assert_string_equal(d.master_ips, "[\"2001:db8::1\",\"192.0.2.1\"]");
@@ -375,7 +443,7 @@ static void test_body_values(void **state)
                          "\"soa_email\":\"\",\"axfr_ips\":null}");
     d.group = "g";
     d.soa_email = "a@b.example";
-    acct_domain_read_body(req, &resp, &d);
+    read_body(req, &resp, &d);
     assert_false(acct_resp_failed(&resp));
     assert_string_equal(d.description, "");
     assert_string_equal(d.group, "");
@@ -407,7 +475,7 @@ static void test_body_limits(void **state)
                             json_string(repeat(pool, 'x', strings[i].len)));
         acct_resp_init(&resp, pool);
         acct_domain_init(&d);
-        acct_domain_read_body(req, &resp, &d);
+        read_body(req, &resp, &d);
         UNIT_CHECKF(acct_resp_failed(&resp) == !strings[i].ok, "%s of %d",
                     strings[i].field, strings[i].len);
     }
@@ -422,7 +490,7 @@ static void test_body_limits(void **state)
         json_object_set_new(req->body, "tags", tags);
         acct_resp_init(&resp, pool);
         acct_domain_init(&d);
-        acct_domain_read_body(req, &resp, &d);
+        read_body(req, &resp, &d);
         assert_string_equal(error_fields(pool, &resp),
                             i == 2 ? "tags[0]" : "tags[1]");
     }
@@ -442,7 +510,7 @@ static void test_body_limits(void **state)
         json_object_set_new(req->body, "master_ips", json_deep_copy(ips));
         acct_resp_init(&resp, pool);
         acct_domain_init(&d);
-        acct_domain_read_body(req, &resp, &d);
+        read_body(req, &resp, &d);
         assert_string_equal(error_fields(pool, &resp),
                             i == 25 ? "" : "axfr_ips,master_ips");
     }
@@ -1091,6 +1159,7 @@ int main(void)
         UNIT_TEST(test_names),
         UNIT_TEST(test_name_lengths),
         UNIT_TEST(test_body_rules),
+        UNIT_TEST(test_body_problems),
         UNIT_TEST(test_body_values),
         UNIT_TEST(test_body_limits),
         UNIT_DB_TEST(test_create_and_view),

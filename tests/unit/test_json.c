@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "acct_api.h"
+#include "acct_body.h"
 #include "acct_json.h"
 
 /* Compact text of `j` (pool memory), for comparisons. */
@@ -683,6 +684,138 @@ static void test_resp_errors_accumulate(void **state)
                          acct_resp_document(&r, pool), "errors")), 4);
 }
 
+/* ------------------------------------------------------------------------
+ * Problem lists and the one answer made of them
+ * ------------------------------------------------------------------------ */
+
+static void test_problems_list(void **state)
+{
+    acct_problems *p = acct_problems_make(pool);
+    int i;
+
+    assert_false(acct_problems_any(p));
+    assert_int_equal(acct_problems_count(p), 0);
+    acct_problem_add(p, "label", "Label must be 3..32 characters");
+    acct_problem_add(p, NULL, "A reason of the whole body");
+    assert_true(acct_problems_any(p));
+    assert_int_equal(acct_problems_count(p), 2);
+    assert_string_equal(acct_problem_field(p, 0), "label");
+    assert_string_equal(acct_problem_reason(p, 0),
+                        "Label must be 3..32 characters");
+    assert_null(acct_problem_field(p, 1));
+    assert_string_equal(acct_problem_reason(p, 1), "A reason of the whole body");
+    /* Many: the order they were added in, whatever the growth. */
+    for (i = 0; i < 100; i++) {
+        acct_problem_add(p, apr_psprintf(pool, "f%d", i), "r");
+    }
+    assert_int_equal(acct_problems_count(p), 102);
+    for (i = 0; i < 100; i++) {
+        assert_string_equal(acct_problem_field(p, i + 2),
+                            apr_psprintf(pool, "f%d", i));
+    }
+}
+
+/* The envelope of a list is exactly what adding its items one by one with
+ * acct_resp_invalid made: the wire output did not change. */
+static void test_resp_problems(void **state)
+{
+    acct_problems *p = acct_problems_make(pool);
+    acct_resp got, want;
+    apr_size_t got_len = 0, want_len = 0;
+    const char *got_text, *want_text;
+
+    acct_problem_add(p, "b", "second field, first problem");
+    acct_problem_add(p, "a", "first field");
+    acct_problem_add(p, NULL, "no field");
+    acct_resp_init(&got, pool);
+    acct_resp_problems(&got, pool, p);
+    acct_resp_init(&want, pool);
+    acct_resp_invalid(&want, pool, "b", "second field, first problem");
+    acct_resp_invalid(&want, pool, "a", "first field");
+    acct_resp_invalid(&want, pool, NULL, "no field");
+    assert_int_equal(got.status, 400);
+    got_text = acct_resp_text(&got, pool, &got_len);
+    want_text = acct_resp_text(&want, pool, &want_len);
+    assert_int_equal(got_len, want_len);
+    assert_memory_equal(got_text, want_text, want_len);
+    expect_dump("problems", acct_resp_document(&got, pool),
+                "{\"errors\":["
+                "{\"reason\":\"second field, first problem\",\"field\":\"b\"},"
+                "{\"reason\":\"first field\",\"field\":\"a\"},"
+                "{\"reason\":\"no field\"}]}");
+
+    /* No problem adds nothing: the response stays as it was. */
+    acct_resp_init(&got, pool);
+    acct_resp_problems(&got, pool, acct_problems_make(pool));
+    assert_null(got.errors);
+    assert_int_equal(got.status, 500);
+}
+
+/* Problem `i` as "field: reason" ("-" for no field). */
+static const char *problem_text(const acct_problems *p, int i)
+{
+    const char *field = acct_problem_field(p, i);
+
+    return apr_psprintf(pool, "%s: %s", field ? field : "-",
+                        acct_problem_reason(p, i));
+}
+
+/* Values read by read_each. */
+typedef struct {
+    const char *s, *e;
+    apr_int64_t t;
+    int b;
+} read_values;
+
+/* Every reader over `body`, each expected to give `want`. */
+static void read_each(acct_req *req, acct_problems *p, const char *body,
+                      acct_field_rc want, read_values *v)
+{
+    static const char *const allowed[] = {"s", "t", "b", "e", NULL};
+    static const char *const choices[] = {"one", "two", NULL};
+
+    req->body = decode(body);
+    acct_fields_only(req, p, allowed);
+    assert_int_equal(acct_field_string(req, p, "s", 1, 5, 0, &v->s), want);
+    assert_int_equal(acct_field_timestamp(req, p, "t", 0, &v->t), want);
+    assert_int_equal(acct_field_bool(req, p, "b", &v->b), want);
+    assert_int_equal(acct_field_enum(req, p, "e", choices, &v->e), want);
+}
+
+/* The body readers report into a list, in the order they ran, and never
+ * into a response. */
+static void test_field_readers(void **state)
+{
+    acct_problems *p = acct_problems_make(pool);
+    read_values v = {NULL, NULL, 0, 0};
+    const char *s = NULL;
+    acct_req req;
+
+    memset(&req, 0, sizeof(req));
+    req.pool = pool;
+    read_each(&req, p, "{\"s\":\"ok\",\"t\":\"2024-01-02T03:04:05\","
+                       "\"b\":true,\"e\":\"two\"}", ACCT_FIELD_SET, &v);
+    acct_field_require(&req, p, "s", ACCT_FIELD_SET);
+    assert_false(acct_problems_any(p));
+    assert_string_equal(v.s, "ok");
+    assert_string_equal(v.e, "two");
+    assert_true(v.b);
+
+    read_each(&req, p, "{\"x\":1,\"s\":\"too long\",\"t\":\"soon\","
+                       "\"b\":1,\"e\":\"three\"}", ACCT_FIELD_BAD, &v);
+    acct_field_require(&req, p, "absent",
+                       acct_field_string(&req, p, "absent", 1, 5, 0, &s));
+    assert_int_equal(acct_problems_count(p), 6);
+    assert_string_equal(problem_text(p, 0),
+                        "x: x is not a field that can be set here");
+    assert_string_equal(problem_text(p, 1), "s: Length must be 1-5 characters");
+    assert_string_equal(problem_text(p, 2), "t: Must be a date-time in the "
+                        "form YYYY-MM-DDTHH:MM:SS (UTC)");
+    assert_string_equal(problem_text(p, 3), "b: b must be true or false");
+    assert_string_equal(problem_text(p, 4), "e: e must be one of: one, two");
+    assert_string_equal(problem_text(p, 5), "absent: absent is required");
+}
+
 static void test_resp_status_without_item(void **state)
 {
     acct_resp r;
@@ -968,6 +1101,9 @@ int main(void)
         UNIT_TEST(test_resp_ok),
         UNIT_TEST(test_resp_error_field),
         UNIT_TEST(test_resp_errors_accumulate),
+        UNIT_TEST(test_problems_list),
+        UNIT_TEST(test_resp_problems),
+        UNIT_TEST(test_field_readers),
         UNIT_TEST(test_resp_status_without_item),
         UNIT_TEST(test_resp_store_error),
         UNIT_TEST(test_reason_for_status),

@@ -84,6 +84,19 @@ static char *dump(const json_t *j)
     return copy;
 }
 
+/* acct_record_read with its problems answered into `resp` as the handlers
+ * answer them, so the cases read the envelope the client gets. */
+static int record_read(acct_req *req, acct_resp *resp,
+                       const acct_record *current,
+                       const acct_record_zone *zone, acct_record *out)
+{
+    acct_problems *pb = acct_problems_make(pool);
+    int rc = acct_record_read(req, pb, current, zone, out);
+
+    acct_resp_problems(resp, pool, pb);
+    return rc;
+}
+
 static void check_case(const char *name, json_t *c)
 {
     json_t *current = json_object_get(c, "current");
@@ -109,7 +122,7 @@ static void check_case(const char *name, json_t *c)
         current_record(current, &cur);
     }
     acct_resp_init(&resp, pool);
-    rc = acct_record_read(&req, &resp, current ? &cur : NULL, &zone, &rec);
+    rc = record_read(&req, &resp, current ? &cur : NULL, &zone, &rec);
     if (want_out) {
         UNIT_CHECKF(rc == 0, "%s: refused with %s", name, dump(resp.errors));
         got = record_object(&rec);
@@ -225,7 +238,7 @@ static int read_body(json_t *body, const acct_record *current,
     req.pool = pool;
     req.body = body;
     acct_resp_init(resp, pool);
-    return acct_record_read(&req, resp, current, &zone, out);
+    return record_read(&req, resp, current, &zone, out);
 }
 
 static void test_target_lengths(void **state)
@@ -255,6 +268,55 @@ static void test_target_lengths(void **state)
     assert_int_equal(read_body(body, NULL, &rec, &resp), 0);
     assert_int_equal(strlen(rec.target), ACCT_RECORD_TXT_BYTES_MAX);
     json_decref(body);
+}
+
+/* The validator's own result: its problems, in the order a client reads
+ * them, and nothing answered (it knows no response). */
+static void test_read_problems(void **state)
+{
+    static const char *const want[][2] = {
+        {"color", "color is not a field that can be set here"},
+        {"ttl_sec", "ttl_sec must be a whole number of seconds, 0 or more"},
+        {"weight", "weight is only valid for SRV records"},
+        {"name", "@ is not a valid name: use an empty string for the "
+                 "domain itself"},
+        {"target", "target must be an IPv4 address, such as 192.0.2.10, or "
+                   "[remote_addr]"},
+    };
+    acct_record_zone zone = {"example.com", NULL};
+    acct_problems *pb = acct_problems_make(pool);
+    acct_record rec;
+    acct_req req;
+    size_t i;
+
+    memset(&req, 0, sizeof(req));
+    req.pool = pool;
+    req.body = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s}", "type", "A",
+                         "name", "@", "target", "192.0.2.300", "weight", 5,
+                         "ttl_sec", -1, "color", "blue");
+    assert_int_equal(acct_record_read(&req, pb, NULL, &zone, &rec), -1);
+    assert_int_equal(acct_problems_count(pb), sizeof(want) / sizeof(want[0]));
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        assert_string_equal(acct_problem_field(pb, (int)i), want[i][0]);
+        assert_string_equal(acct_problem_reason(pb, (int)i), want[i][1]);
+    }
+    json_decref(req.body);
+
+    /* A valid record adds none; an SRV's missing parts are named each. */
+    pb = acct_problems_make(pool);
+    req.body = json_pack("{s:s, s:s}", "type", "A", "target", "192.0.2.3");
+    assert_int_equal(acct_record_read(&req, pb, NULL, &zone, &rec), 0);
+    assert_false(acct_problems_any(pb));
+    json_decref(req.body);
+    req.body = json_pack("{s:s, s:s}", "type", "SRV", "target", "sip");
+    assert_int_equal(acct_record_read(&req, pb, NULL, &zone, &rec), -1);
+    assert_int_equal(acct_problems_count(pb), 5);
+    assert_string_equal(acct_problem_field(pb, 0), "service");
+    assert_string_equal(acct_problem_field(pb, 1), "protocol");
+    assert_string_equal(acct_problem_field(pb, 2), "priority");
+    assert_string_equal(acct_problem_field(pb, 3), "weight");
+    assert_string_equal(acct_problem_field(pb, 4), "port");
+    json_decref(req.body);
 }
 
 static void test_embedded_nul(void **state)
@@ -999,6 +1061,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_cases_common),
+        UNIT_TEST(test_read_problems),
         UNIT_TEST(test_cases_a),
         UNIT_TEST(test_cases_ns),
         UNIT_TEST(test_cases_mx),
