@@ -29,29 +29,6 @@ void api_domains_list(acct_req *req, acct_resp *resp)
     acct_list_respond(req, resp, &q);
 }
 
-/*
- * The tags of the body, their problems added to `pb` after the domain's own
- * fields.  acct_tags_read_body still answers into a response: its items are
- * taken over from a scratch one until it collects problems itself.
- */
-static void read_tags(acct_req *req, acct_problems *pb, acct_domain *d)
-{
-    acct_resp scratch;
-    json_t *item;
-    size_t i;
-
-    acct_resp_init(&scratch, req->pool);
-    acct_tags_read_body(req, &scratch, "tags", &d->tags);
-    json_array_foreach(scratch.errors, i, item) {
-        const char *field = json_string_value(json_object_get(item, "field"));
-        const char *reason = json_string_value(json_object_get(item,
-                                                               "reason"));
-
-        acct_problem_add(pb, field ? apr_pstrdup(req->pool, field) : NULL,
-                         apr_pstrdup(req->pool, reason));
-    }
-}
-
 /* The whole body on top of `d`, then the rules on the result: -1 once the
  * problems are answered. */
 static int read_domain(acct_req *req, acct_resp *resp, acct_domain *d)
@@ -60,7 +37,7 @@ static int read_domain(acct_req *req, acct_resp *resp, acct_domain *d)
 
     acct_fields_only(req, pb, acct_domain_fields);
     acct_domain_read_body(req, pb, d);
-    read_tags(req, pb, d);
+    acct_tags_read_body(req, pb, "tags", &d->tags);
     acct_domain_check(req, pb, d);
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);

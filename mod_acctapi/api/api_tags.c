@@ -104,8 +104,8 @@ void api_tags_list(acct_req *req, acct_resp *resp)
  * is reported by its index.  *ids gets them (apr_int64_t).  0 when the
  * store answered, -1 after a store error.
  */
-static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
-                    apr_array_header_t **ids)
+static int read_ids(acct_req *req, acct_resp *resp, acct_problems *pb,
+                    const taggable *t, apr_array_header_t **ids)
 {
     json_t *v = req->body ? json_object_get(req->body, t->field) : NULL;
     acct_store *st = NULL;
@@ -117,9 +117,9 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
         return 0;
     }
     if (!json_is_array(v)) {
-        acct_resp_invalid(resp, req->pool, t->field,
-                          apr_psprintf(req->pool, "%s must be an array of ids",
-                                       t->field));
+        acct_problem_add(pb, t->field,
+                         apr_psprintf(req->pool, "%s must be an array of ids",
+                                      t->field));
         return 0;
     }
     if (acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
@@ -132,9 +132,9 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
         int owned = 0;
 
         if (id <= 0) {
-            acct_resp_invalid(resp, req->pool, where,
-                              apr_psprintf(req->pool, "%s ids are positive "
-                                           "integers", t->noun));
+            acct_problem_add(pb, where,
+                             apr_psprintf(req->pool, "%s ids are positive "
+                                          "integers", t->noun));
             continue;
         }
         if (acct_resp_store_failed(req, resp, acct_tags_entity_owned(
@@ -143,9 +143,9 @@ static int read_ids(acct_req *req, acct_resp *resp, const taggable *t,
             return -1;
         }
         if (!owned) {
-            acct_resp_invalid(resp, req->pool, where,
-                              apr_psprintf(req->pool, "%s %" APR_INT64_T_FMT
-                                           " not found", t->noun, id));
+            acct_problem_add(pb, where,
+                             apr_psprintf(req->pool, "%s %" APR_INT64_T_FMT
+                                          " not found", t->noun, id));
             continue;
         }
         /* Tagging changes the object: a restricted caller needs read_write. */
@@ -170,19 +170,23 @@ void api_tag_create(acct_req *req, acct_resp *resp)
     const char *label = NULL;
     apr_int64_t tag_id = 0;
     acct_store *st = NULL;
+    acct_problems *pb = acct_problems_make(req->pool);
     int k, j;
 
-    acct_body_only(req, resp, allowed);
-    acct_body_require(req, resp, "label",
-                      acct_body_string(req, resp, "label", ACCT_TAG_LABEL_MIN,
-                                       ACCT_TAG_LABEL_MAX, 0, &label));
+    acct_fields_only(req, pb, allowed);
+    acct_field_require(req, pb, "label",
+                       acct_field_string(req, pb, "label", ACCT_TAG_LABEL_MIN,
+                                         ACCT_TAG_LABEL_MAX, 0, &label));
     for (k = 0; taggables[k].field; k++) {
-        if (read_ids(req, resp, &taggables[k], &ids[k]) != 0) {
+        if (read_ids(req, resp, pb, &taggables[k], &ids[k]) != 0) {
             return;
         }
     }
-    if (acct_resp_failed(resp)
-        || acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
+    if (acct_problems_any(pb)) {
+        acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
         return;
     }
     if (acct_resp_store_failed(req, resp, acct_tags_create(

@@ -147,43 +147,6 @@ acct_field_rc acct_field_enum(acct_req *req, acct_problems *pb,
     return ACCT_FIELD_BAD;
 }
 
-/* ------------------------------------------------------------------------
- * The readers of before the problem lists, answering straight into the
- * response: only until api_tags.c calls the ones above.
- * ------------------------------------------------------------------------ */
-
-/* Each answers its own list at once: the items land in the order of the
- * calls, as when each reader wrote into the response itself. */
-void acct_body_only(acct_req *req, acct_resp *resp,
-                    const char *const *allowed)
-{
-    acct_problems *pb = acct_problems_make(req->pool);
-
-    acct_fields_only(req, pb, allowed);
-    acct_resp_problems(resp, req->pool, pb);
-}
-
-acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
-                               const char *field, size_t min, size_t max,
-                               int nullable, const char **out)
-{
-    acct_problems *pb = acct_problems_make(req->pool);
-    acct_field_rc rc = acct_field_string(req, pb, field, min, max, nullable,
-                                         out);
-
-    acct_resp_problems(resp, req->pool, pb);
-    return rc;
-}
-
-void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
-                       acct_field_rc rc)
-{
-    acct_problems *pb = acct_problems_make(req->pool);
-
-    acct_field_require(req, pb, field, rc);
-    acct_resp_problems(resp, req->pool, pb);
-}
-
 static int domain_valid(const char *d)
 {
     size_t label = 0, dots = 0;

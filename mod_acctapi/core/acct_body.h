@@ -44,18 +44,6 @@ acct_field_rc acct_field_enum(acct_req *req, acct_problems *pb,
                               const char **out);
 
 /*
- * The same readers answering each problem straight into `resp`: kept only
- * for api_tags.c until it collects problems like every other handler.
- */
-void acct_body_only(acct_req *req, acct_resp *resp,
-                    const char *const *allowed);
-acct_field_rc acct_body_string(acct_req *req, acct_resp *resp,
-                               const char *field, size_t min, size_t max,
-                               int nullable, const char **out);
-void acct_body_require(acct_req *req, acct_resp *resp, const char *field,
-                       acct_field_rc rc);
-
-/*
  * An e-mail address as mail systems accept it: one '@', a local part of
  * 1..64 printable ASCII characters without spaces, a domain of dot-separated
  * labels (letters, digits, hyphens) with at least one dot; 254 at most.

@@ -60,7 +60,7 @@ typedef struct acct_domain {
     unsigned invalid;          /* ACCT_DOMAIN_F_* */
 } acct_domain;
 
-/* The fields a body may set (NULL-terminated), for acct_body_only. */
+/* The fields a body may set (NULL-terminated), for acct_fields_only. */
 extern const char *const acct_domain_fields[];
 
 /*

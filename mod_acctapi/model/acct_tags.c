@@ -123,7 +123,7 @@ static int seen_before(const apr_array_header_t *labels, const char *label)
     return 0;
 }
 
-acct_field_rc acct_tags_read_body(acct_req *req, acct_resp *resp,
+acct_field_rc acct_tags_read_body(acct_req *req, acct_problems *pb,
                                   const char *field,
                                   apr_array_header_t **labels)
 {
@@ -140,9 +140,9 @@ acct_field_rc acct_tags_read_body(acct_req *req, acct_resp *resp,
         return ACCT_FIELD_SET;
     }
     if (!json_is_array(v)) {
-        acct_resp_invalid(resp, req->pool, field,
-                          apr_psprintf(req->pool, "%s must be an array of "
-                                       "tag labels", field));
+        acct_problem_add(pb, field,
+                         apr_psprintf(req->pool, "%s must be an array of "
+                                      "tag labels", field));
         return ACCT_FIELD_BAD;
     }
     json_array_foreach(v, i, item) {
@@ -151,13 +151,13 @@ acct_field_rc acct_tags_read_body(acct_req *req, acct_resp *resp,
 
         if (!label || strlen(label) != json_string_length(item)
             || len < ACCT_TAG_LABEL_MIN || len > ACCT_TAG_LABEL_MAX) {
-            acct_resp_invalid(resp, req->pool,
-                              apr_psprintf(req->pool, "%s[%lu]", field,
-                                           (unsigned long)i),
-                              apr_psprintf(req->pool, "A tag label must be a "
-                                           "string of %d-%d characters",
-                                           ACCT_TAG_LABEL_MIN,
-                                           ACCT_TAG_LABEL_MAX));
+            acct_problem_add(pb,
+                             apr_psprintf(req->pool, "%s[%lu]", field,
+                                          (unsigned long)i),
+                             apr_psprintf(req->pool, "A tag label must be a "
+                                          "string of %d-%d characters",
+                                          ACCT_TAG_LABEL_MIN,
+                                          ACCT_TAG_LABEL_MAX));
             rc = ACCT_FIELD_BAD;
         }
         else if (!seen_before(*labels, label)) {

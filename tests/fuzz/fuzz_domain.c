@@ -12,12 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (req->body && json_is_object(req->body)) {
         acct_problems *pb = acct_problems_make(pool);
-        acct_resp resp;
 
         acct_domain_init(&d);
         acct_domain_read_body(req, pb, &d);
-        acct_resp_init(&resp, pool);
-        acct_tags_read_body(req, &resp, "tags", &d.tags);
+        acct_tags_read_body(req, pb, "tags", &d.tags);
         acct_domain_check(req, pb, &d);
     }
     acct_domain_name(pool, fuzz_text(pool, data, size), &reason);

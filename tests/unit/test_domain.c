@@ -319,8 +319,8 @@ static void read_body(acct_req *req, acct_resp *resp, acct_domain *d)
     acct_problems *pb = acct_problems_make(pool);
 
     acct_domain_read_body(req, pb, d);
+    acct_tags_read_body(req, pb, "tags", &d->tags);
     acct_resp_problems(resp, pool, pb);
-    acct_tags_read_body(req, resp, "tags", &d->tags);
 }
 
 static void fields_only(acct_req *req, acct_resp *resp,
