@@ -223,7 +223,7 @@ static void respond_db(acct_req *req, acct_resp *resp, apr_int64_t id)
     acct_rows *rows = NULL;
     acct_store_rc rc = acct_db_get(req->store, req->pool, id, &rows);
 
-    rows = acct_db_found(req, resp, rc, rows);
+    rows = acct_resp_found(req, resp, rc, rows);
 
     if (rows) {
         acct_resp_ok(resp, req->pool, render_engine_db(req, rows, 0));

@@ -101,7 +101,7 @@ static acct_rows *load_backup(acct_req *req, acct_resp *resp,
     }
     rc = acct_dbbackup_get(req->store, req->pool, acct_db_id(db), id, req->now,
                            &rows);
-    return acct_db_found(req, resp, rc, rows);
+    return acct_resp_found(req, resp, rc, rows);
 }
 
 static json_t *render_backup(acct_req *req, const acct_rows *rows, int i)
@@ -159,7 +159,7 @@ void api_db_backup_delete(acct_req *req, acct_resp *resp)
                               acct_db_id(backup),
                               acct_rows_get(backup, 0, "type"), req->now,
                               &changed);
-    if (acct_db_hit(req, resp, rc, changed) == 0) {
+    if (acct_resp_changed(req, resp, rc, changed) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }
@@ -375,7 +375,7 @@ void api_db_credentials_reset(acct_req *req, acct_resp *resp)
     }
     rc = acct_db_password_reset(req->store, req->pool, acct_db_id(db), sealed,
                                 req->now, &changed);
-    if (acct_db_hit(req, resp, rc, changed) == 0) {
+    if (acct_resp_changed(req, resp, rc, changed) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }
@@ -424,7 +424,7 @@ static const char *ca_certificate(acct_req *req, acct_resp *resp,
     }
     /* Another request stored one first: show that one. */
     rc = acct_dbcert_get(req->store, req->pool, id, &pem, &found);
-    if (acct_db_hit(req, resp, rc, found) != 0) {
+    if (acct_resp_changed(req, resp, rc, found) != 0) {
         return NULL;
     }
     if (!pem) {

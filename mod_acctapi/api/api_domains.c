@@ -140,7 +140,7 @@ void api_domain_delete(acct_req *req, acct_resp *resp)
     id = acct_domain_row_id(rows, 0);
     rc = acct_domain_delete(req->store, req->pool, id, req->who->account_id,
                             &deleted);
-    if (acct_dns_changed(req, resp, rc, deleted) != 0) {
+    if (acct_resp_changed(req, resp, rc, deleted) != 0) {
         return;
     }
     acct_req_note_zone(req, id, acct_rows_get(rows, 0, "domain"));

@@ -56,7 +56,7 @@ static acct_rows *record_of(acct_req *req, acct_resp *resp,
     if (rc == ACCT_STORE_OK) {
         rc = acct_record_get(st, req->pool, domain_id(domain), id, &rows);
     }
-    return acct_dns_found(req, resp, rc, rows);
+    return acct_resp_found(req, resp, rc, rows);
 }
 
 /* The record of path parameter 1 in `domain`; answers 404 itself. */
@@ -125,7 +125,7 @@ static acct_rows *take_master_domain(acct_req *req, acct_resp *resp,
     acct_store_rc rc = acct_domain_take(req->store, req->pool, id, req->now,
                                         &now);
 
-    if (!(now = acct_dns_found(req, resp, rc, now))
+    if (!(now = acct_resp_found(req, resp, rc, now))
         || refuse_slave(req, resp, now) != 0) {
         return NULL;
     }
@@ -380,7 +380,7 @@ void api_record_update(acct_req *req, acct_resp *resp)
     }
     rc = acct_record_update(req->store, req->pool, domain_id(domain), id, &rec,
                             req->now, &changed);
-    if (acct_dns_changed(req, resp, rc, changed) != 0) {
+    if (acct_resp_changed(req, resp, rc, changed) != 0) {
         return;
     }
     respond_record(req, resp, domain, id);
@@ -400,7 +400,7 @@ void api_record_delete(acct_req *req, acct_resp *resp)
     }
     rc = acct_record_delete(req->store, req->pool, domain_id(domain), id,
                             &deleted);
-    if (acct_dns_changed(req, resp, rc, deleted) != 0) {
+    if (acct_resp_changed(req, resp, rc, deleted) != 0) {
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);

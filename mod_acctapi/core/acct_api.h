@@ -151,6 +151,17 @@ int acct_resp_store_failed(acct_req *req, acct_resp *resp, acct_store_rc rc);
 int acct_path_id(acct_req *req, acct_resp *resp, int index, apr_int64_t *id);
 
 /*
+ * What a model read or write found of the object the path names, as one
+ * answer: acct_resp_found gives `rows` when the read returned a row, else
+ * NULL after answering the store's failure (rc) or 404; acct_resp_changed
+ * gives 0 when the write changed a row, else -1 after answering likewise.
+ */
+acct_rows *acct_resp_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
+                           acct_rows *rows);
+int acct_resp_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
+                      int changed);
+
+/*
  * The one row that `sql` selects: the object the path names, as the caller
  * may see it.  NULL after answering 404 (no such row) or the store's error.
  */

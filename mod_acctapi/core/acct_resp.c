@@ -212,6 +212,32 @@ int acct_path_id(acct_req *req, acct_resp *resp, int index, apr_int64_t *id)
     return 0;
 }
 
+acct_rows *acct_resp_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
+                           acct_rows *rows)
+{
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
+        return NULL;
+    }
+    if (rows->nrows == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return NULL;
+    }
+    return rows;
+}
+
+int acct_resp_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
+                      int changed)
+{
+    if (acct_resp_store_failed(req, resp, rc) != 0) {
+        return -1;
+    }
+    if (changed == 0) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return -1;
+    }
+    return 0;
+}
+
 acct_rows *acct_req_row(acct_req *req, acct_resp *resp, const acct_sql *sql,
                         int nargs, const char *const *args)
 {
@@ -222,15 +248,7 @@ acct_rows *acct_req_row(acct_req *req, acct_resp *resp, const acct_sql *sql,
     if (rc == ACCT_STORE_OK) {
         rc = acct_store_select(st, req->pool, sql, &rows, nargs, args);
     }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return NULL;
-    }
-    if (rows->nrows == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-        return NULL;
-    }
-    return rows;
+    return acct_resp_found(req, resp, rc, rows);
 }
 
 int acct_req_change(acct_req *req, acct_resp *resp, const acct_sql *sql,
@@ -243,15 +261,7 @@ int acct_req_change(acct_req *req, acct_resp *resp, const acct_sql *sql,
     if (rc == ACCT_STORE_OK) {
         rc = acct_store_exec(st, req->pool, sql, &affected, nargs, args);
     }
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    if (affected == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-        return -1;
-    }
-    return 0;
+    return acct_resp_changed(req, resp, rc, affected);
 }
 
 int acct_resp_store_failed(acct_req *req, acct_resp *resp, acct_store_rc rc)

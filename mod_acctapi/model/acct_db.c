@@ -194,31 +194,6 @@ apr_int64_t acct_db_id(const acct_rows *rows)
     return id;
 }
 
-acct_rows *acct_db_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                         acct_rows *rows)
-{
-    if (acct_resp_store_failed(req, resp, rc) != 0) {
-        return NULL;
-    }
-    if (rows->nrows == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-        return NULL;
-    }
-    return rows;
-}
-
-int acct_db_hit(acct_req *req, acct_resp *resp, acct_store_rc rc, int n)
-{
-    if (acct_resp_store_failed(req, resp, rc) != 0) {
-        return -1;
-    }
-    if (n == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-        return -1;
-    }
-    return 0;
-}
-
 acct_store_rc acct_db_settle(acct_req *req)
 {
     const char *args[4];

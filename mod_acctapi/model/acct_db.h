@@ -109,19 +109,6 @@ const acct_db_engine *acct_db_engine_named(const char *name);
 /* The id of the first row of `rows` (ACCT_DB_COLUMNS or any with an id). */
 apr_int64_t acct_db_id(const acct_rows *rows);
 
-/*
- * The one row a model read returned for the object the path names: `rows`,
- * or NULL after answering rc's failure, or 404 when there is none (what
- * acct_req_row answers).
- */
-acct_rows *acct_db_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                         acct_rows *rows);
-
-/* 0 when a model call changed (or found) the object the path names, `n`
- * rows; otherwise -1 after answering rc's failure, or 404 when `n` is 0
- * (what acct_req_change answers). */
-int acct_db_hit(acct_req *req, acct_resp *resp, acct_store_rc rc, int n);
-
 /* Applies every transition of the acting account that is due by req->now. */
 acct_store_rc acct_db_settle(acct_req *req);
 

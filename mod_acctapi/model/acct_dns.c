@@ -142,29 +142,3 @@ acct_rows *acct_dns_domain_with_tags(acct_req *req, acct_resp *resp,
 {
     return domain_of_path(req, resp, index, need, &q_domain_with_tags);
 }
-
-acct_rows *acct_dns_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                          acct_rows *rows)
-{
-    if (acct_resp_store_failed(req, resp, rc) != 0) {
-        return NULL;
-    }
-    if (rows->nrows == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-        return NULL;
-    }
-    return rows;
-}
-
-int acct_dns_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                     int changed)
-{
-    if (acct_resp_store_failed(req, resp, rc) != 0) {
-        return -1;
-    }
-    if (changed == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-        return -1;
-    }
-    return 0;
-}

@@ -81,16 +81,4 @@ acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
 acct_rows *acct_dns_domain_with_tags(acct_req *req, acct_resp *resp,
                                      int index, acct_level need);
 
-/*
- * How the handlers of domains and records answer a model call on the
- * object the path names.  acct_dns_found: `rows` when the read found it,
- * else NULL after answering the store's failure or 404.  acct_dns_changed:
- * 0 when the write changed it, else -1 after answering the store's
- * failure or 404 (nothing the caller may change).
- */
-acct_rows *acct_dns_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                          acct_rows *rows);
-int acct_dns_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
-                     int changed);
-
 #endif

@@ -484,26 +484,20 @@ static int own_target(acct_req *req, acct_resp *resp, acct_store **st,
     return acct_resp_store_failed(req, resp, acct_req_store(req, st));
 }
 
-/* Nothing of the user's matched: 404, -1. */
-static int not_found(acct_req *req, acct_resp *resp)
-{
-    acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
-    return -1;
-}
-
 acct_rows *acct_own_row(acct_req *req, acct_resp *resp, acct_own_get_fn *get,
                         apr_int64_t *id)
 {
     acct_rows *rows = NULL;
     acct_store *st = NULL;
     apr_int64_t path_id;
+    acct_store_rc rc;
 
-    if (own_target(req, resp, &st, &path_id) != 0
-        || acct_resp_store_failed(req, resp,
-                                  get(st, req->pool, path_id,
-                                      req->who->user_id, req->now, &rows))
-           != 0
-        || (rows->nrows == 0 && not_found(req, resp) != 0)) {
+    if (own_target(req, resp, &st, &path_id) != 0) {
+        return NULL;
+    }
+    /* The read first: its rows are what acct_resp_found judges. */
+    rc = get(st, req->pool, path_id, req->who->user_id, req->now, &rows);
+    if (!acct_resp_found(req, resp, rc, rows)) {
         return NULL;
     }
     if (id) {
@@ -518,13 +512,13 @@ int acct_own_change(acct_req *req, acct_resp *resp, acct_own_change_fn *change)
     apr_int64_t id;
     int changed = 0;
 
-    if (own_target(req, resp, &st, &id) != 0
-        || acct_resp_store_failed(req, resp,
-                                  change(st, req->pool, id, req->who->user_id,
-                                         req->now, &changed)) != 0) {
+    acct_store_rc rc;
+
+    if (own_target(req, resp, &st, &id) != 0) {
         return -1;
     }
-    return changed ? 0 : not_found(req, resp);
+    rc = change(st, req->pool, id, req->who->user_id, req->now, &changed);
+    return acct_resp_changed(req, resp, rc, changed);
 }
 
 /* ---- access tokens of /profile/tokens ----------------------------------- */
