@@ -29,9 +29,13 @@
 #define R_LIMIT "This domain already has %d records, the most a domain " \
     "can hold: delete some before adding more"
 
-static json_t *render_record(acct_req *req, const acct_rows *rows, int i)
+/* The first row of `rows` as the answer (the one writer of a Record). */
+static void answer_record(acct_req *req, acct_resp *resp, const acct_rows *rows)
 {
-    return acct_record_json(req->pool, rows, i);
+    apr_size_t len = 0;
+    const char *text = acct_record_object_text(req->pool, rows, 0, &len);
+
+    acct_resp_ok_raw(resp, text, len);
 }
 
 static const char *render_records(acct_req *req, const acct_rows *rows,
@@ -78,7 +82,7 @@ static void respond_record(acct_req *req, acct_resp *resp,
     acct_rows *rows = record_of(req, resp, domain, id);
 
     if (rows) {
-        acct_resp_ok(resp, req->pool, acct_record_json(req->pool, rows, 0));
+        answer_record(req, resp, rows);
     }
 }
 
@@ -301,7 +305,6 @@ void api_records_list(acct_req *req, acct_resp *resp)
         return;
     }
     acct_record_list_query(req->pool, domain_id(domain), &q);
-    q.render = render_record;
     q.render_text = render_records;
     if (acct_parse_i64(acct_rows_get(domain, 0, "record_count"), &total) == 0) {
         q.total = &total;
@@ -315,7 +318,7 @@ void api_record_get(acct_req *req, acct_resp *resp)
     acct_rows *rows = domain ? load_record(req, resp, domain) : NULL;
 
     if (rows) {
-        acct_resp_ok(resp, req->pool, acct_record_json(req->pool, rows, 0));
+        answer_record(req, resp, rows);
     }
 }
 
@@ -352,7 +355,7 @@ void api_record_create(acct_req *req, acct_resp *resp)
         }
         return;
     }
-    acct_resp_ok(resp, req->pool, acct_record_json(req->pool, rows, 0));
+    answer_record(req, resp, rows);
 }
 
 void api_record_update(acct_req *req, acct_resp *resp)

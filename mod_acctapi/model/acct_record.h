@@ -106,16 +106,16 @@ int acct_record_is_null_mx(const acct_record *r);
 /* Row `i` of ACCT_RECORD_COLUMNS as a record (for updates). */
 void acct_record_from_row(const acct_rows *rows, int i, acct_record *out);
 
-/* Row `i` of ACCT_RECORD_COLUMNS as the API's Record object (NULL when
- * out of memory). */
-json_t *acct_record_json(apr_pool_t *pool, const acct_rows *rows, int i);
-
 /*
- * Every row of ACCT_RECORD_COLUMNS as the JSON text of an array of Record
- * objects (`*len` bytes in pool memory, not NUL-terminated): exactly what
- * acct_json_dump gives for the array of acct_record_json's objects, without
- * building them (a page of 500 records).
+ * The API's Record object, written once: the one writer of the shape, for
+ * single answers and pages alike.  acct_record_object_text: row `i` of
+ * ACCT_RECORD_COLUMNS as the JSON text of a Record; acct_record_json_text:
+ * every row as the text of an array of them.  `*len` bytes in pool memory,
+ * NUL-terminated; byte for byte what jansson's compact dump gives for the
+ * same document (tests/unit/test_record.c checks it).
  */
+const char *acct_record_object_text(apr_pool_t *pool, const acct_rows *rows,
+                                    int i, apr_size_t *len);
 const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
                                   apr_size_t *len);
 
