@@ -33,6 +33,7 @@
 #include "api_handlers.h"
 #include "acct_body.h"
 #include "acct_crypto.h"
+#include "acct_addr.h"
 #include "acct_db.h"
 #include "acct_grants.h"
 #include "acct_json.h"
@@ -310,24 +311,6 @@ static acct_store_rc lock_label(acct_req *req, const char *label)
            : acct_db_label_lock(st, req->pool, req->who->account_id, label);
 }
 
-/* Decimal prefix length without sign or leading zeros, at most `max`. */
-static int parse_prefix(const char *text, int max)
-{
-    int n = 0;
-    const char *p;
-
-    if (!*text || (text[0] == '0' && text[1]) || strlen(text) > 3) {
-        return -1;
-    }
-    for (p = text; *p; p++) {
-        if (!isdigit((unsigned char)*p)) {
-            return -1;
-        }
-        n = n * 10 + (*p - '0');
-    }
-    return n <= max ? n : -1;
-}
-
 /*
  * One allow-list item in canonical text, and in *key the range it covers
  * (an address counts as its full-length prefix) for the duplicate check.
@@ -338,30 +321,16 @@ static const char *allow_item(apr_pool_t *pool, const char *item,
 {
     unsigned char addr[16];
     char text[INET6_ADDRSTRLEN];
-    const char *slash = strchr(item, '/');
-    char *host = apr_pstrndup(pool, item, slash ? (apr_size_t)(slash - item)
-                                                : strlen(item));
-    int family, bits, prefix, i;
+    int family, bits = 0, prefix = 0, i;
 
     *reason = R_ALLOW_ITEM;
-    if (inet_pton(AF_INET, host, addr) == 1) {
-        family = AF_INET;
-        bits = 32;
-    }
-    else if (inet_pton(AF_INET6, host, addr) == 1) {
-        family = AF_INET6;
-        bits = 128;
-    }
-    else {
-        return NULL;
-    }
-    prefix = slash ? parse_prefix(slash + 1, bits) : bits;
-    if (prefix < 0) {
+    family = acct_ip_range(item, addr, &prefix, &bits);
+    if (family < 0) {
         *reason = apr_psprintf(pool, "The prefix length must be a whole "
                                "number from 0 to %d", bits);
         return NULL;
     }
-    if (!inet_ntop(family, addr, text, sizeof(text))) {
+    if (family == 0 || !inet_ntop(family, addr, text, sizeof(text))) {
         return NULL;
     }
     *key = apr_psprintf(pool, "%s/%d", text, prefix);
@@ -376,7 +345,7 @@ static const char *allow_item(apr_pool_t *pool, const char *item,
             return NULL;
         }
     }
-    return slash ? *key : apr_pstrdup(pool, text);
+    return strchr(item, '/') ? *key : apr_pstrdup(pool, text);
 }
 
 /* The body's allow_list as canonical JSON text; NULL when absent or bad. */

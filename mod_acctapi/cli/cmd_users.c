@@ -4,6 +4,7 @@
  * authorize).
  */
 #include "config.h"
+#include "acct_addr.h"
 
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * command table.
  */
 #include "acctapi_config.h"
+#include "acct_addr.h"
 #include "acct_dns.h"
 #include "acct_time.h"
 
@@ -338,10 +339,7 @@ static const char *add_nameserver(cmd_parms *cmd, void *dconf, const char *arg)
 static const char *add_transfer_source(cmd_parms *cmd, void *dconf,
                                        const char *arg)
 {
-    unsigned char addr[16];
-
-    if (inet_pton(AF_INET, arg, addr) != 1
-        && inet_pton(AF_INET6, arg, addr) != 1) {
+    if (!acct_ip_family(arg)) {
         return apr_psprintf(cmd->pool, "AcctapiTransferSource: '%s' is not an "
                             "IPv4 or IPv6 address", arg);
     }

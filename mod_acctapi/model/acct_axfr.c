@@ -1,4 +1,5 @@
 #include "acct_axfr.h"
+#include "acct_addr.h"
 #include "acct_body.h"
 #include "acct_dns.h"
 
@@ -26,16 +27,12 @@
 
 static int is_ipv4(const char *s)
 {
-    struct in_addr a;
-
-    return inet_pton(AF_INET, s, &a) == 1;
+    return acct_ip_family(s) == AF_INET;
 }
 
 static int is_ipv6(const char *s)
 {
-    struct in6_addr a;
-
-    return inet_pton(AF_INET6, s, &a) == 1;
+    return acct_ip_family(s) == AF_INET6;
 }
 
 /* A port: 1..65535 in decimal digits, nothing else. */

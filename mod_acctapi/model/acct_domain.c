@@ -1,4 +1,5 @@
 #include "acct_domain.h"
+#include "acct_addr.h"
 #include "acct_body.h"
 #include "acct_dns.h"
 #include "acct_grants.h"

@@ -1,4 +1,5 @@
 #include "acct_ident.h"
+#include "acct_addr.h"
 #include "acct_body.h"
 #include "acct_crypto.h"
 #include "acct_scope.h"
@@ -294,30 +295,6 @@ static int text_valid(const char *s, size_t max)
     }
     json_decref(probe);
     return acct_utf8_length(s) <= max;
-}
-
-const char *acct_ip_canonical(apr_pool_t *pool, const char *ip)
-{
-    unsigned char addr[sizeof(struct in6_addr)];
-    char text[INET6_ADDRSTRLEN];
-    int family;
-
-    if (!ip) {
-        return NULL;
-    }
-    if (inet_pton(AF_INET, ip, addr) == 1) {
-        family = AF_INET;
-    }
-    else if (inet_pton(AF_INET6, ip, addr) == 1) {
-        family = AF_INET6;
-    }
-    else {
-        return NULL;
-    }
-    if (!inet_ntop(family, addr, text, sizeof(text))) {
-        return NULL;
-    }
-    return apr_pstrdup(pool, text);
 }
 
 /* An absolute http(s) URL with a host, printable ASCII only. */

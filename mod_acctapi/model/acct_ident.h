@@ -147,8 +147,6 @@ acct_store_rc acct_token_revoke(acct_store *st, apr_pool_t *pool,
 #define ACCT_URL_MAX 2048
 #define ACCT_DEVICE_LIFETIME (30 * 86400)
 
-/* The canonical text of an IPv4 or IPv6 address, or NULL when it is none. */
-const char *acct_ip_canonical(apr_pool_t *pool, const char *ip);
 
 /*
  * Records a login of `uid` from `ip` at `at`; `status` is "successful" or

@@ -29,6 +29,7 @@
  * listing is next rebuilt.
  */
 #include "acct_publish.h"
+#include "acct_addr.h"
 #include "acct_crypto.h"
 #include "acct_dns.h"
 #include "acct_domain.h"

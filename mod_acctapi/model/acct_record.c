@@ -1,4 +1,5 @@
 #include "acct_record.h"
+#include "acct_addr.h"
 #include "acct_body.h"
 #include "acct_dns.h"
 #include "acct_json.h"
@@ -353,41 +354,14 @@ static int caa_iodef_valid(apr_pool_t *pool, const char *value)
 /* The caller's IPv4 address (also when it reached us IPv4-mapped), or NULL. */
 static const char *caller_ipv4(const char *remote)
 {
-    struct in_addr a;
-
-    if (!remote) {
-        return NULL;
-    }
-    if (strncasecmp(remote, "::ffff:", 7) == 0
-        && inet_pton(AF_INET, remote + 7, &a) == 1) {
-        return remote + 7;
-    }
-    return inet_pton(AF_INET, remote, &a) == 1 ? remote : NULL;
+    return acct_ip_v4_of(remote);
 }
 
 /* The caller's IPv6 address (not an IPv4-mapped one), or NULL. */
 static const char *caller_ipv6(const char *remote)
 {
-    struct in6_addr a;
-
-    if (!remote || caller_ipv4(remote)
-        || inet_pton(AF_INET6, remote, &a) != 1) {
-        return NULL;
-    }
-    return remote;
-}
-
-/* The canonical text of an address of `family`, or NULL. */
-static const char *canonical_ip(apr_pool_t *pool, int family, const char *ip)
-{
-    unsigned char addr[sizeof(struct in6_addr)];
-    char text[INET6_ADDRSTRLEN];
-
-    if (inet_pton(family, ip, addr) != 1
-        || !inet_ntop(family, addr, text, sizeof(text))) {
-        return NULL;
-    }
-    return apr_pstrdup(pool, text);
+    return !acct_ip_v4_of(remote) && acct_ip_family(remote) == AF_INET6
+           ? remote : NULL;
 }
 
 static const char *strip_trailing_dot(apr_pool_t *pool, const char *s)
@@ -579,7 +553,7 @@ static const char *target_a(apr_pool_t *pool, acct_problems *pb, const char *t,
             return NULL;
         }
     }
-    text = canonical_ip(pool, AF_INET, ip);
+    text = acct_ip_canonical_of(pool, AF_INET, ip);
     if (!text) {
         acct_problem_add(pb, "target",
                          "target must be an IPv4 address, such as "
@@ -603,7 +577,7 @@ static const char *target_aaaa(apr_pool_t *pool, acct_problems *pb,
             return NULL;
         }
     }
-    text = canonical_ip(pool, AF_INET6, ip);
+    text = acct_ip_canonical_of(pool, AF_INET6, ip);
     if (!text) {
         acct_problem_add(pb, "target",
                          "target must be an IPv6 address, such as "

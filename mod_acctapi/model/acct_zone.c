@@ -6,6 +6,7 @@
  * outside printable ASCII become \DDD escapes.
  */
 #include "acct_zone.h"
+#include "acct_addr.h"
 #include "acct_record.h"
 #include "acct_json.h"
 #include "acct_text.h"
@@ -381,9 +382,7 @@ static int record_line(acct_text *b, acct_text *scratch, const acct_rows *record
          * goes into the file unescaped, and a published file is read by a
          * nameserver: a bad row is left out rather than injected.
          */
-        unsigned char addr[16];
-
-        if (inet_pton(type[1] ? AF_INET6 : AF_INET, target, addr) != 1) {
+        if (acct_ip_family(target) != (type[1] ? AF_INET6 : AF_INET)) {
             return 0;
         }
     }

@@ -10,6 +10,7 @@
 
 #include "unit_db.h"
 #include "acct_auth.h"
+#include "acct_addr.h"
 #include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_time.h"
