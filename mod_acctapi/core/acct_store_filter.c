@@ -282,8 +282,15 @@ static int compile_list(filter_ctx *c, json_t *v, int depth, const char *sep,
     size_t i;
     json_t *item;
 
-    if (!json_is_array(v) || json_array_size(v) == 0) {
+    if (!json_is_array(v)) {
         return refuse(c, REASON_BAD);
+    }
+    /* Empty: no condition, so it matches everything (DECISIONS.md, "Today's
+     * clients"): linodego's filter builder sends {"+and": []} for a data
+     * source without filters. */
+    if (json_array_size(v) == 0) {
+        *sql = NULL;
+        return 0;
     }
     parts = apr_array_make(c->pool, (int)json_array_size(v),
                            sizeof(const char *));

@@ -84,6 +84,13 @@ static const compile_case compile_cases[] = {
     {" \t\r\n ", SQLITE, "1=1", "d.id", NULL, {NULL}},
     {"{}", SQLITE, "1=1", "d.id", NULL, {NULL}},
     {" { } ", SQLITE, "1=1", "d.id", NULL, {NULL}},
+    /* empty +and / +or: no condition (today's clients send them) */
+    {"{\"+and\":[]}", SQLITE, "1=1", "d.id", NULL, {NULL}},
+    {"{\"+or\":[]}", SQLITE, "1=1", "d.id", NULL, {NULL}},
+    {"{\"+and\":[],\"+order_by\":\"size\",\"+order\":\"desc\"}", SQLITE,
+     "1=1", "d.size DESC, d.id", NULL, {NULL}},
+    {"{\"+and\":[{\"label\":\"a\"},{\"+or\":[]}]}", SQLITE,
+     "(d.label = %s)", "d.id", NULL, {"a"}},
 
     /* equality per type */
     {"{\"label\":\"a\"}", SQLITE, "(d.label = %s)", "d.id", NULL, {"a"}},
@@ -221,8 +228,6 @@ static const compile_case compile_cases[] = {
     {"{\"+order\":\"DESC\"}", SQLITE, NULL, NULL, BAD, {NULL}},
     {"{\"+order\":\"descending\"}", SQLITE, NULL, NULL, BAD, {NULL}},
     {"{\"+order\":1}", SQLITE, NULL, NULL, BAD, {NULL}},
-    {"{\"+and\":[]}", SQLITE, NULL, NULL, BAD, {NULL}},
-    {"{\"+or\":[]}", SQLITE, NULL, NULL, BAD, {NULL}},
     {"{\"+and\":{}}", SQLITE, NULL, NULL, BAD, {NULL}},
     {"{\"+and\":{\"label\":\"a\"}}", SQLITE, NULL, NULL, BAD, {NULL}},
     {"{\"+or\":\"x\"}", SQLITE, NULL, NULL, BAD, {NULL}},

@@ -218,3 +218,19 @@ def test_filter_availability(anon):
     doc = r.json
     assert all(i["available"] is True for i in doc["data"])
     assert doc["results"] == len([i for i in everything if i["available"]])
+
+
+@pytest.mark.parametrize("xfilter", [{"+and": []}, {"+or": []},
+                                     {"+and": [], "+order_by": "memory", "+order": "desc"}],
+                         ids=["and", "or", "and-ordered"])
+def test_filter_empty_and_or_match_everything(anon, types, xfilter):
+    """Today's clients send an empty "+and" (linodego's filter builder, for
+    every Terraform data source without filters): no condition (DECISIONS.md,
+    "Today's clients")."""
+    r = anon.get("/compute/types", params={"page_size": 500}, xfilter=xfilter)
+    assert r.status == 200, r
+    got = [t["id"] for t in r.json["data"]]
+    assert sorted(got) == sorted(t["id"] for t in types)
+    if "+order_by" in xfilter:
+        memory = [t["memory"] for t in r.json["data"]]
+        assert memory == sorted(memory, reverse=True)
