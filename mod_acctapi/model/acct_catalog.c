@@ -24,6 +24,8 @@ static const acct_sql q_engines = ACCT_SQL("catalog_engines",
 static const acct_filter_field region_fields[] = {
     {"country", "country", ACCT_FIELD_TEXT},
     {"status", "status", ACCT_FIELD_TEXT},
+    /* Today's clients filter on it (the Terraform provider's linode_regions). */
+    {"site_type", "site_type", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
 

@@ -234,3 +234,15 @@ def test_filter_empty_and_or_match_everything(anon, types, xfilter):
     if "+order_by" in xfilter:
         memory = [t["memory"] for t in r.json["data"]]
         assert memory == sorted(memory, reverse=True)
+
+
+def test_filter_regions_site_type(anon):
+    """The Terraform provider's linode_regions filters on site_type."""
+    regions = anon.all_pages("/regions")
+    core = sorted(x["id"] for x in regions if x["site_type"] == "core")
+    assert core, "no core region"
+    r = anon.get("/regions", params={"page_size": 500}, xfilter={"site_type": "core"})
+    assert r.status == 200, r
+    assert sorted(x["id"] for x in r.json["data"]) == core
+    r = anon.get("/regions", xfilter={"site_type": "no-such-site"})
+    assert r.status == 200 and r.json["data"] == [], r
