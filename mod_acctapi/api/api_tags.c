@@ -19,19 +19,22 @@
 
 #define R_TAG_EXISTS "Tag already exists"
 
-/* What the create body may tag: its field, the entity type, its name. */
+/* What the create body may tag: its field, the entity type, its name, and
+ * the public API's name of the field where it differs (DECISIONS.md,
+ * "Today's clients": both are accepted). */
 typedef struct taggable {
     const char *field;
     const char *type;
     const char *noun;
+    const char *public_field;
 } taggable;
 
 static const taggable taggables[] = {
-    {"domains", ACCT_ENTITY_DOMAIN, "Domain"},
-    {"instances", ACCT_ENTITY_INSTANCE, "Instance"},
-    {"nodebalancers", ACCT_ENTITY_NODEBALANCER, "NodeBalancer"},
-    {"volumes", ACCT_ENTITY_VOLUME, "Volume"},
-    {NULL, NULL, NULL}
+    {"domains", ACCT_ENTITY_DOMAIN, "Domain", NULL},
+    {"instances", ACCT_ENTITY_INSTANCE, "Instance", "linodes"},
+    {"nodebalancers", ACCT_ENTITY_NODEBALANCER, "NodeBalancer", NULL},
+    {"volumes", ACCT_ENTITY_VOLUME, "Volume", NULL},
+    {NULL, NULL, NULL, NULL}
 };
 
 static json_t *render_tag(acct_req *req, const acct_rows *rows, int i)
@@ -99,34 +102,52 @@ void api_tags_list(acct_req *req, acct_resp *resp)
 }
 
 /*
- * Reads body field `t->field` (absent or null: nothing) as an array of ids,
- * each of an object of the account the caller may change; every bad item
- * is reported by its index.  *ids gets them (apr_int64_t).  0 when the
- * store answered, -1 after a store error.
+ * Reads body field `t->field` (or its public name; absent or null: nothing)
+ * as an array of ids, each of an object of the account the caller may
+ * change; every bad item is reported by its index, under the name the
+ * client used.  Both names with different values: a problem naming the
+ * public one.  *ids gets them (apr_int64_t).  0 when the store answered,
+ * -1 after a store error.
  */
 static int read_ids(acct_req *req, acct_resp *resp, acct_problems *pb,
                     const taggable *t, apr_array_header_t **ids)
 {
+    const char *field = t->field;
     json_t *v = req->body ? json_object_get(req->body, t->field) : NULL;
+    json_t *pub = req->body && t->public_field
+                  ? json_object_get(req->body, t->public_field) : NULL;
     acct_store *st = NULL;
     json_t *item;
     size_t i;
+
+    if (pub && v && !json_equal(pub, v)) {
+        acct_problem_add(pb, t->public_field,
+                         apr_psprintf(req->pool, "%s and %s name the same "
+                                      "objects; give one, or the same ids "
+                                      "in both", t->public_field, t->field));
+        *ids = apr_array_make(req->pool, 1, sizeof(apr_int64_t));
+        return 0;
+    }
+    if (pub && !v) {
+        v = pub;
+        field = t->public_field;
+    }
 
     *ids = apr_array_make(req->pool, 4, sizeof(apr_int64_t));
     if (!v || json_is_null(v)) {
         return 0;
     }
     if (!json_is_array(v)) {
-        acct_problem_add(pb, t->field,
+        acct_problem_add(pb, field,
                          apr_psprintf(req->pool, "%s must be an array of ids",
-                                      t->field));
+                                      field));
         return 0;
     }
     if (acct_resp_store_failed(req, resp, acct_req_store(req, &st)) != 0) {
         return -1;
     }
     json_array_foreach(v, i, item) {
-        const char *where = apr_psprintf(req->pool, "%s[%lu]", t->field,
+        const char *where = apr_psprintf(req->pool, "%s[%lu]", field,
                                          (unsigned long)i);
         apr_int64_t id = json_is_integer(item) ? json_integer_value(item) : 0;
         int owned = 0;
@@ -165,7 +186,8 @@ static int read_ids(acct_req *req, acct_resp *resp, acct_problems *pb,
 void api_tag_create(acct_req *req, acct_resp *resp)
 {
     static const char *const allowed[] = {"label", "domains", "instances",
-                                          "nodebalancers", "volumes", NULL};
+                                          "linodes", "nodebalancers",
+                                          "volumes", NULL};
     apr_array_header_t *ids[sizeof(taggables) / sizeof(taggables[0])];
     const char *label = NULL;
     apr_int64_t tag_id = 0;

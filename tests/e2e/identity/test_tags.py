@@ -249,3 +249,36 @@ def test_concurrent_creates_of_one_label(server, backend):
         assert labels.count(label) == 1, labels
     finally:
         acct.close()
+
+
+def test_linodes_is_the_public_name_of_instances(backend, server):
+    """Today's clients (linode_api4's tags.create()) send `linodes`: accepted
+    as `instances`; both with different ids is a 400 naming `linodes`, and
+    bad ids are named as the client named the field (DECISIONS.md, today's
+    clients)."""
+    acct = harness.Account(backend, server, stem="e2e-tags-")
+    try:
+        c = acct.client
+        vm = register(backend, acct.id, "instance", "web-2")
+        other = register(backend, acct.id, "instance", "web-3")
+        label = f"pub {secrets.token_hex(3)}"
+        r = c.post("/tags", json={"label": label, "linodes": [vm]})
+        assert assert_json(r) == {"label": label}
+        objs = assert_json(c.get(f"/tags/{quote(label)}"))
+        assert [o["data"]["id"] for o in objs["data"]] == [vm]
+        # The same ids under both names: one tag link each.
+        both = f"both {secrets.token_hex(3)}"
+        r = c.post("/tags", json={"label": both, "linodes": [vm], "instances": [vm]})
+        assert assert_json(r) == {"label": both}
+        assert assert_json(c.get(f"/tags/{quote(both)}"))["results"] == 1
+        # Different ids: refused, nothing created.
+        clash = f"clash {secrets.token_hex(3)}"
+        assert_error(c.post("/tags", json={"label": clash, "linodes": [vm],
+                                           "instances": [other]}), 400,
+                     "linodes and instances name the same objects; give one, or the "
+                     "same ids in both", "linodes")
+        assert clash not in tag_labels(c)
+        assert_error(c.post("/tags", json={"label": clash, "linodes": [0]}), 400,
+                     "Instance ids are positive integers", "linodes[0]")
+    finally:
+        acct.close()
