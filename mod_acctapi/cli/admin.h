@@ -34,7 +34,7 @@
 
 typedef struct admin_opt {
     const char *name;     /* "--name" */
-    const char *arg;      /* placeholder of its value; NULL for a flag */
+    const char *arg;      /* its value's name in usage text (LABEL); NULL: a flag */
     int required;
     const char *help;
 } admin_opt;

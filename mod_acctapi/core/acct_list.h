@@ -25,7 +25,7 @@ typedef const char *acct_render_text(acct_req *req, const acct_rows *rows,
 typedef struct acct_list_query {
     const char *columns;        /* select list, aliased to the names `render` reads */
     const char *from;           /* FROM clause (joins allowed) */
-    const char *where;          /* base condition with %s placeholders, or NULL */
+    const char *where;          /* base condition with %s parameter markers, or NULL */
     int nargs;                  /* arguments of `where` */
     const char *const *args;
     const acct_filter_field *fields; /* what X-Filter may name */

@@ -3,7 +3,7 @@
  * connections mod_dbd pools (acctapi-admin and the tests open their own).
  *
  * Every trap of PITFALLS.md items 1-12 is handled here and nowhere else:
- *  - statements are written once with %s placeholders (%% for a literal %);
+ *  - statements are written once with %s parameter markers (%% for a literal %);
  *    each catalogue statement (acct_sql) is prepared once per connection and
  *    cached in the connection's own pool;
  *  - pgsql runs through libpq on the driver's native handle: every statement

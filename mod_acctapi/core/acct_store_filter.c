@@ -176,7 +176,7 @@ static const char *value_text(apr_pool_t *pool, const acct_filter_field *f,
  * Both engines see a %s parameter as text: pgsql types it varchar
  * (PITFALLS.md item 2), so anything but text is cast to the column's kind.
  */
-static const char *placeholder(acct_field_type type)
+static const char *param_marker(acct_field_type type)
 {
     switch (type) {
     case ACCT_FIELD_INT:
@@ -205,7 +205,7 @@ static const char *compare_sql(const filter_ctx *c,
                                const acct_filter_field *f,
                                const filter_op *op)
 {
-    const char *ph = placeholder(f->type);
+    const char *ph = param_marker(f->type);
     int pg = c->dialect == ACCT_DIALECT_PGSQL;
 
     switch (op->kind) {

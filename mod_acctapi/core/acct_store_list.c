@@ -3,7 +3,7 @@
 #include <apr_strings.h>
 #include <string.h>
 
-/* Base arguments followed by the filter's, in placeholder order. */
+/* Base arguments followed by the filter's, in parameter order. */
 static const char **join_args(apr_pool_t *pool, const acct_list_query *q,
                               const acct_filter *f, int extra, int *n)
 {

@@ -173,8 +173,8 @@ static PGresult *pg_exec(acct_store *st, PGconn *conn, const char *sql)
     return pg_collect(st, conn, PQsendQuery(conn, sql));
 }
 
-/* apr_dbd placeholders (%s, %d ... and %% for %) to PostgreSQL's $1, $2 ... */
-static char *pg_placeholders(apr_pool_t *pool, const char *sql)
+/* apr_dbd parameter markers (%s, %d ... and %% for %) to PostgreSQL's $1, $2 ... */
+static char *pg_markers(apr_pool_t *pool, const char *sql)
 {
     apr_size_t len = strlen(sql);
     /* "%s" (2 bytes) becomes at most "$" and 10 digits. */
@@ -207,7 +207,7 @@ static int pg_send(PGconn *conn, apr_pool_t *pool, const char *name,
                    const char *text, int nargs, const char *const *args)
 {
     return name ? PQsendQueryPrepared(conn, name, nargs, args, NULL, NULL, 0)
-                : PQsendQueryParams(conn, pg_placeholders(pool, text), nargs,
+                : PQsendQueryParams(conn, pg_markers(pool, text), nargs,
                                     NULL, args, NULL, NULL, 0);
 }
 
@@ -262,7 +262,7 @@ static const char *pg_prepare(acct_store *st, const char *text,
     conn_state *cs = st->conn;
     const char *name = apr_psprintf(cs->pg_pool, "acct_%u", ++cs->pg_named);
     PGconn *conn = pg_conn(st);
-    const char *sql = pg_placeholders(cs->pg_pool, text);
+    const char *sql = pg_markers(cs->pg_pool, text);
     PGresult *res = pg_collect(st, conn,
                                PQsendPrepare(conn, name, sql, 0, NULL));
 

@@ -108,8 +108,8 @@ static acct_store_rc sqlite_error(acct_store *st, int rc, const char *what)
     return out;
 }
 
-/* apr_dbd placeholders (%s, %d ... and %% for %) to sqlite3's "?". */
-static char *sqlite_placeholders(apr_pool_t *pool, const char *sql)
+/* apr_dbd parameter markers (%s, %d ... and %% for %) to sqlite3's "?". */
+static char *sqlite_markers(apr_pool_t *pool, const char *sql)
 {
     char *out = apr_palloc(pool, strlen(sql) + 1), *o = out;
     const char *p;
@@ -150,7 +150,7 @@ static acct_store_rc sqlite_prepare(acct_store *st, apr_pool_t *pool,
                                     const char *sql, const char *what,
                                     sqlite3_stmt **out)
 {
-    int rc = sqlite3_prepare_v2(sqlite_db(st), sqlite_placeholders(pool, sql),
+    int rc = sqlite3_prepare_v2(sqlite_db(st), sqlite_markers(pool, sql),
                                 -1, out, NULL);
 
     if (rc != SQLITE_OK) {

@@ -38,7 +38,7 @@ static void expect_str(const char *label, const char *what, const char *got,
 }
 
 /* Every %s of `where` has its argument, and no other % escape appears. */
-static void expect_placeholders(const char *label, const char *where,
+static void expect_markers(const char *label, const char *where,
                                 int nargs)
 {
     const char *p;
@@ -55,7 +55,7 @@ static void expect_placeholders(const char *label, const char *where,
         n++;
     }
     if (n != nargs) {
-        print_error("%s: %d placeholders, %d args in \"%s\"\n", label, n,
+        print_error("%s: %d parameter markers, %d args in \"%s\"\n", label, n,
                     nargs, where);
         fail();
     }
@@ -318,7 +318,7 @@ static void test_compile_table(void **state)
             expect_str(label, "where", f.where, c->where);
             expect_str(label, "order_by", f.order_by, c->order_by);
             check_args(label, f.args, c->args);
-            expect_placeholders(label, f.where, f.args->nelts);
+            expect_markers(label, f.where, f.args->nelts);
         }
         else {
             if (rc != -1) {
@@ -388,7 +388,7 @@ static void test_limit_params(void **state)
         assert_string_equal(APR_ARRAY_IDX(f.args, i, const char *),
                             apr_itoa(pool, i));
     }
-    expect_placeholders("max params", f.where, f.args->nelts);
+    expect_markers("max params", f.where, f.args->nelts);
     assert_int_equal(compile(many_params(ACCT_FILTER_MAX_PARAMS + 1), SQLITE,
                              &f, &reason), -1);
     assert_string_equal(reason, BAD);
@@ -585,7 +585,7 @@ static int db_teardown(void **state)
     return unit_pool_teardown(state);
 }
 
-/* apr_dbd's placeholders in sqlite3's own syntax. */
+/* apr_dbd's parameter markers in sqlite3's own syntax. */
 static const char *to_sqlite(const char *sql)
 {
     char *out = apr_palloc(pool, strlen(sql) + 1), *o = out;
