@@ -81,6 +81,25 @@ static int returned_id(const acct_rows *rows, apr_int64_t *id)
     return v && acct_parse_i64(v, id) == 0;
 }
 
+/* The id an INSERT ... RETURNING gave back, as the outcome: no row means
+ * `none` (with `why`), which each insert names for itself. */
+static acct_ident_rc inserted(acct_store_rc rc, const acct_rows *rows,
+                              apr_int64_t *id, acct_ident_result *res,
+                              acct_ident_rc none, const char *why)
+{
+    if (rc != ACCT_STORE_OK) {
+        return store_failed(res, rc);
+    }
+    if (rows->nrows == 0) {
+        res->error = why;
+        return none;
+    }
+    if (!returned_id(rows, id)) {
+        return store_failed(res, ACCT_STORE_FAILED);
+    }
+    return ACCT_IDENT_OK;
+}
+
 acct_ident_rc acct_account_create(acct_store *st, apr_pool_t *pool,
                                   const char *name, apr_int64_t now,
                                   apr_int64_t *id, acct_ident_result *res)
@@ -159,17 +178,8 @@ acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
     args[4] = referral;
     args[5] = acct_i64(pool, now);
     rc = acct_store_select(st, pool, &q_user_create, &rows, 6, args);
-    if (rc != ACCT_STORE_OK) {
-        return store_failed(res, rc);
-    }
-    if (rows->nrows == 0) {
-        res->error = "the username is taken";
-        return ACCT_IDENT_CONFLICT;
-    }
-    if (!returned_id(rows, uid)) {
-        return store_failed(res, ACCT_STORE_FAILED);
-    }
-    return ACCT_IDENT_OK;
+    return inserted(rc, rows, uid, res, ACCT_IDENT_CONFLICT,
+                    "the username is taken");
 }
 
 static const acct_sql q_user_lock = ACCT_SQL2("user_lock",
@@ -321,17 +331,7 @@ static int url_valid(apr_pool_t *pool, const char *url)
 static acct_ident_rc inserted_for_user(acct_store_rc rc, const acct_rows *rows,
                                        apr_int64_t *id, acct_ident_result *res)
 {
-    if (rc != ACCT_STORE_OK) {
-        return store_failed(res, rc);
-    }
-    if (rows->nrows == 0) {
-        res->error = "no such user";
-        return ACCT_IDENT_NOT_FOUND;
-    }
-    if (!returned_id(rows, id)) {
-        return store_failed(res, ACCT_STORE_FAILED);
-    }
-    return ACCT_IDENT_OK;
+    return inserted(rc, rows, id, res, ACCT_IDENT_NOT_FOUND, "no such user");
 }
 
 acct_ident_rc acct_login_record(acct_store *st, apr_pool_t *pool,
