@@ -59,7 +59,7 @@ void api_domain_create(acct_req *req, acct_resp *resp)
         || acct_domain_create(req, resp, &d, &id) != 0) {
         return;
     }
-    acct_req_note_zone(req, id, NULL);
+    acct_publish_note_zone(req, id, NULL);
     acct_domain_respond(req, resp, id);
 }
 
@@ -143,7 +143,7 @@ void api_domain_delete(acct_req *req, acct_resp *resp)
     if (acct_resp_changed(req, resp, rc, deleted) != 0) {
         return;
     }
-    acct_req_note_zone(req, id, acct_rows_get(rows, 0, "domain"));
+    acct_publish_note_zone(req, id, acct_rows_get(rows, 0, "domain"));
     acct_resp_ok(resp, req->pool, NULL);
 }
 
@@ -181,6 +181,6 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
                                              req->now)) != 0) {
         return;
     }
-    acct_req_note_zone(req, to, NULL);
+    acct_publish_note_zone(req, to, NULL);
     acct_domain_respond(req, resp, to);
 }

@@ -20,6 +20,7 @@
 #include "acct_domain.h"
 #include "acct_grants.h"
 #include "acct_log.h"
+#include "acct_publish.h"
 #include "acct_record.h"
 
 #include <apr_hash.h>
@@ -426,7 +427,7 @@ void api_domain_import(acct_req *req, acct_resp *resp)
     if (acct_domain_import_create(req, resp, &d, set.records, &id) != 0) {
         return;
     }
-    acct_req_note_zone(req, id, NULL);
+    acct_publish_note_zone(req, id, NULL);
     log_summary(&set, id, acct_axfr_server_text(req->pool, &server));
     acct_domain_respond(req, resp, id);
 }

@@ -85,7 +85,7 @@ typedef struct acct_req {
     const acct_settings *settings;
     apr_int64_t now;                          /* epoch seconds, test-clock offset applied */
     int tx_suspended;                         /* committed early, see acct_req_commit_now */
-    apr_array_header_t *zones_changed;        /* see acct_req_note_zone */
+    apr_array_header_t *zones_changed;        /* see acct_publish_note_zone */
 } acct_req;
 
 typedef struct acct_resp {
@@ -194,16 +194,6 @@ int acct_resp_commits(const acct_resp *resp);
 acct_store_rc acct_req_commit_now(acct_req *req);
 acct_store_rc acct_req_reopen(acct_req *req);
 acct_store_rc acct_req_checkpoint(acct_req *req);
-
-/*
- * Records that the request changed the zone of domain `domain_id` (created,
- * changed, its records changed, or deleted), so that the zone is published
- * again once the transaction commits (acct_publish.h).  `previous_name`: the
- * domain's name before the change when the change renamed or deleted it,
- * else NULL.
- */
-void acct_req_note_zone(acct_req *req, apr_int64_t domain_id,
-                        const char *previous_name);
 
 /*
  * The body to send: the errors envelope when there are errors, else body

@@ -31,6 +31,7 @@
 #include <apr_strings.h>
 
 #include "acctapi_config.h"
+#include "acctapi_request.h"
 #include "acctapi_status.h"
 #include "acct_log.h"
 #include "acct_migrate.h"

@@ -10,8 +10,6 @@
 
 #include "httpd.h"
 
-#include "acct_route.h"
-
 #define ACCTAPI_STATUS_HANDLER "acctapi-status"
 
 /* Registers the status hooks and the handler; called by the module's own
@@ -26,11 +24,5 @@ void acctapi_status_lease_failed(void);
 
 /* The schema version a child found in the database. */
 void acctapi_status_schema(int version);
-
-/*
- * Implemented by mod_acctapi.c: is `r` a request of the API?  Sets *route to
- * its route, or NULL when no route matched.
- */
-int acctapi_request_route(request_rec *r, const acct_route **route);
 
 #endif

@@ -18,59 +18,29 @@
 #include "http_request.h"
 #include "ap_expr.h"
 
-#include <apr_dbd.h>
-#include "mod_dbd.h"
-
-#include <apr_atomic.h>
-#include <apr_global_mutex.h>
-#include <apr_optional.h>
 #include <apr_shm.h>
 #include <apr_strings.h>
 
 #include "acctapi_config.h"
 #include "acctapi_headers.h"
 #include "acctapi_io.h"
+#include "acctapi_lease.h"
+#include "acctapi_request.h"
 #include "acctapi_status.h"
 #include "acct_auth.h"
 #include "acct_publish.h"
 #include "acct_rate.h"
-#include "acct_clock.h"
 #include "acct_json.h"
 #include "acct_log.h"
-#include "acct_migrate.h"
 #include "acct_route.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
 
 module AP_MODULE_DECLARE_DATA acctapi_module;
 
-static APR_OPTIONAL_FN_TYPE(ap_dbd_open) *dbd_open;
-static APR_OPTIONAL_FN_TYPE(ap_dbd_close) *dbd_close;
-
 /* Where core log lines go; the main server of the current generation. */
 static server_rec *log_server;
 
-/* The schema was found at this build's version (per process; 0 until then). */
-static volatile apr_uint32_t schema_ok;
-
-typedef struct acctapi_ctx {
-    acct_match match;
-    acct_principal who;
-    int authenticated;
-    acct_settings settings;
-    apr_off_t max_body;
-    apr_pool_t *lease;          /* owns the database connection, if any */
-    ap_dbd_t *dbd;
-    acct_store *store;
-    apr_int64_t now;
-    int pool_refused;           /* mod_dbd gave no connection: do not retry */
-    int db_down;                /* the database failed this request: 503 */
-    int db_probe;               /* this request tries a database found down */
-    int db_gave_up;             /* a wait ran out: trying again waits again */
-    int lease_count;            /* connections taken (a retry takes two) */
-    int rate_in_database;       /* AcctapiRateLimitScope database */
-    apr_interval_time_t db_timeout; /* AcctapiDatabaseTimeout */
-} acctapi_ctx;
 
 /* ---- logging ------------------------------------------------------------ */
 
@@ -81,220 +51,6 @@ static void log_sink(acct_log_level level, const char *file, int line,
         ap_log_error_(file, line, APLOG_MODULE_INDEX, (int)level, 0,
                       log_server, "%s", msg);
     }
-}
-
-/* ---- the database connection ------------------------------------------- */
-
-/*
- * SQLite writers of every child queue on this lock (acct_store_set_limits),
- * created by the parent for each generation; NULL until post_config.
- */
-static apr_global_mutex_t *writer_gate;
-
-typedef struct lease_rec {
-    server_rec *s;
-    ap_dbd_t *dbd;
-} lease_rec;
-
-/*
- * The database as this child last found it.  Once PostgreSQL did not answer
- * within AcctapiDatabaseTimeout, or no connection could be made, requests
- * answer 503 at once instead of each waiting as long again (mod_dbd makes
- * connections one at a time, so waits would add up); every
- * BREAKER_RETRY_MS one request (the probe) tries the database, and its
- * success serves everyone again.  Per child, in atomics: no lock on the
- * path of a healthy database.
- */
-#define BREAKER_RETRY_MS 1000
-static volatile apr_uint32_t db_found_down; /* 1: down */
-static volatile apr_uint32_t db_retry_at;   /* ms clock, wraps (see below) */
-static volatile apr_uint32_t db_probing;    /* 1: a probe is under way */
-
-static apr_uint32_t breaker_now_ms(void)
-{
-    /* Compared by signed difference: wrapping every 49 days is harmless. */
-    return (apr_uint32_t)apr_time_as_msec(apr_time_now());
-}
-
-static apr_status_t breaker_probe_done(void *data)
-{
-    acctapi_ctx *ctx = data;
-
-    if (ctx->db_probe) {
-        /* Neither proven nor failed: the next request probes again. */
-        ctx->db_probe = 0;
-        apr_atomic_set32(&db_probing, 0);
-    }
-    return APR_SUCCESS;
-}
-
-/* May this request use the database? */
-static int breaker_admits(request_rec *r, acctapi_ctx *ctx)
-{
-    if (!apr_atomic_read32(&db_found_down) || ctx->db_probe) {
-        return 1;
-    }
-    if ((apr_int32_t)(breaker_now_ms() - apr_atomic_read32(&db_retry_at)) < 0
-        || apr_atomic_cas32(&db_probing, 1, 0) != 0) {
-        return 0;
-    }
-    ctx->db_probe = 1;
-    apr_pool_cleanup_register(r->pool, ctx, breaker_probe_done,
-                              apr_pool_cleanup_null);
-    return 1;
-}
-
-static void breaker_trip(acctapi_ctx *ctx)
-{
-    apr_atomic_set32(&db_retry_at, breaker_now_ms() + BREAKER_RETRY_MS);
-    apr_atomic_set32(&db_found_down, 1);
-    if (ctx->db_probe) {
-        ctx->db_probe = 0;
-        apr_atomic_set32(&db_probing, 0);
-    }
-}
-
-/* The database answered this request. */
-static void breaker_clear(acctapi_ctx *ctx)
-{
-    if (ctx->db_probe) {
-        ctx->db_probe = 0;
-        apr_atomic_set32(&db_found_down, 0);
-        apr_atomic_set32(&db_probing, 0);
-    }
-}
-
-/* Is an unavailable answer the database's absence (rather than SQLite's
- * writers queueing, which is load, not an outage)? */
-static int outage(const acctapi_ctx *ctx)
-{
-    return ctx->pool_refused
-           || (ctx->store && acct_store_dialect(ctx->store) == ACCT_DIALECT_PGSQL);
-}
-
-/*
- * What the database did for this request: unavailable ends the request's
- * use of it (each try costs up to a timeout) and, when it is an outage,
- * trips the child's breaker; an answer clears a probe's breaker.
- */
-static void breaker_note(acctapi_ctx *ctx, acct_store_rc rc)
-{
-    if (rc == ACCT_STORE_UNAVAILABLE) {
-        if (outage(ctx)) {
-            breaker_trip(ctx);
-        }
-        ctx->db_down = 1;
-    }
-    else if (rc == ACCT_STORE_OK) {
-        breaker_clear(ctx);
-    }
-}
-
-static apr_status_t lease_release(void *data)
-{
-    lease_rec *l = data;
-
-    dbd_close(l->s, l->dbd);
-    acctapi_status_lease(-1);
-    return APR_SUCCESS;
-}
-
-static void lease_drop(acctapi_ctx *ctx)
-{
-    if (ctx->lease) {
-        /* Runs the transaction guard, then hands the connection back. */
-        apr_pool_destroy(ctx->lease);
-        ctx->lease = NULL;
-        ctx->dbd = NULL;
-        ctx->store = NULL;
-    }
-}
-
-/*
- * The schema must be the one this build was made for.  Checked once per
- * process; a mismatch answers 503 and says why in the log.
- */
-static acct_store_rc check_schema(request_rec *r, acct_store *st)
-{
-    int version = 0;
-    acct_store_rc rc;
-
-    if (schema_ok) {
-        return ACCT_STORE_OK;
-    }
-    rc = acct_schema_version(st, r->pool, &version);
-    if (rc != ACCT_STORE_OK) {
-        return rc;
-    }
-    acctapi_status_schema(version);
-    if (version != acct_schema_latest()) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      ACCTLOGNO(00053) "database schema is at version %d, this module needs %d:"
-                      " run 'acctapi-admin migrate'", version,
-                      acct_schema_latest());
-        return ACCT_STORE_UNAVAILABLE;
-    }
-    schema_ok = 1;
-    return ACCT_STORE_OK;
-}
-
-static acct_store_rc lease_open(request_rec *r, acctapi_ctx *ctx)
-{
-    lease_rec *l;
-    acct_store_rc rc;
-    apr_int64_t offset = 0;
-
-    if (ctx->store) {
-        return ACCT_STORE_OK;
-    }
-    if (ctx->db_down) {
-        /* Each try costs up to a timeout: one unavailable answer per
-         * request is enough (the rate limit fails open to the next step). */
-        return ACCT_STORE_UNAVAILABLE;
-    }
-    if (!breaker_admits(r, ctx)) {
-        ctx->db_down = 1;
-        return ACCT_STORE_UNAVAILABLE;
-    }
-    apr_pool_create(&ctx->lease, r->pool);
-    ctx->dbd = dbd_open(ctx->lease, r->server);
-    if (!ctx->dbd) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, ACCTLOGNO(00054) "no database connection "
-                      "available (check DBDriver, DBDParams and DBDMax)");
-        ctx->pool_refused = 1;
-        breaker_note(ctx, ACCT_STORE_UNAVAILABLE);
-        acctapi_status_lease_failed();
-        lease_drop(ctx);
-        return ACCT_STORE_UNAVAILABLE;
-    }
-    l = apr_palloc(ctx->lease, sizeof(*l));
-    l->s = r->server;
-    l->dbd = ctx->dbd;
-    acctapi_status_lease(1);
-    ctx->lease_count++;
-    apr_pool_cleanup_register(ctx->lease, l, lease_release,
-                              apr_pool_cleanup_null);
-    ctx->store = acct_store_wrap(ctx->lease, ctx->dbd->pool, ctx->dbd->driver,
-                                 ctx->dbd->handle);
-    if (!ctx->store) {
-        lease_drop(ctx);
-        return ACCT_STORE_FAILED;
-    }
-    acct_store_set_limits(ctx->store, ctx->db_timeout, writer_gate);
-    /* Registered after the release, so it runs first: no connection goes
-     * back to the pool with a transaction open. */
-    acct_store_tx_guard(ctx->store, ctx->lease);
-    rc = check_schema(r, ctx->store);
-    if (rc == ACCT_STORE_OK && ctx->settings.test_clock) {
-        rc = acct_clock_offset(ctx->store, r->pool, &offset);
-    }
-    /* Derived afresh on every lease: a retried lease must not add twice. */
-    ctx->now = (apr_int64_t)apr_time_sec(r->request_time) + offset;
-    if (rc != ACCT_STORE_OK) {
-        ctx->db_gave_up |= acct_store_gave_up(ctx->store);
-        lease_drop(ctx);
-    }
-    return rc;
 }
 
 /* ---- request context and common headers --------------------------------- */
@@ -322,16 +78,8 @@ static void set_scope_headers(request_rec *r, const char *token_scopes,
 
 static acctapi_ctx *ctx_create(request_rec *r)
 {
-    acctapi_ctx *ctx = apr_pcalloc(r->pool, sizeof(*ctx));
-    acctapi_dir_conf *conf = ap_get_module_config(r->per_dir_config,
-                                                  &acctapi_module);
+    acctapi_ctx *ctx = acctapi_ctx_attach(r);
 
-    acctapi_conf_settings(conf, &ctx->settings);
-    ctx->max_body = acctapi_conf_max_body(conf);
-    ctx->rate_in_database = acctapi_conf_rate_in_database(conf);
-    ctx->db_timeout = acctapi_conf_db_timeout(conf);
-    ctx->now = (apr_int64_t)apr_time_sec(r->request_time);
-    ap_set_module_config(r->request_config, &acctapi_module, ctx);
     /* err_headers_out: these survive error responses too. */
     apr_table_setn(r->err_headers_out, "X-Spec-Version", ACCT_SPEC_VERSION);
     apr_table_setn(r->err_headers_out, "Vary", "Authorization, X-Filter");
@@ -382,43 +130,6 @@ static int answer_store_error(request_rec *r, acct_store_rc rc)
     return rc == ACCT_STORE_UNAVAILABLE
            ? answer(r, HTTP_SERVICE_UNAVAILABLE, ACCT_R_UNAVAILABLE)
            : answer(r, HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL);
-}
-
-/*
- * A pooled pgsql connection whose server restarted fails its first statement
- * and only then reconnects: the request's first statement gets one more try
- * on a fresh lease before the request is answered 503.  `step` runs the
- * statement on ctx->store.
- */
-typedef acct_store_rc lease_step(request_rec *r, acctapi_ctx *ctx, void *baton);
-
-static acct_store_rc on_lease(request_rec *r, acctapi_ctx *ctx,
-                              lease_step *step, void *baton)
-{
-    acct_store_rc rc = ACCT_STORE_OK;
-    int attempt;
-
-    for (attempt = 0; attempt < 2; attempt++) {
-        rc = lease_open(r, ctx);
-        if (rc == ACCT_STORE_OK) {
-            rc = step(r, ctx, baton);
-            ctx->db_gave_up |= acct_store_gave_up(ctx->store);
-        }
-        if (rc != ACCT_STORE_UNAVAILABLE || ctx->pool_refused
-            || ctx->db_gave_up) {
-            /* A refusal of mod_dbd's pool is no dead connection: it has
-             * just tried to connect, and would only say it again.  A
-             * database that did not answer in time would only be waited
-             * for again. */
-            break;
-        }
-        lease_drop(ctx);
-    }
-    breaker_note(ctx, rc);
-    if (rc == ACCT_STORE_UNAVAILABLE) {
-        lease_drop(ctx);
-    }
-    return rc;
 }
 
 /* ---- rate limits ----------------------------------------------------------- */
@@ -482,7 +193,7 @@ static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t user_id)
     /* In the table no connection is needed, except to read the test clock
      * (the lease does) before the first one of the request. */
     if ((ctx->settings.test_clock && !ctx->store) || !rate_count_here(ctx, &h)) {
-        rc = on_lease(r, ctx, rate_step, &h);
+        rc = acctapi_on_lease(r, ctx, rate_step, &h);
     }
     if (rc != ACCT_STORE_OK) {
         /*
@@ -534,7 +245,7 @@ static int authenticate(request_rec *r, acctapi_ctx *ctx)
 
     a.header = apr_table_get(r->headers_in, "Authorization");
     a.rc = ACCT_AUTH_STORE;
-    src = on_lease(r, ctx, auth_step, &a);
+    src = acctapi_on_lease(r, ctx, auth_step, &a);
     if (src != ACCT_STORE_OK) {
         return answer_store_error(r, src);
     }
@@ -657,9 +368,8 @@ static int acctapi_access_checker(request_rec *r)
 static acct_store_rc open_store_for_core(acct_req *req, acct_store **out)
 {
     request_rec *r = req->host;
-    acctapi_ctx *ctx = ap_get_module_config(r->request_config,
-                                            &acctapi_module);
-    acct_store_rc rc = lease_open(r, ctx);
+    acctapi_ctx *ctx = acctapi_ctx_get(r);
+    acct_store_rc rc = acctapi_lease_open(r, ctx);
 
     if (rc == ACCT_STORE_OK) {
         *out = ctx->store;
@@ -746,13 +456,13 @@ static int acctapi_handler(request_rec *r)
     if (!r->handler || strcmp(r->handler, ACCTAPI_HANDLER) != 0) {
         return DECLINED;
     }
-    ctx = ap_get_module_config(r->request_config, &acctapi_module);
+    ctx = acctapi_ctx_get(r);
     if (!ctx) {
         /* The access phase was skipped (a subrequest with equal config). */
         if (prepare_request(r) != OK) {
             return OK;
         }
-        ctx = ap_get_module_config(r->request_config, &acctapi_module);
+        ctx = acctapi_ctx_get(r);
     }
     route = ctx->match.route;
     if (route->flags & ACCT_ROUTE_BODY) {
@@ -790,7 +500,7 @@ static int acctapi_handler(request_rec *r)
             rc = acct_store_begin(req.store, r->pool);
         }
         if (rc != ACCT_STORE_OK) {
-            breaker_note(ctx, rc);
+            acctapi_lease_note(ctx, rc);
             answer_store_error(r, rc);
             return OK;
         }
@@ -809,7 +519,7 @@ static int acctapi_handler(request_rec *r)
         }
     }
     if (ctx->store) {
-        breaker_note(ctx, resp.status == HTTP_SERVICE_UNAVAILABLE
+        acctapi_lease_note(ctx, resp.status == HTTP_SERVICE_UNAVAILABLE
                           ? ACCT_STORE_UNAVAILABLE
                           : resp.status < 500 ? ACCT_STORE_OK
                                               : ACCT_STORE_FAILED);
@@ -825,15 +535,6 @@ static int acctapi_handler(request_rec *r)
     return OK;
 }
 
-/* For the status counters: a request the API answered, and its route. */
-int acctapi_request_route(request_rec *r, const acct_route **route)
-{
-    acctapi_ctx *ctx = ap_get_module_config(r->request_config,
-                                            &acctapi_module);
-
-    *route = ctx ? ctx->match.route : NULL;
-    return ctx || (r->handler && strcmp(r->handler, ACCTAPI_HANDLER) == 0);
-}
 
 /*
  * LogLevel acctapi:debug: one line per API request once it is answered,
@@ -847,7 +548,7 @@ static int acctapi_log_trace(request_rec *r)
     if (!APLOGrdebug(r)) {
         return DECLINED;
     }
-    ctx = ap_get_module_config(r->request_config, &acctapi_module);
+    ctx = acctapi_ctx_get(r);
     if (!ctx) {
         return DECLINED;
     }
@@ -925,38 +626,13 @@ static int failed_request_is_ours(request_rec *r)
 
 static void acctapi_insert_error_filter(request_rec *r)
 {
-    if (ap_get_module_config(r->request_config, &acctapi_module)
+    if (acctapi_ctx_get(r)
         || request_is_ours(r) || failed_request_is_ours(r)) {
         ap_add_output_filter(ACCTAPI_ERROR_FILTER, NULL, r, r->connection);
     }
 }
 
 /* ---- startup -------------------------------------------------------------- */
-
-static apr_status_t forget_writer_gate(void *unused)
-{
-    (void)unused;
-    writer_gate = NULL;
-    return APR_SUCCESS;
-}
-
-/* A timed lock (APR picks a mechanism that can wait with a bound), which no
- * Mutex directive may turn into one that cannot. */
-static int create_writer_gate(apr_pool_t *pconf, server_rec *s)
-{
-    apr_status_t rv = apr_global_mutex_create(&writer_gate, NULL,
-                                              APR_LOCK_DEFAULT_TIMED, pconf);
-
-    if (rv != APR_SUCCESS) {
-        writer_gate = NULL;
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00103)
-                     "cannot create the lock SQLite writers queue on");
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    apr_pool_cleanup_register(pconf, NULL, forget_writer_gate,
-                              apr_pool_cleanup_null);
-    return OK;
-}
 
 static apr_status_t forget_rate_table(void *unused)
 {
@@ -997,13 +673,7 @@ static int create_rate_table(apr_pool_t *pconf, server_rec *s)
 static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s)
 {
-    /* mod_dbd registers these while loading; all modules are loaded now. */
-    dbd_open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
-    dbd_close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
-    if (!dbd_open || !dbd_close) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, ACCTLOGNO(00057) "mod_acctapi needs mod_dbd:"
-                     " add 'LoadModule dbd_module modules/mod_dbd.so' before "
-                     "mod_acctapi and configure DBDriver and DBDParams");
+    if (acctapi_lease_find_dbd(s) != OK) {
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     log_server = s;
@@ -1014,24 +684,15 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
         int rc = create_rate_table(pconf, s);
 
-        return rc != OK ? rc : create_writer_gate(pconf, s);
+        return rc != OK ? rc : acctapi_lease_create_gate(pconf, s);
     }
     return OK;
 }
 
 static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
 {
-    apr_status_t rv;
-
     log_server = s;
-    if (writer_gate
-        && (rv = apr_global_mutex_child_init(&writer_gate, NULL, pchild))
-           != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00104)
-                     "cannot attach to the lock SQLite writers queue on: "
-                     "they poll SQLite's own lock instead");
-        writer_gate = NULL;
-    }
+    acctapi_lease_child_init(pchild, s);
     if (acct_catalog_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      ACCTLOGNO(00058) "cannot create the catalogue cache lock");

@@ -101,8 +101,8 @@ void acct_publish_note(acct_req *req, apr_int64_t domain_id,
     note->what = what;
 }
 
-void acct_req_note_zone(acct_req *req, apr_int64_t domain_id,
-                        const char *previous_name)
+void acct_publish_note_zone(acct_req *req, apr_int64_t domain_id,
+                            const char *previous_name)
 {
     acct_publish_note(req, domain_id, previous_name,
                       ACCT_PUBLISH_ZONE | ACCT_PUBLISH_LISTING);

@@ -18,7 +18,7 @@
  * directory, fsync, rename, the directory synced), so a nameserver never
  * reads half a zone.
  *
- * Handlers note what they change (acct_publish_note, acct_req_note_zone);
+ * Handlers note what they change (acct_publish_note, acct_publish_note_zone);
  * once the request's transaction has committed, acct_publish_committed
  * takes the lock, reads the current state of the noted zones from the
  * database and writes or removes their files, and rewrites zones.conf
@@ -57,10 +57,19 @@
  * Records that the request changed domain `domain_id` (`what`: the
  * ACCT_PUBLISH_* bits), `previous_name` being its name before a rename or
  * a delete (else NULL).  A no-op without AcctapiZoneDir.
- * acct_req_note_zone (acct_api.h) is this with both bits.
+ * acct_publish_note_zone is this with both bits.
  */
 void acct_publish_note(acct_req *req, apr_int64_t domain_id,
                        const char *previous_name, unsigned what);
+
+/*
+ * Records that the request changed the zone of domain `domain_id` (created,
+ * changed, its records changed, or deleted): its content and its listing.
+ * `previous_name`: the domain's name before the change when the change
+ * renamed or deleted it, else NULL.
+ */
+void acct_publish_note_zone(acct_req *req, apr_int64_t domain_id,
+                            const char *previous_name);
 
 /*
  * After the request's transaction committed: publishes the noted zones and

@@ -620,7 +620,7 @@ static void test_off_without_zone_dir(void **state)
 
     fx->settings.zone_dir = NULL;
     req->settings = &fx->settings;
-    acct_req_note_zone(req, 1, "x.example");
+    acct_publish_note_zone(req, 1, "x.example");
     assert_null(req->zones_changed);
     call(fx, api_domain_create, NULL, NULL, MASTER("quiet.example"), 200);
     assert_string_equal(listing(fx->db->pool, fx->dir), "");
