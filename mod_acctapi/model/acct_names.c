@@ -25,29 +25,29 @@ const acct_name_pair acct_name_pairs[] = {
     {NULL, NULL}
 };
 
-/* A handful of pairs: a scan costs less than any index would. */
-const char *acct_name_public(const char *name)
+/* The other name of `name`, looked up among the contract's names or the
+ * public ones; `name` itself when it has none.  A handful of pairs: a scan
+ * costs less than any index would. */
+static const char *other_name(const char *name, int from_public)
 {
     const acct_name_pair *p;
 
     for (p = acct_name_pairs; p->contract; p++) {
-        if (strcmp(p->contract, name) == 0) {
-            return p->public_name;
+        if (strcmp(from_public ? p->public_name : p->contract, name) == 0) {
+            return from_public ? p->contract : p->public_name;
         }
     }
     return name;
 }
 
+const char *acct_name_public(const char *name)
+{
+    return other_name(name, 0);
+}
+
 const char *acct_name_contract(const char *name)
 {
-    const acct_name_pair *p;
-
-    for (p = acct_name_pairs; p->contract; p++) {
-        if (strcmp(p->public_name, name) == 0) {
-            return p->contract;
-        }
-    }
-    return name;
+    return other_name(name, 1);
 }
 
 void acct_names_set(json_t *o, int mode, const char *name, json_t *value)
