@@ -2,6 +2,7 @@
 #include "acct_body.h"
 #include "acct_grants.h"
 #include "acct_json.h"
+#include "acct_names.h"
 #include "acct_profile.h"
 #include "acct_sshkey.h"
 
@@ -71,8 +72,8 @@ static void profile_respond(acct_req *req, acct_resp *resp,
                         acct_json_bool(COL("email_notifications")));
     json_object_set_new(o, "ip_whitelist_enabled",
                         acct_json_bool(COL("ip_whitelist_enabled")));
-    json_object_set_new(o, "shell_auth_method",
-                        acct_json_str(COL("shell_auth_method")));
+    acct_names_set(o, req->settings->field_names, "shell_auth_method",
+                   acct_json_str(COL("shell_auth_method")));
     json_object_set_new(o, "referrals", referrals);
     json_object_set_new(o, "restricted", acct_json_bool(COL("restricted")));
     json_object_set_new(o, "timezone", acct_json_str(COL("timezone")));
@@ -128,13 +129,16 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
 /*
  * 204 with no body for unrestricted users (DECISIONS.md).  A restricted user
  * without a grants row has every grant off.  Entity grants list each entity
- * of the account of that kind with the user's permissions on it.
+ * of the account of that kind with the user's permissions on it.  Keys the
+ * public API names otherwise (instance/linode ...) come under the names
+ * AcctapiFieldNames asks for, the public one next to the contract's.
  */
 void api_profile_grants(acct_req *req, acct_resp *resp)
 {
     const char *const *type;
     const acct_rows *rows;
     json_t *doc, *global;
+    int names = req->settings->field_names;
     size_t i;
 
     if (!req->who->restricted) {
@@ -151,9 +155,9 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
                         acct_json_str(acct_rows_get(
                             rows, 0, ACCT_GRANT_ACCOUNT_ACCESS)));
     for (i = 0; acct_grant_flags[i]; i++) {
-        json_object_set_new(global, acct_grant_flags[i],
-                            acct_json_bool(acct_rows_get(rows, 0,
-                                                         acct_grant_flags[i])));
+        acct_names_set(global, names, acct_grant_flags[i],
+                       acct_json_bool(acct_rows_get(rows, 0,
+                                                    acct_grant_flags[i])));
     }
     doc = acct_json_own(req->pool, json_object());
     acct_json_own(req->pool, global);
@@ -172,7 +176,7 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
         if (!(list = entity_grants(req, resp, *type))) {
             return;
         }
-        json_object_set_new(doc, *type, list);
+        acct_names_set(doc, names, *type, list);
     }
     acct_resp_ok(resp, req->pool, json_incref(doc));
 }

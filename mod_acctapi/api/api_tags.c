@@ -12,6 +12,7 @@
 #include "acct_grants.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_names.h"
 #include "acct_tags.h"
 
 #include <apr_strings.h>
@@ -68,7 +69,11 @@ static json_t *render_object(acct_req *req, const acct_rows *rows, int i)
                                                   acct_rows_get(rows, i,
                                                                 "tags")));
     }
-    json_object_set_new(o, "type", json_string(type));
+    /* A value has one name: the public API's (linode), unless the operator
+     * asked for the contract's names only. */
+    json_object_set_new(o, "type",
+                        json_string(acct_names_value(
+                            req->settings->field_names, type)));
     json_object_set_new(o, "data", data ? data : json_null());
     return o;
 }

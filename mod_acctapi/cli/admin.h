@@ -20,8 +20,9 @@
 #define ADMIN_USAGE 2
 
 #define ADMIN_MAX_OPTS 6
-/* grant global takes one KEY=VALUE per global grant */
-#define ADMIN_MAX_POSITIONAL 13
+/* grant global takes one KEY=VALUE per global grant (13), two for the three
+ * the public API names otherwise (acct_names.h) */
+#define ADMIN_MAX_POSITIONAL 16
 
 /*
  * The clock must stay printable as YYYY-MM-DDTHH:MM:SS and meaningful as
@@ -83,9 +84,12 @@ typedef struct admin_ctx {
     const char *scopes;
     const char *ip;                     /* canonical text of --ip */
     apr_int64_t id;                     /* a numeric ID argument */
-    /* grant global: the grants named and their stored values */
+    const char *type;                   /* --type, by the contract's name */
+    /* grant global: the grants named (by the contract's names) and their
+     * stored values */
     const char *grant_keys[ADMIN_MAX_POSITIONAL];
     const char *grant_values[ADMIN_MAX_POSITIONAL];
+    int ngrants;
     const char *const *nameservers;     /* zones publish: --nameservers */
     /* Written to stdout before the commit, so a failure leaves no trace. */
     const char *out;

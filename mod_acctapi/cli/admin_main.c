@@ -219,11 +219,11 @@ static const admin_cmd commands[] = {
     { "entity", "add", NULL,
       "register an object another service owns",
       "Registers object N of type TYPE (instance, volume, nodebalancer,\n"
-      "image, stackscript, vpc, monitoring), owned by another service, as an\n"
-      "entity of account ID, and prints N.  Registered objects can\n"
-      "be tagged (instances, volumes, node balancers) and granted to\n"
-      "restricted users.  A type and id name one object: registering it\n"
-      "twice fails.\n",
+      "image, stackscript, vpc, monitoring; or linode and longview, the\n"
+      "public API's names), owned by another service, as an entity of\n"
+      "account ID, and prints N.  Registered objects can be tagged\n"
+      "(instances, volumes, node balancers) and granted to restricted\n"
+      "users.  A type and id name one object: registering it twice fails.\n",
       ENTITY_NOTE, 0, check_entity_add, cmd_entity_add,
       { { "--account", "ID", 1, "id of the account that owns it" },
         { "--type", "TYPE", 1, "what it is" },
@@ -245,7 +245,8 @@ static const admin_cmd commands[] = {
       "none), or one of add_databases, add_domains, add_firewalls,\n"
       "add_images, add_instances, add_monitoring, add_nodebalancers,\n"
       "add_stackscripts, add_volumes, add_vpcs, cancel_account,\n"
-      "monitoring_subscription (true or false).\n",
+      "monitoring_subscription (true or false).  The public API's names\n"
+      "add_linodes, add_longview and longview_subscription are taken too.\n",
       GRANT_NOTE, 0, check_grant_global, cmd_grant_global,
       { { "--user", "USER", 1, "uid or username of the grantee" },
         { NULL } } },
@@ -253,8 +254,9 @@ static const admin_cmd commands[] = {
       "set a restricted user's permissions on an entity",
       "Sets what a user may do with entity N of type TYPE (domain,\n"
       "database, or a registered type: instance, volume, nodebalancer,\n"
-      "image, stackscript, vpc, monitoring), which must belong to the\n"
-      "user's account.  PERMISSIONS none takes the grant away.\n",
+      "image, stackscript, vpc, monitoring; or linode and longview, the\n"
+      "public API's names), which must belong to the user's account.\n"
+      "PERMISSIONS none takes the grant away.\n",
       GRANT_NOTE, 0, check_grant_entity, cmd_grant_entity,
       { { "--user", "USER", 1, "uid or username of the grantee" },
         { "--type", "TYPE", 1, "the entity's type" },

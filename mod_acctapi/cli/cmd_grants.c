@@ -9,6 +9,7 @@
 #include <apr_strings.h>
 
 #include "acct_grants.h"
+#include "acct_names.h"
 #include "acct_store.h"
 #include "acct_tags.h"
 
@@ -19,12 +20,14 @@ static const char *const permissions[] = {
     ACCT_GRANT_READ_ONLY, ACCT_GRANT_READ_WRITE, "none", NULL
 };
 
-/* --type, one of `types`. */
+/* --type, one of `types` or the public API's name of one (linode for
+ * instance ...), into c->type by the contract's name. */
 static int check_type_opt(admin_ctx *c, const char *const *types)
 {
     const char *type = opt_value(c, "--type");
 
-    if (word_index(types, type) < 0) {
+    c->type = acct_name_contract(type);
+    if (word_index(types, c->type) < 0) {
         return usage_error(c->topic, "invalid type '%s' (one of %s)", type,
                            word_list(c->pool, types));
     }
@@ -68,7 +71,7 @@ int check_entity_remove(admin_ctx *c)
 
 int cmd_entity_add(admin_ctx *c)
 {
-    const char *type = opt_value(c, "--type");
+    const char *type = c->type;
     acct_entity_outcome outcome;
     acct_store_rc rc;
     apr_int64_t now;
@@ -97,7 +100,7 @@ int cmd_entity_add(admin_ctx *c)
 /* Its tag links and grants go with it: nothing refers to a gone object. */
 int cmd_entity_remove(admin_ctx *c)
 {
-    const char *type = opt_value(c, "--type");
+    const char *type = c->type;
     acct_store_rc rc;
     int removed = 0;
 
@@ -141,16 +144,26 @@ static int global_grant_index(const char *key)
            : flag < 0 ? -1 : flag + 1;
 }
 
-/* KEY=VALUE arguments, each key once, into the grants to store. */
+/*
+ * KEY=VALUE arguments into the grants to store.  KEY may be the public API's
+ * name of a grant (add_linodes for add_instances ...); a grant named twice
+ * is one grant when the values agree (both names, as a client copying a
+ * grants document may give them), an error naming the public name when
+ * they differ.
+ */
 int check_grant_global(admin_ctx *c)
 {
-    int seen[ADMIN_MAX_POSITIONAL + 64] = {0};
+    /* Per grant index: where in grant_keys it went, plus one (0: not yet). */
+    int slot[ADMIN_MAX_POSITIONAL + 64] = {0};
+    const char *given[ADMIN_MAX_POSITIONAL + 64] = {NULL};
     int i;
 
+    c->ngrants = 0;
     for (i = 0; i < c->npositional; i++) {
         const char *arg = c->positionals[i], *eq = strchr(arg, '=');
-        const char *key = eq ? apr_pstrndup(c->pool, arg,
-                                            (apr_size_t)(eq - arg)) : arg;
+        const char *named = eq ? apr_pstrndup(c->pool, arg,
+                                              (apr_size_t)(eq - arg)) : arg;
+        const char *key = acct_name_contract(named);
         const char *value;
         int k = global_grant_index(key), null;
 
@@ -159,18 +172,31 @@ int check_grant_global(admin_ctx *c)
                                "of %s, %s", arg, ACCT_GRANT_ACCOUNT_ACCESS,
                                word_list(c->pool, acct_grant_flags));
         }
-        if (seen[k]++) {
-            return usage_error(c->topic, "%s given twice", key);
-        }
         value = global_grant_value(key, eq + 1, &null);
         if (!value) {
             return usage_error(c->topic, "invalid value '%s' for %s (%s)",
-                               eq + 1, key, k == 0
+                               eq + 1, named, k == 0
                                ? "read_only, read_write or none"
                                : "true or false");
         }
-        c->grant_keys[i] = key;
-        c->grant_values[i] = null ? NULL : value;
+        value = null ? NULL : value;
+        if (slot[k]) {
+            const char *before = c->grant_values[slot[k] - 1];
+
+            if (strcmp(given[k], named) == 0) {
+                return usage_error(c->topic, "%s given twice", named);
+            }
+            if (!before != !value || (value && strcmp(before, value) != 0)) {
+                return usage_error(c->topic, "%s and %s name the same grant "
+                                   "and must agree", acct_name_public(key),
+                                   key);
+            }
+            continue;
+        }
+        given[k] = named;
+        c->grant_keys[c->ngrants] = key;
+        c->grant_values[c->ngrants] = value;
+        slot[k] = ++c->ngrants;
     }
     return ADMIN_OK;
 }
@@ -184,7 +210,7 @@ int cmd_grant_global(admin_ctx *c)
     if (status != ADMIN_OK) {
         return status;
     }
-    rc = acct_grant_globals_put(c->st, c->pool, uid, c->npositional,
+    rc = acct_grant_globals_put(c->st, c->pool, uid, c->ngrants,
                                 c->grant_keys, c->grant_values);
     if (rc != ACCT_STORE_OK) {
         return store_failure("store the global grants", rc);
@@ -208,7 +234,7 @@ int check_grant_entity(admin_ctx *c)
 /* none deletes the grant: a missing row is what "no access" means. */
 int cmd_grant_entity(admin_ctx *c)
 {
-    const char *type = opt_value(c, "--type");
+    const char *type = c->type;
     const char *perm = opt_value(c, "--permissions");
     acct_store_rc rc;
     apr_int64_t uid;

@@ -32,6 +32,18 @@ typedef struct acct_principal {
     const struct acct_rows *user_row;
 } acct_principal;
 
+/*
+ * Which names a response gives the fields that the contract and the public
+ * API name differently (AcctapiFieldNames; the pairs: acct_names.h).  The
+ * directive's words are in this order: both, public, contract.
+ */
+typedef enum {
+    ACCT_NAMES_BOTH = 0,    /* both keys, the same value (the default) */
+    ACCT_NAMES_PUBLIC = 1,  /* the public API's only: clients that validate
+                             * against its schema refuse extra keys */
+    ACCT_NAMES_CONTRACT = 2 /* the contract's only */
+} acct_names_mode;
+
 /* Settings of the core that come from configuration. */
 typedef struct acct_settings {
     int test_clock;                  /* honour the stored clock offset */
@@ -57,6 +69,7 @@ typedef struct acct_settings {
     apr_int64_t max_tokens;          /* AcctapiMaxTokensPerUser: the most
                                       * active personal access tokens a
                                       * user may hold; 0: no cap */
+    int field_names;                 /* AcctapiFieldNames: acct_names_mode */
 } acct_settings;
 
 #define ACCT_SEAL_KEY_LEN 32

@@ -106,8 +106,8 @@ void acctapi_conf_settings(const acctapi_dir_conf *conf, acct_settings *out)
 /* ---- generic parsers ---------------------------------------------------- */
 
 typedef enum {
-    ACCTAPI_KIND_NUM, ACCTAPI_KIND_BOOL, ACCTAPI_KIND_TEXT, ACCTAPI_KIND_KEY,
-    ACCTAPI_KIND_LIST, ACCTAPI_KIND_PAIR
+    ACCTAPI_KIND_NUM, ACCTAPI_KIND_BOOL, ACCTAPI_KIND_ENUM, ACCTAPI_KIND_TEXT,
+    ACCTAPI_KIND_KEY, ACCTAPI_KIND_LIST, ACCTAPI_KIND_PAIR
 } acctapi_kind;
 
 /* A directive's row as its parser sees it (cmd->info): where its field is,
@@ -118,7 +118,7 @@ typedef struct acctapi_directive {
     acctapi_kind kind;       /* of the field */
     apr_int64_t min, max;    /* set_number */
     apr_int64_t unit;        /* set_number: stored times this; 0 is 1 */
-    const char *words[2];    /* set_choice: the words for 0 and 1 */
+    const char *words[3];    /* set_choice: the words for 0, 1 (and 2) */
     const char *error;       /* set_choice, set_text: a bad value's error */
 } acctapi_directive;
 
@@ -209,24 +209,24 @@ static const char *set_text(cmd_parms *cmd, void *dconf, const char *arg)
     return NULL;
 }
 
+/* Two words choose a BOOL field's 0 or 1; three an ENUM field's 0, 1 or 2. */
 static const char *set_choice(cmd_parms *cmd, void *dconf, const char *arg)
 {
     const acctapi_directive *d = cmd->info;
-    int *field = field_of(cmd, dconf, ACCTAPI_KIND_BOOL);
+    int n = d->words[2] ? 3 : 2, i;
+    int *field = field_of(cmd, dconf,
+                          n == 3 ? ACCTAPI_KIND_ENUM : ACCTAPI_KIND_BOOL);
 
     if (!field) {
         return wrong_kind(cmd);
     }
-    if (strcasecmp(arg, d->words[0]) == 0) {
-        *field = 0;
+    for (i = 0; i < n; i++) {
+        if (strcasecmp(arg, d->words[i]) == 0) {
+            *field = i;
+            return NULL;
+        }
     }
-    else if (strcasecmp(arg, d->words[1]) == 0) {
-        *field = 1;
-    }
-    else {
-        return d->error;
-    }
-    return NULL;
+    return d->error;
 }
 
 static const char *set_onoff(cmd_parms *cmd, void *dconf, int on)

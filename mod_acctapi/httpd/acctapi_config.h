@@ -29,6 +29,7 @@ typedef struct acctapi_pair {
  */
 #define ACCTAPI_TYPE_NUM  apr_int64_t
 #define ACCTAPI_TYPE_BOOL int
+#define ACCTAPI_TYPE_ENUM int
 #define ACCTAPI_TYPE_TEXT const char *
 #define ACCTAPI_TYPE_KEY  const unsigned char *
 #define ACCTAPI_TYPE_LIST apr_array_header_t *
@@ -36,6 +37,7 @@ typedef struct acctapi_pair {
 
 #define ACCTAPI_UNSET_NUM  -1
 #define ACCTAPI_UNSET_BOOL -1
+#define ACCTAPI_UNSET_ENUM -1
 #define ACCTAPI_UNSET_TEXT NULL
 #define ACCTAPI_UNSET_KEY  NULL
 #define ACCTAPI_UNSET_LIST NULL
@@ -43,6 +45,7 @@ typedef struct acctapi_pair {
 
 #define ACCTAPI_ISSET_NUM(v)  ((v) >= 0)
 #define ACCTAPI_ISSET_BOOL(v) ((v) >= 0)
+#define ACCTAPI_ISSET_ENUM(v) ((v) >= 0)
 #define ACCTAPI_ISSET_TEXT(v) ((v) != NULL)
 #define ACCTAPI_ISSET_KEY(v)  ((v) != NULL)
 #define ACCTAPI_ISSET_LIST(v) ((v) != NULL)
@@ -50,6 +53,7 @@ typedef struct acctapi_pair {
 
 #define ACCTAPI_VALUETYPE_NUM  apr_int64_t
 #define ACCTAPI_VALUETYPE_BOOL int
+#define ACCTAPI_VALUETYPE_ENUM int
 #define ACCTAPI_VALUETYPE_TEXT const char *
 #define ACCTAPI_VALUETYPE_KEY  const unsigned char *
 #define ACCTAPI_VALUETYPE_LIST const char *const *
@@ -59,6 +63,7 @@ typedef struct acctapi_pair {
  * count. */
 #define ACCTAPI_VALUE_NUM(v)  (v)
 #define ACCTAPI_VALUE_BOOL(v) (v)
+#define ACCTAPI_VALUE_ENUM(v) (v)
 #define ACCTAPI_VALUE_TEXT(v) (v)
 #define ACCTAPI_VALUE_KEY(v)  (v)
 #define ACCTAPI_VALUE_LIST(v) ((const char *const *)(v)->elts)

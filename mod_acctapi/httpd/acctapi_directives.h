@@ -13,7 +13,8 @@
  *   name     the directive, a string literal
  *   field    its member in the configuration struct; acctapi_conf_<field>()
  *            returns the effective value (default applied)
- *   kind     NUM (apr_int64_t), BOOL (int, 0 or 1), TEXT (const char *),
+ *   kind     NUM (apr_int64_t), BOOL (int, 0 or 1), ENUM (int, 0, 1 or
+ *            2: the index of a set_choice word), TEXT (const char *),
  *            KEY (const unsigned char *), LIST (apr_array_header_t * of
  *            strings, NULL-terminated; read as const char *const *) or PAIR
  *            (acctapi_pair, two numbers set together); "unset" is -1 for
@@ -29,6 +30,7 @@
  *              set_duration 90s, 30m, 2h, 1d or seconds, up to 7 days
  *              set_text     (.error): any non-empty string
  *              set_choice   (.words = {w0, w1}, .error): w0 is 0, w1 is 1
+ *                           (a BOOL); {w0, w1, w2}: 0, 1, 2 (an ENUM)
  *              set_onoff    (FLAG) On is 1, Off is 0
  *            or one of its own in acctapi_config.c, with args ()
  *   help     httpd's help text (httpd -L, syntax errors)
@@ -180,6 +182,19 @@ ACCTAPI_DIR("AcctapiSmsCommand", sms_command, TEXT, NULL, CORE(sms_command),
             "Program (with arguments) run to send a text message; the "
             "phone number and the message are appended as two more "
             "arguments")
+
+/* The fields the contract and the public API name differently (acct_names.h):
+ * both names in every response by default; public for clients that validate
+ * answers against the public API's schema, which forbids extra keys. */
+ACCTAPI_DIR("AcctapiFieldNames", field_names, ENUM, ACCT_NAMES_BOTH,
+            CORE(field_names), TAKE1, set_choice,
+            (.words = {"both", "public", "contract"},
+             .error = "AcctapiFieldNames: both (the default), public or "
+                      "contract"),
+            "Names of the fields the contract and the public API name "
+            "differently (shell_auth_method/lish_auth_method, the grants' "
+            "instance/linode, monitoring/longview ...) in responses: both "
+            "(default), public or contract")
 
 /* How long a request header may take to arrive while the connection waits
  * in the event MPM's poll set (acctapi_headers.c); 0: off.  It acts before

@@ -19,6 +19,7 @@
 #include "acct_grants.h"
 #include "acct_ident.h"
 #include "acct_json.h"
+#include "acct_names.h"
 #include "acct_route.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
@@ -266,13 +267,15 @@ static void test_route_permits(void **state)
     assert_string_equal(reason, "Unauthorized");
 }
 
+/* Both names of the shell's method by default (DECISIONS.md, today's
+ * clients): lish_auth_method next to shell_auth_method, the same value. */
 static void test_profile(void **state)
 {
     static const char *const keys[] = {
         "authentication_type", "authorized_keys", "email",
         "email_notifications", "ip_whitelist_enabled", "shell_auth_method",
-        "referrals", "restricted", "timezone", "two_factor_auth", "uid",
-        "username", "verified_phone_number"
+        "lish_auth_method", "referrals", "restricted", "timezone",
+        "two_factor_auth", "uid", "username", "verified_phone_number"
     };
     unit_db *db = *state;
     acct_principal who;
@@ -289,6 +292,8 @@ static void test_profile(void **state)
         assert_non_null(json_object_get(doc, keys[i]));
     }
     assert_int_equal(json_object_size(doc), sizeof(keys) / sizeof(keys[0]));
+    assert_true(json_equal(json_object_get(doc, "shell_auth_method"),
+                           json_object_get(doc, "lish_auth_method")));
     assert_string_equal(json_string_value(json_object_get(doc, "username")),
                         "dave");
     assert_true(json_is_null(json_object_get(doc, "verified_phone_number")));
@@ -298,11 +303,14 @@ static void test_profile(void **state)
     json_decref(doc);
 }
 
+/* Both names of instance/linode, monitoring/longview and three global
+ * grants by default (DECISIONS.md, today's clients). */
 static void test_grants(void **state)
 {
     static const char *const keys[] = {
-        "database", "domain", "global", "image", "instance", "monitoring",
-        "nodebalancer", "stackscript", "volume", "vpc"
+        "database", "domain", "global", "image", "instance", "linode",
+        "monitoring", "longview", "nodebalancer", "stackscript", "volume",
+        "vpc"
     };
     unit_db *db = *state;
     acct_principal boss, limited;
@@ -327,8 +335,131 @@ static void test_grants(void **state)
     assert_int_equal(json_array_size(json_object_get(doc, "domain")), 0);
     assert_true(json_is_false(json_object_get(global, "add_domains")));
     assert_true(json_is_false(json_object_get(global, "monitoring_subscription")));
+    assert_true(json_is_false(json_object_get(global, "longview_subscription")));
+    assert_true(json_is_false(json_object_get(global, "add_linodes")));
+    assert_true(json_is_false(json_object_get(global, "add_longview")));
+    /* account_access and 12 flags, 3 of them under two names */
+    assert_int_equal(json_object_size(global), 16);
     assert_true(json_is_array(json_object_get(doc, "domain")));
     json_decref(doc);
+}
+
+/* The names a document's keys carry: `want` in order, nothing else. */
+static void assert_keys(json_t *o, const char *const *want)
+{
+    const char *key;
+    json_t *v;
+    size_t i = 0;
+
+    json_object_foreach(o, key, v) {
+        assert_non_null(want[i]);
+        assert_string_equal(key, want[i]);
+        i++;
+    }
+    assert_null(want[i]);
+}
+
+/*
+ * AcctapiFieldNames public: the public API's names only (its schema forbids
+ * other keys); contract: the contract's only.  The values are the same
+ * under either name.
+ */
+static void test_field_names(void **state)
+{
+    static const char *const public_grants[] = {
+        "database", "domain", "global", "image", "linode", "longview",
+        "nodebalancer", "stackscript", "volume", "vpc", NULL
+    };
+    static const char *const contract_grants[] = {
+        "database", "domain", "global", "image", "instance", "monitoring",
+        "nodebalancer", "stackscript", "volume", "vpc", NULL
+    };
+    static const char *const public_global[] = {
+        "account_access", "add_databases", "add_domains", "add_firewalls",
+        "add_images", "add_linodes", "add_longview", "add_nodebalancers",
+        "add_stackscripts", "add_volumes", "add_vpcs", "cancel_account",
+        "longview_subscription", NULL
+    };
+    unit_db *db = *state;
+    acct_settings pub = {0, 0, "https://r.example/"};
+    acct_settings contract = {0, 0, "https://r.example/"};
+    acct_principal who, limited;
+    acct_req *req;
+    json_t *doc;
+    int status;
+
+    pub.field_names = ACCT_NAMES_PUBLIC;
+    contract.field_names = ACCT_NAMES_CONTRACT;
+    unit_identity(db, "erin", 0, "*", &who);
+    unit_identity(db, "frank", 1, "*", &limited);
+
+    req = unit_req(db, &who);
+    req->settings = &pub;
+    doc = call(req, api_profile_get, &status);
+    assert_int_equal(status, 200);
+    assert_null(json_object_get(doc, "shell_auth_method"));
+    assert_string_equal(json_string_value(json_object_get(doc,
+                                                          "lish_auth_method")),
+                        "password_keys");
+    json_decref(doc);
+    req->settings = &contract;
+    doc = call(req, api_profile_get, &status);
+    assert_null(json_object_get(doc, "lish_auth_method"));
+    assert_string_equal(json_string_value(json_object_get(doc,
+                                                          "shell_auth_method")),
+                        "password_keys");
+    json_decref(doc);
+
+    req = unit_req(db, &limited);
+    req->settings = &pub;
+    doc = call(req, api_profile_grants, &status);
+    assert_int_equal(status, 200);
+    assert_keys(doc, public_grants);
+    assert_keys(json_object_get(doc, "global"), public_global);
+    json_decref(doc);
+    req->settings = &contract;
+    doc = call(req, api_profile_grants, &status);
+    assert_keys(doc, contract_grants);
+    assert_int_equal(json_object_size(json_object_get(doc, "global")), 13);
+    assert_non_null(json_object_get(json_object_get(doc, "global"),
+                                    "monitoring_subscription"));
+    json_decref(doc);
+}
+
+/*
+ * The pairs of acct_names.c: every contract name is one the module uses (a
+ * rename elsewhere must not leave a pair behind), each name is in one pair,
+ * and the lookups go both ways and leave other names alone.
+ */
+static void test_name_pairs(void **state)
+{
+    const acct_name_pair *p, *q;
+    const char *other = "add_domains";
+
+    (void)state;
+    for (p = acct_name_pairs; p->contract; p++) {
+        assert_true(acct_grant_flag_index(p->contract) >= 0
+                    || acct_grant_entity_type_index(p->contract) >= 0
+                    || strcmp(p->contract, "instances") == 0
+                    || strcmp(p->contract, "shell_auth_method") == 0);
+        assert_string_not_equal(p->contract, p->public_name);
+        assert_string_equal(acct_name_public(p->contract), p->public_name);
+        assert_string_equal(acct_name_contract(p->public_name), p->contract);
+        for (q = p + 1; q->contract; q++) {
+            assert_string_not_equal(p->contract, q->contract);
+            assert_string_not_equal(p->public_name, q->public_name);
+        }
+    }
+    assert_ptr_equal(acct_name_public(other), other);
+    assert_ptr_equal(acct_name_contract(other), other);
+    assert_string_equal(acct_name_contract("instance"), "instance");
+    assert_string_equal(acct_names_value(ACCT_NAMES_BOTH, "instance"), "linode");
+    assert_string_equal(acct_names_value(ACCT_NAMES_PUBLIC, "instance"),
+                        "linode");
+    assert_string_equal(acct_names_value(ACCT_NAMES_CONTRACT, "instance"),
+                        "instance");
+    assert_string_equal(acct_names_value(ACCT_NAMES_PUBLIC, "domain"),
+                        "domain");
 }
 
 static const acct_sql q_add_domain = ACCT_SQL("t_add_domain",
@@ -595,6 +726,8 @@ int main(void)
         UNIT_DB_TEST(test_route_permits),
         UNIT_DB_TEST(test_profile),
         UNIT_DB_TEST(test_grants),
+        UNIT_DB_TEST(test_field_names),
+        UNIT_DB_TEST(test_name_pairs),
         UNIT_DB_TEST(test_tokens),
         UNIT_DB_TEST(test_token_cap),
         UNIT_DB_TEST(test_grants_list_domains),

@@ -5,15 +5,19 @@ import pytest
 from checks import assert_headers, assert_json
 from harness import utc_ts
 
+# By default both the contract's and the public API's name of a field they
+# name differently (DECISIONS.md, "Today's clients", Names): lish_auth_method,
+# linode, longview, add_linodes, add_longview, longview_subscription.
 PROFILE_KEYS = {"authentication_type", "authorized_keys", "email", "email_notifications",
-                "ip_whitelist_enabled", "shell_auth_method", "referrals", "restricted",
-                "timezone", "two_factor_auth", "uid", "username", "verified_phone_number"}
+                "ip_whitelist_enabled", "shell_auth_method", "lish_auth_method", "referrals",
+                "restricted", "timezone", "two_factor_auth", "uid", "username",
+                "verified_phone_number"}
 REFERRAL_KEYS = {"code", "completed", "credit", "pending", "total", "url"}
-GRANT_KEYS = {"database", "domain", "global", "image", "instance", "monitoring",
-              "nodebalancer", "stackscript", "volume", "vpc"}
+GRANT_KEYS = {"database", "domain", "global", "image", "instance", "linode", "monitoring",
+              "longview", "nodebalancer", "stackscript", "volume", "vpc"}
 ADD_GRANTS = ["add_databases", "add_domains", "add_firewalls", "add_images", "add_instances",
-              "add_monitoring", "add_nodebalancers", "add_stackscripts", "add_volumes",
-              "add_vpcs"]
+              "add_linodes", "add_monitoring", "add_longview", "add_nodebalancers",
+              "add_stackscripts", "add_volumes", "add_vpcs"]
 INVALID_TOKEN = {"errors": [{"reason": "Invalid Token"}]}
 
 
@@ -36,6 +40,7 @@ def test_profile(api, backend):
     for k in ("email_notifications", "ip_whitelist_enabled", "two_factor_auth"):
         assert isinstance(p[k], bool), (k, p)
     assert p["shell_auth_method"] in ("password_keys", "keys_only", "disabled"), p
+    assert p["lish_auth_method"] == p["shell_auth_method"], p
     assert isinstance(p["authentication_type"], str), p
     assert isinstance(p["timezone"], str), p
     assert p["authorized_keys"] is None or isinstance(p["authorized_keys"], list), p
@@ -140,8 +145,10 @@ def test_grants_restricted(anon, backend):
     assert "account_access" in glob and glob["account_access"] is None, glob
     for k in ADD_GRANTS:
         assert glob.get(k) is False, (k, glob)
-    for k in ("cancel_account", "monitoring_subscription"):
+    for k in ("cancel_account", "monitoring_subscription", "longview_subscription"):
         assert glob.get(k) is False, (k, glob)
+    assert set(glob) == {"account_access", "cancel_account", "monitoring_subscription",
+                         "longview_subscription", *ADD_GRANTS}, glob
 
 
 def test_grants_without_token(anon):

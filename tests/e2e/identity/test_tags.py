@@ -58,7 +58,9 @@ def test_tag_lifecycle(backend, server):
         by_type = {o["type"]: o["data"] for o in objs["data"]}
         assert by_type["domain"] == assert_json(c.get(f"/domains/{domain['id']}"))
         assert by_type["domain"]["tags"] == [label]
-        assert by_type["instance"] == {"id": vm, "label": "web-1", "tags": [label]}
+        # An instance's type is the public API's value (DECISIONS.md, today's
+        # clients: "the public API's value (linode) is sent").
+        assert by_type["linode"] == {"id": vm, "label": "web-1", "tags": [label]}
         assert by_type["volume"] == {"id": vol, "label": "data-1", "tags": [label]}
         assert by_type["nodebalancer"] == {"id": nb, "label": "lb-1", "tags": [label]}
         assert assert_json(c.get("/tags/aaa-first"))["data"] == []
