@@ -46,6 +46,21 @@ static const acct_sql q_database = ACCT_SQL("event_database",
     " CASE WHEN " DB_RUNS " THEN db.status_due END"
     " FROM databases db WHERE db.id = CAST(%s AS BIGINT)");
 
+static const acct_sql q_domain = ACCT_SQL("event_domain",
+    "INSERT INTO events (account_id, action, created, username, entity_type,"
+    " entity_id, entity_label, entity_url, status)"
+    " SELECT d.account_id, %s, CAST(%s AS BIGINT), %s,"
+    " '" ACCT_EVENT_ENTITY_DOMAIN "', d.id, d.domain, '/v4/domains/' || d.id,"
+    " '" ACCT_EVENT_NOTIFICATION "'"
+    " FROM domains d WHERE d.id = CAST(%s AS BIGINT)");
+
+static const acct_sql q_user = ACCT_SQL("event_user",
+    "INSERT INTO events (account_id, action, created, username, entity_type,"
+    " entity_id, entity_label, entity_url, status)"
+    " SELECT u.account_id, %s, CAST(%s AS BIGINT), u.username, %s,"
+    " CAST(%s AS BIGINT), %s, %s, '" ACCT_EVENT_NOTIFICATION "'"
+    " FROM users u WHERE u.id = CAST(%s AS BIGINT)");
+
 /* The database's running events: account first, for events_entity. */
 #define DB_RUNNING \
     " account_id = (SELECT db.account_id FROM databases db" \
@@ -152,18 +167,78 @@ static const char *const rest_statuses[] = {
     ACCT_DB_ACTIVE, ACCT_DB_SUSPENDED, ACCT_DB_FAILED, ACCT_DB_DEGRADED, NULL
 };
 
+/*
+ * Runs `sql`, an INSERT ... SELECT of an event about the row `id` names:
+ * its arguments are the action, the time, the username, `timed` three
+ * times when not NULL (acct_event_database's), then the id.
+ */
+static acct_store_rc insert_about(acct_store *st, apr_pool_t *pool,
+                                  const acct_sql *sql, const char *action,
+                                  const char *username, apr_int64_t now,
+                                  const char *timed, apr_int64_t id)
+{
+    const char *args[7];
+    int n = 0;
+
+    args[n++] = action;
+    args[n++] = acct_i64(pool, now);
+    args[n++] = username;
+    while (timed && n < 6) {
+        args[n++] = timed;
+    }
+    args[n++] = acct_i64(pool, id);
+    return acct_store_exec(st, pool, sql, NULL, n, args);
+}
+
 acct_store_rc acct_event_database(acct_store *st, apr_pool_t *pool,
                                   apr_int64_t db_id, const char *action,
                                   const char *username, apr_int64_t now)
+{
+    return insert_about(st, pool, &q_database, action, username, now,
+                        listed(instant_actions, action) ? "0" : "1", db_id);
+}
+
+acct_store_rc acct_event_domain(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t domain_id, const char *action,
+                                const char *username, apr_int64_t now)
+{
+    return insert_about(st, pool, &q_domain, action, username, now, NULL,
+                        domain_id);
+}
+
+acct_store_rc acct_event_user(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t uid, const char *action,
+                              const acct_event_entity *entity,
+                              apr_int64_t now)
 {
     const char *args[7];
 
     args[0] = action;
     args[1] = acct_i64(pool, now);
-    args[2] = username;
-    args[3] = args[4] = args[5] = listed(instant_actions, action) ? "0" : "1";
-    args[6] = acct_i64(pool, db_id);
-    return acct_store_exec(st, pool, &q_database, NULL, 7, args);
+    args[2] = entity->type;
+    args[3] = entity->id;
+    args[4] = entity->label;
+    args[5] = entity->url;
+    args[6] = acct_i64(pool, uid);
+    return acct_store_exec(st, pool, &q_user, NULL, 7, args);
+}
+
+acct_store_rc acct_event_own(acct_store *st, apr_pool_t *pool,
+                             acct_store_rc rc, int changed, apr_int64_t uid,
+                             const char *action, const char *type,
+                             apr_int64_t id, const char *label,
+                             const char *url_base, apr_int64_t now)
+{
+    acct_event_entity e;
+
+    if (rc != ACCT_STORE_OK || !changed) {
+        return rc;
+    }
+    e.type = type;
+    e.id = acct_i64(pool, id);
+    e.label = label;
+    e.url = apr_pstrcat(pool, url_base, e.id, NULL);
+    return acct_event_user(st, pool, uid, action, &e, now);
 }
 
 acct_store_rc acct_event_database_follow(acct_store *st, apr_pool_t *pool,

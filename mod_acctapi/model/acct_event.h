@@ -115,6 +115,22 @@ acct_store_rc acct_event_database(acct_store *st, apr_pool_t *pool,
                                   apr_int64_t db_id, const char *action,
                                   const char *username, apr_int64_t now);
 
+/* Writes notification `action` about domain `domain_id` (a zone or one of
+ * its records) as its row is now. */
+acct_store_rc acct_event_domain(acct_store *st, apr_pool_t *pool,
+                                apr_int64_t domain_id, const char *action,
+                                const char *username, apr_int64_t now);
+
+/*
+ * Writes notification `action` that user `uid` made about something of its
+ * own (a token, an SSH key...): `entity` (its type, id, label, url), the
+ * account and username read from the user's row.
+ */
+acct_store_rc acct_event_user(acct_store *st, apr_pool_t *pool,
+                              apr_int64_t uid, const char *action,
+                              const acct_event_entity *entity,
+                              apr_int64_t now);
+
 /*
  * The database's operation was rescheduled (its pending transition
  * changed): its newest running event ends as the row now says.
@@ -132,6 +148,17 @@ acct_store_rc acct_event_database_follow(acct_store *st, apr_pool_t *pool,
 acct_store_rc acct_event_database_status(acct_store *st, apr_pool_t *pool,
                                          apr_int64_t db_id, const char *status,
                                          apr_int64_t now);
+
+/*
+ * acct_event_user about `uid`'s own object of `type` (ACCT_EVENT_ENTITY_...)
+ * `id`, labelled `label` (NULL: unknown), at `url_base` + id, when `rc`
+ * (the outcome of the change) is ACCT_STORE_OK and `changed`; else `rc`.
+ */
+acct_store_rc acct_event_own(acct_store *st, apr_pool_t *pool,
+                             acct_store_rc rc, int changed, apr_int64_t uid,
+                             const char *action, const char *type,
+                             apr_int64_t id, const char *label,
+                             const char *url_base, apr_int64_t now);
 
 /* ------------------------------------------------------------------------
  * Reading

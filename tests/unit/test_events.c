@@ -55,7 +55,7 @@ static void ctx_init(ctx *c, unit_db *db, const char *username)
     memset(c, 0, sizeof(*c));
     c->db = db;
     c->settings = &emulated;
-    c->now = 1800000000;
+    c->now = apr_time_sec(apr_time_now());
     unit_identity(db, username, 0, "*", &c->who);
 }
 
@@ -124,6 +124,10 @@ static apr_int64_t create_db(ctx *c, const char *label)
 /* The page of events `filter` selects (200 expected). */
 static json_t *list(ctx *c, const char *filter)
 {
+    /* The identities' own token_create events aside. */
+    if (!filter) {
+        filter = "{\"entity.type\":\"database\"}";
+    }
     return json_object_get(call(request(c, &events_route, NULL, NULL, filter),
                                 api_events_list, 200), "data");
 }
@@ -232,8 +236,8 @@ static void test_seen_read(void **state)
     assert_true(newest > oldest);     /* newest first */
     call(request(&c, &events_route, acct_i64(c.db->pool, newest - 1), NULL, NULL), api_event_seen,
          200);
-    assert_int_equal(json_array_size(list(&c, "{\"seen\":true}")), 2);
-    assert_int_equal(num(json_array_get(list(&c, "{\"seen\":false}"), 0),
+    assert_int_equal(json_array_size(list(&c, "{\"seen\":true,\"entity.type\":\"database\"}")), 2);
+    assert_int_equal(num(json_array_get(list(&c, "{\"seen\":false,\"entity.type\":\"database\"}"), 0),
                          "id"), newest);
     call(request(&c, &events_route, acct_i64(c.db->pool, oldest), NULL, NULL), api_event_read, 200);
     data = list(&c, "{\"read\":true}");
@@ -291,7 +295,9 @@ static void test_retention(void **state)
     assert_int_equal(json_array_size(list(&c, NULL)), 0);
     assert_int_equal(acct_event_prune(c.db->store, c.db->pool, c.now,
                                       &deleted), ACCT_STORE_OK);
-    assert_int_equal(deleted, 1);
+    assert_true(deleted >= 1);    /* the database's, and maybe the token's */
+    c.now -= ACCT_EVENT_RETENTION;
+    assert_int_equal(json_array_size(list(&c, NULL)), 0);
 }
 
 /* With an external backend nothing is scheduled: the operator's

@@ -50,6 +50,11 @@ def list_events(client, xfilter=None, **params):
     return assert_envelope(assert_json(r))
 
 
+def db_events(client, **params):
+    """The account's database events (its users' tokens have theirs)."""
+    return list_events(client, go_filter(**{"entity.type": "database"}), **params)
+
+
 def get_event(client, event_id):
     r = client.get(f"/account/events/{event_id}")
     assert r.status == 200, r
@@ -305,11 +310,18 @@ def test_filters_and_order(acct, backend, clock):
     dbs = [create_db(c, backend, "mysql") for _ in range(3)]
     clock("advance", "1h")
     later = create_db(c, backend, "postgresql")
-    events = list_events(c)
+    events = db_events(c)
     ids = [e["id"] for e in events]
     assert ids == sorted(ids, reverse=True) and len(ids) == 4   # newest first
-    assert [e["id"] for e in list_events(c, go_filter(**{"+order": "asc"}))] == ids[::-1]
-    by_created = list_events(c, go_filter(**{"+order_by": "created", "+order": "desc"}))
+    everything = [e["id"] for e in list_events(c)]
+    assert everything[:4] == ids and everything == sorted(everything, reverse=True)
+    assert everything[4:] and all(e["action"] == "token_create"
+                                  for e in list_events(c)[4:])
+    db_only = {"entity.type": "database"}
+    assert [e["id"] for e in list_events(c, go_filter(**db_only, **{"+order": "asc"}))] \
+        == ids[::-1]
+    by_created = list_events(c, go_filter(**db_only, **{"+order_by": "created",
+                                                         "+order": "desc"}))
     assert [e["id"] for e in by_created] == ids        # ties newest first too
     newest, oldest = ids[0], ids[-1]
     checks = [
@@ -330,6 +342,7 @@ def test_filters_and_order(acct, backend, clock):
         ({"created": {"+lte": events[1]["created"]}}, ids[1:]),
     ]
     for f, want in checks:
+        f = dict(db_only, **f) if "entity.type" not in f else f
         got = [e["id"] for e in list_events(c, go_filter(**f))]
         assert got == want, (f, got, want)
     r = c.get("/account/events", xfilter={"secondary_entity": 1})
@@ -340,11 +353,12 @@ def test_pagination(acct, backend):
     c = acct.client
     for _ in range(26):
         create_db(c, backend, "mysql")
-    r = c.get("/account/events", params={"page": 2, "page_size": 25})
+    r = c.get("/account/events", params={"page": 2, "page_size": 25},
+              xfilter={"entity.type": "database"})
     assert r.status == 200, r
     assert r.json["page"] == 2 and r.json["pages"] == 2 and r.json["results"] == 26
     assert len(r.json["data"]) == 1
-    first = list_events(c, page=1, page_size=25)
+    first = db_events(c, page=1, page_size=25)
     assert r.json["data"][0]["id"] < first[-1]["id"]
 
 
@@ -352,20 +366,22 @@ def test_seen_and_read(acct, backend):
     c = acct.client
     for _ in range(3):
         create_db(c, backend, "mysql")
-    ids = [e["id"] for e in list_events(c)]
+    ids = [e["id"] for e in db_events(c)]
     r = c.post(f"/account/events/{ids[1]}/seen")
     assert r.status == 200 and r.json == {}, r
-    assert [e["seen"] for e in list_events(c)] == [False, True, True]
+    assert [e["seen"] for e in db_events(c)] == [False, True, True]
+    # Every older event of the account: the owner's token_create too.
+    assert all(e["seen"] for e in list_events(c) if e["id"] < ids[1])
     r = c.post(f"/account/events/{ids[0]}/read")
     assert r.status == 200 and r.json == {}, r
-    assert [e["read"] for e in list_events(c)] == [True, False, False]
+    assert [e["read"] for e in db_events(c)] == [True, False, False]
     assert get_event(c, ids[0])["seen"] is False
 
 
 def test_scopes_restricted_and_other_accounts(acct, backend, server):
     c = acct.client
     db = create_db(c, backend, "mysql")
-    (event,) = list_events(c)
+    (event,) = db_events(c)
     ro = server.client(token=backend.mint_token(scopes="events:read_only", user=acct.uid))
     assert get_event(ro, event["id"])["id"] == event["id"]
     assert_error(ro.post(f"/account/events/{event['id']}/seen"), 401, SCOPE_REASON)
@@ -385,7 +401,7 @@ def test_scopes_restricted_and_other_accounts(acct, backend, server):
     # Another account's event is 404, and marking it too.
     other = harness.Account(backend, server, stem="e2e-events-other-")
     try:
-        assert list_events(other.client) == []
+        assert db_events(other.client) == []
         for r in (other.client.get(f"/account/events/{event['id']}"),
                   other.client.post(f"/account/events/{event['id']}/seen"),
                   other.client.post(f"/account/events/{event['id']}/read")):
@@ -397,9 +413,9 @@ def test_scopes_restricted_and_other_accounts(acct, backend, server):
 def test_retention_and_prune(acct, backend, clock):
     c = acct.client
     create_db(c, backend, "mysql")
-    (event,) = list_events(c)
+    (event,) = db_events(c)
     clock("advance", "89d")
-    assert [e["id"] for e in list_events(c)] == [event["id"]]
+    assert [e["id"] for e in db_events(c)] == [event["id"]]
     clock("advance", "1d")
     assert list_events(c) == []
     assert_error(c.get(f"/account/events/{event['id']}"), 404, "Not found")
@@ -407,3 +423,60 @@ def test_retention_and_prune(acct, backend, clock):
     assert re.fullmatch(r"[1-9][0-9]* events deleted\n?", out), out
     clock("reset")
     assert list_events(c) == []      # deleted, not only hidden
+
+
+# --------------------------------------------------------------------------
+# Other entities
+# --------------------------------------------------------------------------
+
+ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIODawwa+Vh+oKziAsrGIN7OpMSUL4u4dBPf4dZfXjl+p"
+
+
+def test_domain_and_record_events(acct, backend):
+    c = acct.client
+    name = backend.unique("ev-") + ".example"
+    r = c.post("/domains", json={"domain": name, "type": "master",
+                                 "soa_email": "hostmaster@example.com"})
+    assert r.status == 200, r
+    domain_id = r.json["id"]
+    assert c.put(f"/domains/{domain_id}", json={"ttl_sec": 3600}).status == 200
+    r = c.post(f"/domains/{domain_id}/records",
+               json={"type": "A", "name": "www", "target": "192.0.2.10"})
+    assert r.status == 200, r
+    record = r.json["id"]
+    assert c.put(f"/domains/{domain_id}/records/{record}",
+                 json={"target": "192.0.2.11"}).status == 200
+    assert c.delete(f"/domains/{domain_id}/records/{record}").status == 200
+    assert c.delete(f"/domains/{domain_id}").status == 200
+    events = list_events(c, go_filter(**{"entity.type": "domain", "entity.id": domain_id}))
+    for e in events:
+        check_shape(e)
+        assert e["status"] == "notification" and e["entity"] == {
+            "id": domain_id, "label": name, "type": "domain",
+            "url": f"/v4/domains/{domain_id}"}, e
+    assert [e["action"] for e in events] == [
+        "dns_zone_delete", "dns_record_delete", "dns_record_update",
+        "dns_record_create", "dns_zone_update", "dns_zone_create"]
+
+
+def test_token_and_ssh_key_events(acct):
+    c = acct.client
+    r = c.post("/profile/tokens", json={"label": "ev-token"})
+    assert r.status == 200, r
+    token = r.json["id"]
+    assert c.put(f"/profile/tokens/{token}", json={"label": "ev-renamed"}).status == 200
+    assert c.delete(f"/profile/tokens/{token}").status == 200
+    r = c.post("/profile/sshkeys", json={"label": "ev-key", "ssh_key": ED25519})
+    assert r.status == 200, r
+    key = r.json["id"]
+    assert c.delete(f"/profile/sshkeys/{key}").status == 200
+    username = c_username(acct)
+    got = [(e["action"], e["entity"]["id"], e["entity"]["label"], e["entity"]["url"])
+           for e in list_events(c, go_filter(**{"username": username}))][:5]
+    assert got == [
+        ("user_ssh_key_delete", key, None, f"/v4/profile/sshkeys/{key}"),
+        ("user_ssh_key_add", key, "ev-key", f"/v4/profile/sshkeys/{key}"),
+        ("token_delete", token, None, f"/v4/profile/tokens/{token}"),
+        ("token_update", token, "ev-renamed", f"/v4/profile/tokens/{token}"),
+        ("token_create", token, "ev-token", f"/v4/profile/tokens/{token}"),
+    ]
