@@ -178,5 +178,16 @@ const acct_route acct_routes[] = {
     DB_ENGINE_ROUTES("mysql"),
     DB_ENGINE_ROUTES("postgresql"),
 
+    /* The account's event feed: reads need events:read_only, marking an
+     * event seen or read events:read_write. */
+    {ACCT_METHOD_GET, "/account/events", api_events_list, ACCT_ROUTE_LIST,
+     ACCT_FAM_EVENTS, ACCT_LEVEL_READ_ONLY},
+    {ACCT_METHOD_GET, "/account/events/{eventId}", api_event_get, 0,
+     ACCT_FAM_EVENTS, ACCT_LEVEL_READ_ONLY},
+    {ACCT_METHOD_POST, "/account/events/{eventId}/read", api_event_read, 0,
+     ACCT_FAM_EVENTS, ACCT_LEVEL_READ_WRITE},
+    {ACCT_METHOD_POST, "/account/events/{eventId}/seen", api_event_seen, 0,
+     ACCT_FAM_EVENTS, ACCT_LEVEL_READ_WRITE},
+
     {0, NULL, NULL, 0, 0, 0, NULL}
 };

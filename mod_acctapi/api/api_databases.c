@@ -35,6 +35,7 @@
 #include "acct_crypto.h"
 #include "acct_addr.h"
 #include "acct_db.h"
+#include "acct_event.h"
 #include "acct_grants.h"
 #include "acct_json.h"
 #include "acct_list.h"
@@ -631,7 +632,8 @@ static int start_db(acct_req *req, acct_resp *resp, const unsigned char *key,
                                                                sealed)) != 0
         || acct_resp_store_failed(req, resp,
                         acct_db_transition(req, id, ACCT_DB_PROVISIONING,
-                                           ACCT_DB_ACTIVE, seconds)) != 0
+                                           ACCT_DB_ACTIVE, seconds,
+                                           ACCT_EVENT_DATABASE_CREATE)) != 0
         || acct_resp_store_failed(req, resp,
                         acct_grant_creator(req, ACCT_ENTITY_DATABASE, id))
            != 0) {
@@ -836,7 +838,7 @@ void api_database_update(acct_req *req, acct_resp *resp)
 {
     acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
                                  ACCT_LEVEL_READ_WRITE), *was;
-    acct_db_changes c = {NULL, NULL, NULL, -1, NULL};
+    acct_db_changes c = {NULL, NULL, NULL, -1, NULL, NULL, 0};
     acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t id;
     int changed = 0;
@@ -845,6 +847,8 @@ void api_database_update(acct_req *req, acct_resp *resp)
         return;
     }
     id = acct_db_id(db);
+    c.username = req->who->username;
+    c.now = req->now;
     acct_fields_only(req, pb, update_fields);
     read_label(req, pb, &c.label);
     c.allow_list = read_allow_list(req, pb);
@@ -855,8 +859,10 @@ void api_database_update(acct_req *req, acct_resp *resp)
         return;
     }
     was = db;
+    /* Its events are acct_db_update's: a PUT may be an update and a resize. */
     if (acct_db_begin(req, resp, &db, acct_db_when_active, ACCT_DB_UPDATING,
-                      ACCT_DB_ACTIVE, req->settings->db_operation) != 0) {
+                      ACCT_DB_ACTIVE, req->settings->db_operation, NULL)
+        != 0) {
         return;
     }
     /* Changed and back to active meanwhile: merge onto the row as it is

@@ -34,6 +34,7 @@
 #include "acct_db.h"
 #include "acct_dbbackup.h"
 #include "acct_dbcert.h"
+#include "acct_event.h"
 #include "acct_json.h"
 #include "acct_list.h"
 #include "acct_log.h"
@@ -157,8 +158,8 @@ void api_db_backup_delete(acct_req *req, acct_resp *resp)
     }
     rc = acct_dbbackup_delete(req->store, req->pool, acct_db_id(db),
                               acct_db_id(backup),
-                              acct_rows_get(backup, 0, "type"), req->now,
-                              &changed);
+                              acct_rows_get(backup, 0, "type"),
+                              req->who->username, req->now, &changed);
     if (acct_resp_changed(req, resp, rc, changed) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
@@ -240,7 +241,8 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     if (acct_db_require_status(req, resp, db, acct_db_when_active) != 0
         || snapshot_allowed(req, resp, db) != 0
         || acct_db_begin(req, resp, &db, acct_db_when_active,
-                         ACCT_DB_BACKING_UP, ACCT_DB_ACTIVE, op) != 0) {
+                         ACCT_DB_BACKING_UP, ACCT_DB_ACTIVE, op,
+                         ACCT_EVENT_DATABASE_BACKUP_CREATE) != 0) {
         return;
     }
     /* Dated when it finishes, so hidden until then (DECISIONS). */
@@ -288,7 +290,7 @@ void api_db_backup_restore(acct_req *req, acct_resp *resp)
     was = db;
     next = restore_outcome(db, backup);
     if (acct_db_begin(req, resp, &db, acct_db_when_at_rest, ACCT_DB_RESTORING,
-                      next, op) != 0) {
+                      next, op, ACCT_EVENT_DATABASE_BACKUP_RESTORE) != 0) {
         return;
     }
     /* The status changed and came back meanwhile (db was read again), maybe
@@ -296,7 +298,8 @@ void api_db_backup_restore(acct_req *req, acct_resp *resp)
     if (db != was && strcmp(restore_outcome(db, backup), next) != 0
         && acct_resp_store_failed(req, resp,
                   acct_db_transition(req, acct_db_id(db), ACCT_DB_RESTORING,
-                                     restore_outcome(db, backup), op)) != 0) {
+                                     restore_outcome(db, backup), op, NULL))
+           != 0) {
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);
@@ -370,7 +373,8 @@ void api_db_credentials_reset(acct_req *req, acct_resp *resp)
         seconds = RESET_SECONDS_MAX;
     }
     if (acct_db_begin(req, resp, &db, acct_db_when_active, ACCT_DB_UPDATING,
-                      ACCT_DB_ACTIVE, seconds) != 0) {
+                      ACCT_DB_ACTIVE, seconds,
+                      ACCT_EVENT_DATABASE_CREDENTIALS_RESET) != 0) {
         return;
     }
     rc = acct_db_password_reset(req->store, req->pool, acct_db_id(db), sealed,
@@ -385,9 +389,12 @@ void api_db_patch(acct_req *req, acct_resp *resp)
     acct_rows *db = load_db(req, resp, ACCT_LEVEL_READ_WRITE,
                             acct_db_when_active);
 
+    /* Pending updates applied: the public API has no action of its own
+     * for it. */
     if (db && acct_db_begin(req, resp, &db, acct_db_when_active,
                             ACCT_DB_UPDATING, ACCT_DB_ACTIVE,
-                            req->settings->db_operation) == 0) {
+                            req->settings->db_operation,
+                            ACCT_EVENT_DATABASE_UPDATE) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }

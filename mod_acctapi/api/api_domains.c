@@ -139,7 +139,7 @@ void api_domain_delete(acct_req *req, acct_resp *resp)
     }
     id = acct_domain_row_id(rows, 0);
     rc = acct_domain_delete(req->store, req->pool, id, req->who->account_id,
-                            &deleted);
+                            req->who->username, req->now, &deleted);
     if (acct_resp_changed(req, resp, rc, deleted) != 0) {
         return;
     }

@@ -121,4 +121,10 @@ acct_handler api_tag_create;
 acct_handler api_tag_objects;
 acct_handler api_tag_delete;
 
+/* api_events.c */
+acct_handler api_events_list;
+acct_handler api_event_get;
+acct_handler api_event_seen;
+acct_handler api_event_read;
+
 #endif

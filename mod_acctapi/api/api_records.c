@@ -342,6 +342,7 @@ void api_record_create(acct_req *req, acct_resp *resp)
         || acct_resp_store_failed(req, resp,
                                   acct_record_create(req->store, req->pool,
                                                      domain_id(domain), &rec,
+                                                     req->who->username,
                                                      req->now, &rows)) != 0) {
         return;
     }
@@ -382,7 +383,7 @@ void api_record_update(acct_req *req, acct_resp *resp)
         return;
     }
     rc = acct_record_update(req->store, req->pool, domain_id(domain), id, &rec,
-                            req->now, &changed);
+                            req->who->username, req->now, &changed);
     if (acct_resp_changed(req, resp, rc, changed) != 0) {
         return;
     }
@@ -402,7 +403,7 @@ void api_record_delete(acct_req *req, acct_resp *resp)
         return;
     }
     rc = acct_record_delete(req->store, req->pool, domain_id(domain), id,
-                            &deleted);
+                            req->who->username, req->now, &deleted);
     if (acct_resp_changed(req, resp, rc, deleted) != 0) {
         return;
     }

@@ -172,6 +172,9 @@ int cmd_app_authorize(admin_ctx *c);
 int check_database_set_status(admin_ctx *c);
 int cmd_database_set_status(admin_ctx *c);
 
+/* cmd_events.c: events prune */
+int cmd_events_prune(admin_ctx *c);
+
 /* cmd_grants.c: entity add/remove, grant global/entity */
 int check_entity_add(admin_ctx *c);
 int cmd_entity_add(admin_ctx *c);

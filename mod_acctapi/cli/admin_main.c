@@ -216,6 +216,14 @@ static const admin_cmd commands[] = {
       { { "--primary", "HOST", 0, "host name of the primary node" },
         { "--secondary", "HOST", 0, "host name of the secondary node" },
         { NULL } } },
+    { "events", "prune", NULL,
+      "delete the events older than 90 days",
+      "Deletes every event older than 90 days by the clock (see\n"
+      "'" NAME " clock --help') and prints \"N events deleted\".  The API\n"
+      "never shows such events; pruning keeps the table small.  Run it\n"
+      "daily, e.g. from cron, on one host of a fleet.\n",
+      NULL, 0, NULL, cmd_events_prune,
+      { { NULL } } },
     { "entity", "add", NULL,
       "register an object another service owns",
       "Registers object N of type TYPE (instance, volume, nodebalancer,\n"

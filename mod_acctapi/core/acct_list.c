@@ -108,8 +108,10 @@ void acct_list_respond(acct_req *req, acct_resp *resp,
         acct_resp_store_error(resp, req->pool, rc);
         return;
     }
-    if (acct_filter_compile(req->pool, req->filter, q->fields, q->stable_order,
-                            acct_store_dialect(st), &f, &reason) != 0) {
+    if (acct_filter_compile_ordered(req->pool, req->filter, q->fields,
+                                    q->stable_order, q->newest_first,
+                                    acct_store_dialect(st), &f, &reason)
+        != 0) {
         acct_resp_invalid(resp, req->pool, "X-Filter", reason);
         return;
     }

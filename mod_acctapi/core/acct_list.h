@@ -30,6 +30,8 @@ typedef struct acct_list_query {
     const char *const *args;
     const acct_filter_field *fields; /* what X-Filter may name */
     const char *stable_order;   /* unique ordering key, e.g. "d.id" */
+    int newest_first;           /* stable_order descends unless X-Filter's
+                                 * +order says asc (acct_filter_compile_ordered) */
     acct_render_row *render;
     acct_render_text *render_text; /* optional: used instead of `render` */
     /*

@@ -50,6 +50,7 @@ typedef struct {
     apr_array_header_t *args;
     const acct_filter_field *order_field;
     int descending;
+    int ties_follow;   /* the stable key takes the direction of +order */
     const char *reason;
 } filter_ctx;
 
@@ -409,7 +410,8 @@ static const char *order_by(const filter_ctx *c, const char *stable_order)
     if (strcmp(c->order_field->column, stable_order) == 0) {
         return column;
     }
-    return apr_pstrcat(c->pool, column, ", ", stable_order, NULL);
+    return apr_pstrcat(c->pool, column, ", ", stable_order,
+                       c->ties_follow && c->descending ? " DESC" : "", NULL);
 }
 
 static int is_blank(const char *s)
@@ -421,6 +423,16 @@ int acct_filter_compile(apr_pool_t *pool, const char *header,
                         const acct_filter_field *fields,
                         const char *stable_order, acct_dialect dialect,
                         acct_filter *out, const char **reason)
+{
+    return acct_filter_compile_ordered(pool, header, fields, stable_order, 0,
+                                       dialect, out, reason);
+}
+
+int acct_filter_compile_ordered(apr_pool_t *pool, const char *header,
+                                const acct_filter_field *fields,
+                                const char *stable_order, int newest_first,
+                                acct_dialect dialect, acct_filter *out,
+                                const char **reason)
 {
     filter_ctx c;
     json_t *root = NULL;
@@ -434,6 +446,8 @@ int acct_filter_compile(apr_pool_t *pool, const char *header,
     c.dialect = dialect;
     c.args = apr_array_make(pool, 4, sizeof(const char *));
     c.reason = REASON_BAD;
+    c.descending = newest_first != 0;
+    c.ties_follow = newest_first != 0;
 
     if (header && strlen(header) > ACCT_FILTER_MAX_BYTES) {
         goto leave;

@@ -56,4 +56,17 @@ int acct_filter_compile(apr_pool_t *pool, const char *header,
                         const char *stable_order, acct_dialect dialect,
                         acct_filter *out, const char **reason);
 
+/*
+ * acct_filter_compile for a list that is newest first (`newest_first`
+ * non-zero): without "+order" the stable order descends, and under
+ * "+order_by" the tie-breaker follows "+order", so rows that tie on a
+ * coarse field (created, to the second) stay newest first when it says
+ * "desc".  0 is acct_filter_compile.
+ */
+int acct_filter_compile_ordered(apr_pool_t *pool, const char *header,
+                                const acct_filter_field *fields,
+                                const char *stable_order, int newest_first,
+                                acct_dialect dialect, acct_filter *out,
+                                const char **reason);
+
 #endif

@@ -1,5 +1,6 @@
 #include "acct_db.h"
 #include "acct_crypto.h"
+#include "acct_event.h"
 #include "acct_grants.h"
 
 #include <apr_strings.h>
@@ -326,7 +327,7 @@ static void transition_args(acct_req *req, apr_int64_t id, const char *status,
 
 acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
                                  const char *status, const char *next,
-                                 apr_int64_t seconds)
+                                 apr_int64_t seconds, const char *action)
 {
     const char *args[5];
     acct_store *st = NULL;
@@ -336,7 +337,13 @@ acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
         return rc;
     }
     transition_args(req, id, status, next, seconds, args);
-    return acct_store_exec(st, req->pool, &q_transition, NULL, 5, args);
+    rc = acct_store_exec(st, req->pool, &q_transition, NULL, 5, args);
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    return action ? acct_event_database(st, req->pool, id, action,
+                                        req->who->username, req->now)
+                  : acct_event_database_follow(st, req->pool, id);
 }
 
 /*
@@ -393,12 +400,20 @@ static int change_if(acct_req *req, acct_resp *resp, acct_rows **db,
 
 int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
                   const char *const *allowed, const char *status,
-                  const char *next, apr_int64_t seconds)
+                  const char *next, apr_int64_t seconds, const char *action)
 {
     const char *args[5];
 
     transition_args(req, acct_db_id(*db), status, next, seconds, args);
-    return change_if(req, resp, db, allowed, &q_transition_if, 5, args);
+    if (change_if(req, resp, db, allowed, &q_transition_if, 5, args) != 0) {
+        return -1;
+    }
+    return action ? acct_resp_store_failed(req, resp,
+                                           acct_event_database(
+                                               req->store, req->pool,
+                                               acct_db_id(*db), action,
+                                               req->who->username, req->now))
+                  : 0;
 }
 
 acct_store_rc acct_db_set_status(acct_store *st, apr_pool_t *pool,
@@ -408,12 +423,18 @@ acct_store_rc acct_db_set_status(acct_store *st, apr_pool_t *pool,
 {
     const char *args[5];
 
+    acct_store_rc rc;
+
     args[0] = status;
     args[1] = primary;
     args[2] = secondary;
     args[3] = acct_i64(pool, now);
     args[4] = acct_i64(pool, id);
-    return acct_store_exec(st, pool, &q_set_status, changed, 5, args);
+    rc = acct_store_exec(st, pool, &q_set_status, changed, 5, args);
+    if (rc != ACCT_STORE_OK || *changed == 0) {
+        return rc;
+    }
+    return acct_event_database_status(st, pool, id, status, now);
 }
 
 acct_store_rc acct_db_label_lock(acct_store *st, apr_pool_t *pool,
@@ -495,10 +516,27 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
     args[2] = c->type;
     args[3] = c->disk_gb >= 0 ? acct_i64(pool, c->disk_gb) : NULL;
     args[4] = c->updates;
+    acct_store_rc rc;
+
     args[5] = args[8] = acct_i64(pool, id);
     args[6] = acct_i64(pool, account_id);
     args[7] = c->label;
-    return acct_store_exec(st, pool, &q_update, changed, 9, args);
+    rc = acct_store_exec(st, pool, &q_update, changed, 9, args);
+    if (rc != ACCT_STORE_OK || *changed == 0) {
+        return rc;
+    }
+    /* The Terraform provider waits on database_update for a changed label,
+     * allow list or window and on database_resize for a new type. */
+    if (c->type) {
+        rc = acct_event_database(st, pool, id, ACCT_EVENT_DATABASE_RESIZE,
+                                 c->username, c->now);
+    }
+    if (rc == ACCT_STORE_OK && (!c->type || c->label || c->allow_list
+                                || c->updates)) {
+        rc = acct_event_database(st, pool, id, ACCT_EVENT_DATABASE_UPDATE,
+                                 c->username, c->now);
+    }
+    return rc;
 }
 
 int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
@@ -508,8 +546,14 @@ int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
 
     args[0] = acct_rows_get(*db, 0, "id");
     args[1] = acct_i64(req->pool, req->who->account_id);
-    if (change_if(req, resp, db, acct_db_when_at_rest, &q_delete, 2, args)
-        != 0) {
+    /* Rolled back with the request when the delete is refused. */
+    if (acct_resp_store_failed(req, resp,
+                               acct_event_database(req->store, req->pool, id,
+                                                   ACCT_EVENT_DATABASE_DELETE,
+                                                   req->who->username,
+                                                   req->now)) != 0
+        || change_if(req, resp, db, acct_db_when_at_rest, &q_delete, 2, args)
+           != 0) {
         return -1;
     }
     /* Grants name the database by id only: they go explicitly, once it has. */

@@ -149,11 +149,13 @@ int acct_db_require_status(acct_req *req, acct_resp *resp,
 /*
  * Puts database `id` in `status` now and, unless the backend is external or
  * `next` is NULL, schedules `next` after `seconds`.  Unconditional: for a row
- * this request has just made or holds in a transient status.
+ * this request has just made or holds in a transient status.  Writes event
+ * `action` of the operation that starts (acct_event_database); NULL
+ * reschedules the operation that runs, whose event follows.
  */
 acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
                                  const char *status, const char *next,
-                                 apr_int64_t seconds);
+                                 apr_int64_t seconds, const char *action);
 
 /*
  * Status-bound changes are one compare-and-set: the allowed statuses are in
@@ -168,16 +170,20 @@ acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
  * changed the row (which stays locked until the transaction ends); otherwise
  * -1 once answered: the status error of acct_db_require_status for the
  * status *db shows, or now has after a concurrent change (then *db is the
- * row read again), or 404 once the database is gone.
+ * row read again), or 404 once the database is gone.  Writes event `action`
+ * of the operation it starts; NULL when the caller's own write does
+ * (acct_db_update).
  */
 int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
                   const char *const *allowed, const char *status,
-                  const char *next, apr_int64_t seconds);
+                  const char *next, apr_int64_t seconds, const char *action);
 
 /*
  * What `acctapi-admin database set-status` does: database `id` in `status`
  * at `now`, any scheduled transition dropped, the hosts set where given
- * (NULL keeps them).  *changed is 0 when there is no such database.
+ * (NULL keeps them), and the events that reports
+ * (acct_event_database_status).  *changed is 0 when there is no such
+ * database.
  */
 acct_store_rc acct_db_set_status(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t id, const char *status,
@@ -239,11 +245,16 @@ typedef struct acct_db_changes {
     const char *type;
     apr_int64_t disk_gb;           /* the new type's disk, or -1 */
     const char *updates;           /* the merged window as JSON text */
+    const char *username;          /* who, and when, for its events */
+    apr_int64_t now;
 } acct_db_changes;
 
 /*
- * Changes database `id` of `account_id`.  *changed is 0 when another
- * database of the account has the new label (nothing changes then).
+ * Changes database `id` of `account_id`, which acct_db_begin has put in
+ * updating, with its events: database_resize for a new type,
+ * database_update for anything else (or nothing else: every PUT runs an
+ * update).  *changed is 0 when another database of the account has the
+ * new label (nothing changes then).
  */
 acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
                              apr_int64_t account_id, apr_int64_t id,
@@ -252,8 +263,9 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
 /*
  * Deletes database *db with its backups and grants if its status is at rest
  * (acct_db_when_at_rest), as one compare-and-set: a delete racing a PUT or
- * an operation either wins or answers the status that won.  0, or -1 once
- * answered as acct_db_begin does.
+ * an operation either wins or answers the status that won; its
+ * database_delete event is written first (the row names the entity).  0, or
+ * -1 once answered as acct_db_begin does.
  */
 int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db);
 

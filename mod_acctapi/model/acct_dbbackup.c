@@ -1,4 +1,5 @@
 #include "acct_dbbackup.h"
+#include "acct_event.h"
 #include "acct_db.h"
 #include "acct_time.h"
 
@@ -173,18 +174,25 @@ void acct_dbbackup_list_query(apr_pool_t *pool, apr_int64_t db_id,
 
 acct_store_rc acct_dbbackup_delete(acct_store *st, apr_pool_t *pool,
                                    apr_int64_t db_id, apr_int64_t id,
-                                   const char *type, apr_int64_t now,
-                                   int *changed)
+                                   const char *type, const char *username,
+                                   apr_int64_t now, int *changed)
 {
     const char *args[3];
+    acct_store_rc rc;
 
     args[0] = acct_i64(pool, id);
     args[1] = acct_i64(pool, db_id);
     args[2] = acct_i64(pool, now);
-    return acct_store_exec(st, pool,
-                           strcmp(type, ACCT_DBBACKUP_AUTO) == 0
-                               ? &q_auto_bury : &q_snapshot_delete,
-                           changed, 3, args);
+    rc = acct_store_exec(st, pool,
+                         strcmp(type, ACCT_DBBACKUP_AUTO) == 0
+                             ? &q_auto_bury : &q_snapshot_delete,
+                         changed, 3, args);
+    if (rc != ACCT_STORE_OK || *changed == 0) {
+        return rc;
+    }
+    return acct_event_database(st, pool, db_id,
+                               ACCT_EVENT_DATABASE_BACKUP_DELETE, username,
+                               now);
 }
 
 acct_store_rc acct_dbbackup_counts(acct_store *st, apr_pool_t *pool,

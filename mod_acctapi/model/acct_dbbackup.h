@@ -68,13 +68,14 @@ void acct_dbbackup_list_query(apr_pool_t *pool, apr_int64_t db_id,
 
 /*
  * Deletes backup `id` of type `type` of database `db_id` if users see it at
- * `now`: a snapshot goes, an automatic backup is marked deleted.  *changed
- * is 0 when there was nothing to delete.
+ * `now`: a snapshot goes, an automatic backup is marked deleted; `username`
+ * did it (database_backup_delete event).  *changed is 0 when there was
+ * nothing to delete.
  */
 acct_store_rc acct_dbbackup_delete(acct_store *st, apr_pool_t *pool,
                                    apr_int64_t db_id, apr_int64_t id,
-                                   const char *type, apr_int64_t now,
-                                   int *changed);
+                                   const char *type, const char *username,
+                                   apr_int64_t now, int *changed);
 
 /* Database `db_id`'s snapshots, finished or running, and its backups of any
  * type still running at `now`. */

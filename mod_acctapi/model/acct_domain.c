@@ -1,4 +1,5 @@
 #include "acct_domain.h"
+#include "acct_event.h"
 #include "acct_addr.h"
 #include "acct_body.h"
 #include "acct_dns.h"
@@ -417,13 +418,16 @@ static void settings_args(apr_pool_t *pool, const acct_domain *d,
     args[12] = acct_i64(pool, d->ttl_sec);
 }
 
-/* Tags (when given) and the serial: what every stored change ends with. */
+/* Tags (when given), the serial and event `action`: what every stored
+ * change ends with. */
 static acct_store_rc finish_change(acct_req *req, acct_store *st,
-                                   const acct_domain *d, apr_int64_t id)
+                                   const acct_domain *d, apr_int64_t id,
+                                   const char *action)
 {
-    acct_store_rc rc = ACCT_STORE_OK;
+    acct_store_rc rc = acct_event_domain(st, req->pool, id, action,
+                                         req->who->username, req->now);
 
-    if (d->tags) {
+    if (rc == ACCT_STORE_OK && d->tags) {
         rc = acct_tags_set(st, req->pool, req->who->account_id,
                            ACCT_ENTITY_DOMAIN, id, d->tags, req->now);
     }
@@ -433,8 +437,9 @@ static acct_store_rc finish_change(acct_req *req, acct_store *st,
     return rc;
 }
 
-int acct_domain_create(acct_req *req, acct_resp *resp, const acct_domain *d,
-                       apr_int64_t *id)
+/* acct_domain_create, reported as `action`. */
+static int insert_domain(acct_req *req, acct_resp *resp, const acct_domain *d,
+                         apr_int64_t *id, const char *action)
 {
     const char *args[16], *key = acct_domain_key(req->pool, d->domain);
     acct_rows *rows = NULL;
@@ -463,9 +468,15 @@ int acct_domain_create(acct_req *req, acct_resp *resp, const acct_domain *d,
     }
     rc = acct_grant_creator(req, ACCT_ENTITY_DOMAIN, *id);
     if (rc == ACCT_STORE_OK) {
-        rc = finish_change(req, st, d, *id);
+        rc = finish_change(req, st, d, *id, action);
     }
     return answer_store(req, resp, rc);
+}
+
+int acct_domain_create(acct_req *req, acct_resp *resp, const acct_domain *d,
+                       apr_int64_t *id)
+{
+    return insert_domain(req, resp, d, id, ACCT_EVENT_DNS_ZONE_CREATE);
 }
 
 int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
@@ -494,7 +505,8 @@ int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
         acct_resp_invalid(resp, req->pool, "domain", ACCT_DOMAIN_R_TAKEN);
         return -1;
     }
-    return answer_store(req, resp, finish_change(req, st, d, id));
+    return answer_store(req, resp, finish_change(req, st, d, id,
+                                                 ACCT_EVENT_DNS_ZONE_UPDATE));
 }
 
 int acct_domain_import_create(acct_req *req, acct_resp *resp,
@@ -502,7 +514,7 @@ int acct_domain_import_create(acct_req *req, acct_resp *resp,
                               const apr_array_header_t *records,
                               apr_int64_t *id)
 {
-    if (acct_domain_create(req, resp, d, id) != 0) {
+    if (insert_domain(req, resp, d, id, ACCT_EVENT_DNS_ZONE_IMPORT) != 0) {
         return -1;
     }
     return acct_resp_store_failed(req, resp,
@@ -525,6 +537,7 @@ acct_store_rc acct_domain_hosted(acct_store *st, apr_pool_t *pool,
 
 acct_store_rc acct_domain_delete(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t id, apr_int64_t account_id,
+                                 const char *username, apr_int64_t now,
                                  int *deleted)
 {
     const char *args[2];
@@ -533,7 +546,12 @@ acct_store_rc acct_domain_delete(acct_store *st, apr_pool_t *pool,
     *deleted = 0;
     args[0] = acct_i64(pool, id);
     args[1] = acct_i64(pool, account_id);
-    rc = acct_tags_remove(st, pool, ACCT_ENTITY_DOMAIN, id);
+    /* While the row still names the zone. */
+    rc = acct_event_domain(st, pool, id, ACCT_EVENT_DNS_ZONE_DELETE, username,
+                           now);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_tags_remove(st, pool, ACCT_ENTITY_DOMAIN, id);
+    }
     if (rc == ACCT_STORE_OK) {
         rc = acct_grants_remove_entity(st, pool, ACCT_ENTITY_DOMAIN, id);
     }

@@ -139,11 +139,13 @@ acct_store_rc acct_domain_hosted(acct_store *st, apr_pool_t *pool,
  * Deletes domain `id` of account `account_id` with what names it by id
  * only: its tag links and grants (its records go by ON DELETE CASCADE).
  * *deleted: the domains deleted, 0 when it is not there.  For a domain
- * the caller has loaded for the account: the tag links and grants go
- * first, so a caller that gets 0 rolls its transaction back (a 404 does).
+ * the caller has loaded for the account: its dns_zone_delete event (by
+ * `username` at `now`), the tag links and grants go first, so a caller
+ * that gets 0 rolls its transaction back (a 404 does).
  */
 acct_store_rc acct_domain_delete(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t id, apr_int64_t account_id,
+                                 const char *username, apr_int64_t now,
                                  int *deleted);
 
 /*

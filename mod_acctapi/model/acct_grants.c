@@ -65,10 +65,8 @@ const char *acct_grant_visible_sql(apr_pool_t *pool, const char *entity_type,
                                    const char *id_column)
 {
     /* entity_type is a constant of ours, never user text. */
-    return apr_psprintf(pool,
-        "(CAST(%%s AS INTEGER) = 0 OR EXISTS (SELECT 1 FROM entity_grants g"
-        " WHERE g.user_id = CAST(%%s AS BIGINT) AND g.entity_type = '%s'"
-        " AND g.entity_id = %s))", entity_type, id_column);
+    return apr_pstrcat(pool, ACCT_GRANT_VISIBLE_HEAD "'", entity_type, "'"
+                       ACCT_GRANT_VISIBLE_ID, id_column, "))", NULL);
 }
 
 void acct_grant_visible_args(acct_req *req, const char **args)

@@ -79,6 +79,19 @@ const char *acct_grant_visible_sql(apr_pool_t *pool, const char *entity_type,
 void acct_grant_visible_args(acct_req *req, const char **args);
 
 /*
+ * The same condition as a literal, for statements of the catalogue: the
+ * entity's type is SQL `type_sql` (a column, for rows of mixed types: a
+ * type no grant names stays hidden from a restricted user) and its id
+ * `id_sql`; the same two arguments.
+ */
+#define ACCT_GRANT_VISIBLE_HEAD \
+    "(CAST(%s AS INTEGER) = 0 OR EXISTS (SELECT 1 FROM entity_grants g" \
+    " WHERE g.user_id = CAST(%s AS BIGINT) AND g.entity_type = "
+#define ACCT_GRANT_VISIBLE_ID " AND g.entity_id = "
+#define ACCT_GRANT_VISIBLE(type_sql, id_sql) \
+    ACCT_GRANT_VISIBLE_HEAD type_sql ACCT_GRANT_VISIBLE_ID id_sql "))"
+
+/*
  * May the acting user act on entity `id` with `need` (read_only or
  * read_write)?  0 when yes; -1 after answering 403 "Unauthorized" (the
  * caller has already made sure the entity exists in the account) or a store

@@ -1,4 +1,5 @@
 #include "acct_ident.h"
+#include "acct_event.h"
 #include "acct_addr.h"
 #include "acct_body.h"
 #include "acct_crypto.h"
@@ -10,6 +11,9 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
+
+/* Where a personal access token is, for its events. */
+#define TOKEN_URL "/v4/profile/tokens/"
 
 static const acct_sql q_account_create = ACCT_SQL("account_create",
     "INSERT INTO accounts (name, created) VALUES (%s, CAST(%s AS BIGINT))"
@@ -271,6 +275,9 @@ acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t now, apr_int64_t *id,
                                 const char **token, acct_ident_result *res)
 {
+    acct_ident_rc irc;
+    acct_store_rc rc;
+
     memset(res, 0, sizeof(*res));
     if (label && (!*label || strlen(label) > 400)) {
         return invalid(res, "the label must be 1..100 characters");
@@ -278,8 +285,15 @@ acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
     if (expiry && expiry <= now) {
         return invalid(res, "the expiry must be in the future");
     }
-    return mint_token(st, pool, uid, "pat", 0, label, scopes, expiry, now, id,
-                      token, res);
+    irc = mint_token(st, pool, uid, "pat", 0, label, scopes, expiry, now, id,
+                     token, res);
+    if (irc != ACCT_IDENT_OK) {
+        return irc;
+    }
+    rc = acct_event_own(st, pool, ACCT_STORE_OK, 1, uid,
+                        ACCT_EVENT_TOKEN_CREATE, ACCT_EVENT_ENTITY_TOKEN, *id,
+                        label, TOKEN_URL, now);
+    return rc == ACCT_STORE_OK ? ACCT_IDENT_OK : store_failed(res, rc);
 }
 
 /*
@@ -614,21 +628,40 @@ acct_store_rc acct_token_count_active(acct_store *st, apr_pool_t *pool,
     return rc;
 }
 
+/* Runs token statement `sql` (own_run's, with `label`) and writes event
+ * `action` when it changed the token. */
+static acct_store_rc token_change(acct_store *st, apr_pool_t *pool,
+                                  const acct_sql *sql, const char *action,
+                                  apr_int64_t id, apr_int64_t uid,
+                                  apr_int64_t now, const char *label,
+                                  int *changed)
+{
+    int n = 0;   /* callers may not want the count; the event does */
+    acct_store_rc rc = own_run(st, pool, sql, label, id, uid,
+                               acct_i64(pool, now), NULL, &n);
+
+    if (changed) {
+        *changed = n;
+    }
+    return acct_event_own(st, pool, rc, n, uid, action,
+                          ACCT_EVENT_ENTITY_TOKEN, id, label, TOKEN_URL, now);
+}
+
 acct_store_rc acct_token_update(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t id, apr_int64_t uid,
                                 apr_int64_t now, const char *label,
                                 int *changed)
 {
-    return own_run(st, pool, &q_token_label, label, id, uid,
-                   acct_i64(pool, now), NULL, changed);
+    return token_change(st, pool, &q_token_label, ACCT_EVENT_TOKEN_UPDATE, id,
+                        uid, now, label, changed);
 }
 
 acct_store_rc acct_token_revoke(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t id, apr_int64_t uid,
                                 apr_int64_t now, int *changed)
 {
-    return own_run(st, pool, &q_token_revoke, NULL, id, uid,
-                   acct_i64(pool, now), NULL, changed);
+    return token_change(st, pool, &q_token_revoke, ACCT_EVENT_TOKEN_DELETE, id,
+                        uid, now, NULL, changed);
 }
 
 /* ---- logins ------------------------------------------------------------- */

@@ -1,4 +1,5 @@
 #include "acct_record.h"
+#include "acct_event.h"
 #include "acct_addr.h"
 #include "acct_body.h"
 #include "acct_dns.h"
@@ -1384,9 +1385,11 @@ acct_store_rc acct_record_copy_all(acct_store *st, apr_pool_t *pool,
 
 acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, const acct_record *rec,
-                                 apr_int64_t now, acct_rows **rows)
+                                 const char *username, apr_int64_t now,
+                                 acct_rows **rows)
 {
     const char *args[19];
+    acct_store_rc rc;
 
     row_args(pool, domain_id, rec, now, args);
     args[13] = args[16] = args[0];
@@ -1394,8 +1397,11 @@ acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
     args[15] = args[17] = rec->type;
     args[18] = acct_record_is_null_mx(rec) ? "1" : "0";
     *rows = NULL;
-    return acct_store_select(st, pool, &q_record_insert_checked, rows, 19,
-                             args);
+    rc = acct_store_select(st, pool, &q_record_insert_checked, rows, 19, args);
+    return rc != ACCT_STORE_OK || (*rows)->nrows == 0
+           ? rc : acct_event_domain(st, pool, domain_id,
+                                    ACCT_EVENT_DNS_RECORD_CREATE, username,
+                                    now);
 }
 
 /* Record `id` of domain `domain_id` as the two arguments that name it. */
@@ -1462,20 +1468,26 @@ acct_store_rc acct_record_mx_others(acct_store *st, apr_pool_t *pool,
 
 acct_store_rc acct_record_update(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, apr_int64_t id,
-                                 const acct_record *rec, apr_int64_t now,
-                                 int *changed)
+                                 const acct_record *rec, const char *username,
+                                 apr_int64_t now, int *changed)
 {
     const char *args[12];
+    acct_store_rc rc;
 
     record_args(pool, rec, args);
     args[9] = acct_i64(pool, now);
     id_args(pool, id, domain_id, args + 10);
     *changed = 0;
-    return acct_store_exec(st, pool, &q_record_update, changed, 12, args);
+    rc = acct_store_exec(st, pool, &q_record_update, changed, 12, args);
+    return rc != ACCT_STORE_OK || *changed == 0
+           ? rc : acct_event_domain(st, pool, domain_id,
+                                    ACCT_EVENT_DNS_RECORD_UPDATE, username,
+                                    now);
 }
 
 acct_store_rc acct_record_delete(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, apr_int64_t id,
+                                 const char *username, apr_int64_t now,
                                  int *deleted)
 {
     const char *args[2];
@@ -1487,7 +1499,11 @@ acct_store_rc acct_record_delete(acct_store *st, apr_pool_t *pool,
     if (rc != ACCT_STORE_OK || *deleted == 0) {
         return rc;
     }
-    return acct_store_exec(st, pool, &q_slot_release, NULL, 1, args + 1);
+    rc = acct_store_exec(st, pool, &q_slot_release, NULL, 1, args + 1);
+    return rc != ACCT_STORE_OK
+           ? rc : acct_event_domain(st, pool, domain_id,
+                                    ACCT_EVENT_DNS_RECORD_DELETE, username,
+                                    now);
 }
 
 void acct_record_list_query(apr_pool_t *pool, apr_int64_t domain_id,

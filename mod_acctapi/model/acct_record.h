@@ -164,7 +164,8 @@ acct_store_rc acct_record_copy_all(acct_store *st, apr_pool_t *pool,
  */
 acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, const acct_record *rec,
-                                 apr_int64_t now, acct_rows **rows);
+                                 const char *username, apr_int64_t now,
+                                 acct_rows **rows);
 
 /* Record `id` of domain `domain_id` (ACCT_RECORD_COLUMNS); no row: none. */
 acct_store_rc acct_record_get(acct_store *st, apr_pool_t *pool,
@@ -191,13 +192,14 @@ acct_store_rc acct_record_mx_others(acct_store *st, apr_pool_t *pool,
  * *changed 0 when there is no such record. */
 acct_store_rc acct_record_update(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, apr_int64_t id,
-                                 const acct_record *rec, apr_int64_t now,
-                                 int *changed);
+                                 const acct_record *rec, const char *username,
+                                 apr_int64_t now, int *changed);
 
 /* Deletes record `id` of domain `domain_id` and frees its slot in the
  * record count; *deleted 0 when there is no such record. */
 acct_store_rc acct_record_delete(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, apr_int64_t id,
+                                 const char *username, apr_int64_t now,
                                  int *deleted);
 
 /*

@@ -1,4 +1,5 @@
 #include "acct_sshkey.h"
+#include "acct_event.h"
 #include "acct_text.h"
 #include "acct_json.h"
 
@@ -7,6 +8,9 @@
 #include <openssl/err.h>
 #include <openssl/obj_mac.h>
 #include <string.h>
+
+/* Where an SSH key is, for its events. */
+#define SSHKEY_URL "/v4/profile/sshkeys/"
 
 /* How the blob after the type string is laid out (OpenSSH PROTOCOL.key, RFC 4253/5656/8709). */
 typedef enum {
@@ -608,7 +612,9 @@ acct_store_rc acct_sshkey_create(acct_store *st, apr_pool_t *pool,
         || acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0)) {
         rc = ACCT_STORE_FAILED;
     }
-    return rc;
+    return acct_event_own(st, pool, rc, 1, uid, ACCT_EVENT_SSH_KEY_ADD,
+                          ACCT_EVENT_ENTITY_SSH_KEY, *id, label, SSHKEY_URL,
+                          created);
 }
 
 acct_store_rc acct_sshkey_update(acct_store *st, apr_pool_t *pool,
@@ -627,7 +633,10 @@ acct_store_rc acct_sshkey_delete(acct_store *st, apr_pool_t *pool,
 {
     const char *args[2];
 
-    (void)now;
-    return acct_store_exec(st, pool, &q_sshkey_delete, changed, 2,
-                           key_args(pool, args, 0, NULL, id, uid));
+    acct_store_rc rc = acct_store_exec(st, pool, &q_sshkey_delete, changed, 2,
+                                       key_args(pool, args, 0, NULL, id, uid));
+
+    return acct_event_own(st, pool, rc, *changed, uid,
+                          ACCT_EVENT_SSH_KEY_DELETE, ACCT_EVENT_ENTITY_SSH_KEY,
+                          id, NULL, SSHKEY_URL, now);
 }

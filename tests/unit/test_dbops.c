@@ -955,17 +955,22 @@ static void backup_model(void **state)
 
     /* Deleting: a snapshot goes, an automatic backup stays marked. */
     assert_int_equal(acct_dbbackup_delete(st, p, id, snap,
-                                          ACCT_DBBACKUP_SNAPSHOT, now, &changed),
+                                          ACCT_DBBACKUP_SNAPSHOT, "u", now,
+                                          &changed),
                      ACCT_STORE_OK);
     assert_int_equal(changed, 0);  /* not finished yet: not visible */
     assert_int_equal(acct_dbbackup_delete(st, p, id, snap,
-                                          ACCT_DBBACKUP_SNAPSHOT, now + OP,
+                                          ACCT_DBBACKUP_SNAPSHOT, "u", now + OP,
                                           &changed), ACCT_STORE_OK);
     assert_int_equal(changed, 1);
     snap = sql_int(f, "SELECT min(id) FROM database_backups");
     assert_int_equal(acct_dbbackup_delete(st, p, id, snap, ACCT_DBBACKUP_AUTO,
-                                          now, &changed), ACCT_STORE_OK);
+                                          "u", now, &changed), ACCT_STORE_OK);
     assert_int_equal(changed, 1);
+    /* One event per delete that deleted (issue 20). */
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM events WHERE action ="
+                                " 'database_backup_delete' AND status ="
+                                " 'notification' AND username = 'u'"), 2);
     assert_int_equal(sql_int(f, "SELECT count(*) FROM database_backups"), 3);
     assert_int_equal(sql_int(f, "SELECT count(*) FROM database_backups"
                                 " WHERE deleted = 1"), 1);

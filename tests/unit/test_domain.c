@@ -1134,14 +1134,14 @@ static void test_hosted_and_delete(void **state)
     /* Another account deletes no domain (its handler has answered 404
      * before, and a 404 rolls the request back). */
     assert_int_equal(acct_domain_delete(db->store, db->pool, id,
-                                        other.account_id, &deleted),
+                                        other.account_id, "u", 0, &deleted),
                      ACCT_STORE_OK);
     assert_int_equal(deleted, 0);
     assert_string_equal(sql_value(db, "SELECT count(*) FROM domains"
                                       " WHERE id = %" APR_INT64_T_FMT, id),
                         "1");
     assert_int_equal(acct_domain_delete(db->store, db->pool, id,
-                                        owner.account_id, &deleted),
+                                        owner.account_id, "u", 0, &deleted),
                      ACCT_STORE_OK);
     assert_int_equal(deleted, 1);
     assert_string_equal(sql_value(db, "SELECT count(*) FROM tag_links"

@@ -975,13 +975,13 @@ static void test_record_store(void **state)
 
     /* create: stored as given and returned; refused (no row) by the
      * neighbour rules, which the counts then explain. */
-    assert_int_equal(acct_record_create(st, p, dom, &cname, 5000, &rows),
+    assert_int_equal(acct_record_create(st, p, dom, &cname, "u", 5000, &rows),
                      ACCT_STORE_OK);
     assert_int_equal(rows->nrows, 1);
     assert_string_equal(acct_rows_get(rows, 0, "target"), "example.net");
     assert_string_equal(acct_rows_get(rows, 0, "created"), "5000");
     cname_id = id_number(acct_rows_get(rows, 0, "id"));
-    assert_int_equal(acct_record_create(st, p, dom, &a, 5000, &rows),
+    assert_int_equal(acct_record_create(st, p, dom, &a, "u", 5000, &rows),
                      ACCT_STORE_OK);
     assert_int_equal(rows->nrows, 0);
     assert_int_equal(acct_record_name_users(st, p, dom, "WWW", 0, &n,
@@ -992,10 +992,10 @@ static void test_record_store(void **state)
                                             &cnames), ACCT_STORE_OK);
     assert_int_equal(n, 0);
     assert_int_equal(cnames, 0);
-    assert_int_equal(acct_record_create(st, p, dom, &null, 5000, &rows),
+    assert_int_equal(acct_record_create(st, p, dom, &null, "u", 5000, &rows),
                      ACCT_STORE_OK);
     assert_int_equal(rows->nrows, 1);
-    assert_int_equal(acct_record_create(st, p, dom, &mail, 5000, &rows),
+    assert_int_equal(acct_record_create(st, p, dom, &mail, "u", 5000, &rows),
                      ACCT_STORE_OK);
     assert_int_equal(rows->nrows, 0);
     assert_int_equal(acct_record_mx_others(st, p, dom, 0, &mx, &null_mx),
@@ -1005,10 +1005,10 @@ static void test_record_store(void **state)
 
     /* update and get: of this domain's record only. */
     cname.target = "example.org";
-    assert_int_equal(acct_record_update(st, p, second, cname_id, &cname, 6000,
+    assert_int_equal(acct_record_update(st, p, second, cname_id, &cname, "u", 6000,
                                         &changed), ACCT_STORE_OK);
     assert_int_equal(changed, 0);
-    assert_int_equal(acct_record_update(st, p, dom, cname_id, &cname, 6000,
+    assert_int_equal(acct_record_update(st, p, dom, cname_id, &cname, "u", 6000,
                                         &changed), ACCT_STORE_OK);
     assert_int_equal(changed, 1);
     assert_int_equal(acct_record_get(st, p, dom, cname_id, &rows),
@@ -1026,11 +1026,11 @@ static void test_record_store(void **state)
         assert_int_equal(acct_store_exec(st, p, &q_domain_count, NULL, 2,
                                          args), ACCT_STORE_OK);
     }
-    assert_int_equal(acct_record_delete(st, p, second, cname_id, &changed),
+    assert_int_equal(acct_record_delete(st, p, second, cname_id, "u", 6000, &changed),
                      ACCT_STORE_OK);
     assert_int_equal(changed, 0);
     assert_int_equal(domain_number(f, f->domain, "record_count"), 2);
-    assert_int_equal(acct_record_delete(st, p, dom, cname_id, &changed),
+    assert_int_equal(acct_record_delete(st, p, dom, cname_id, "u", 6000, &changed),
                      ACCT_STORE_OK);
     assert_int_equal(changed, 1);
     assert_int_equal(domain_number(f, f->domain, "record_count"), 1);

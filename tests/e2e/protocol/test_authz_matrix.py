@@ -5,7 +5,9 @@ of caller, each with the status DECISIONS derives for it, checked end to end.
 Callers: the account's unrestricted owner; the owner naming another
 account's objects (isolation: 404, nested ids included); restricted users of
 the owner's account without a grant, with read_only and with read_write on
-every entity; a token lacking the route's scope.
+every entity; a token lacking the route's scope.  Events are seen through
+the entity they are about: a restricted user without a grant on it finds an
+event 404, as another account's, and lists only the events of its grants.
 
 "Allowed" cases do not insist on 200: an empty body is a legitimate 400, a
 provisioning database a legitimate 400, an id that names nothing a
@@ -28,7 +30,7 @@ from checks import assert_envelope, assert_error, assert_json
 from harness import ADMIN
 
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
-FAMILIES = ["account", "databases", "domains", "vpc"]
+FAMILIES = ["account", "databases", "domains", "events", "vpc"]
 ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIODawwa+Vh+oKziAsrGIN7OpMSUL4u4dBPf4dZfXjl+p"
 ENGINES = {"mysql": {"type": "g6-nanode-1", "engine": "mysql/8.0.30"},
            "postgresql": {"type": "g6-standard-2", "engine": "postgresql/16.4"}}
@@ -146,6 +148,7 @@ class World:
             "appId": self.new_app(self.owner.uid), "deviceId": self.new_device(self.owner.uid),
             "loginId": self.new_login(self.owner.uid), "tagLabel": self.new_tag(c),
             "backupId": MISSING,
+            "eventId": self.create_event(c, self.db["mysql"]),
         }
         t = self.theirs.client
         other_domain = self.new_domain(t)
@@ -156,6 +159,7 @@ class World:
             "appId": self.new_app(self.theirs.uid), "deviceId": self.new_device(self.theirs.uid),
             "loginId": self.new_login(self.theirs.uid), "tagLabel": self.new_tag(t),
             "backupId": MISSING,
+            "eventId": self.create_event(t, self.other_db["mysql"]),
         }
         # Restricted users and what each may see: kind -> set of ids.
         self.users = {}
@@ -189,6 +193,24 @@ class World:
         body = {"label": f"mx-{secrets.token_hex(4)}", "region": "us-east"}
         body.update(ENGINES[engine])
         return ok(client.post(f"/databases/{engine}/instances", json=body))["id"]
+
+    def create_event(self, client, db_id):
+        """The database_create event of database `db_id`."""
+        r = client.get("/account/events", xfilter={
+            "entity.type": "database", "entity.id": db_id, "action": "database_create"})
+        events = assert_envelope(assert_json(r))
+        assert len(events) == 1, r
+        return events[0]["id"]
+
+    def visible_events(self, who):
+        """The ids of the owner's events about what `who` holds a grant on."""
+        out = set()
+        for kind, ids in self.granted[who].items():
+            for entity_id in ids:
+                r = self.owner.client.get("/account/events", params={"page_size": 500},
+                                          xfilter={"entity.type": kind, "entity.id": entity_id})
+                out |= {e["id"] for e in assert_envelope(assert_json(r))}
+        return out
 
     def new_token(self, client):
         return ok(client.post("/profile/tokens",
@@ -372,6 +394,17 @@ def test_authz(world, anon, method, path, scope, kind, flags, who):
         return
     if is_create(method, path):
         assert_error(r, 403, "Unauthorized")
+        return
+    if path.startswith("/v4/account/events"):
+        if "{eventId}" not in path:
+            got = listed_ids(r)
+            assert got <= world.visible_events(who), (who, got)
+            if who != "no_grant":
+                assert ids["eventId"] in got, (who, got)
+        elif RESTRICTED[who] is None:
+            assert_error(r, 404, "Not found")
+        else:
+            allowed(r, True)
         return
     if not is_entity_route(path):
         # A list of entities: only the granted ones.

@@ -13,7 +13,7 @@ from checks import assert_error
 from harness import ADMIN
 
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
-FAMILIES = ["account", "databases", "domains", "vpc"]
+FAMILIES = ["account", "databases", "domains", "events", "vpc"]
 
 
 def routes():

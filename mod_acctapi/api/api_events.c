@@ -1,0 +1,160 @@
+/*
+ * The account's event feed: GET /account/events, GET /account/events/{id},
+ * POST /account/events/{id}/seen and /read (scope events:*).  The model
+ * (acct_event.h) writes the events with every change and says what a row
+ * shows by the request's clock; this file renders the public API's shape.
+ *
+ * Choices where the public API is silent:
+ *  - a notification's duration is 0 (done when made), its percent_complete
+ *    and time_remaining null; a running operation's duration is null, its
+ *    percent_complete the share of its time elapsed (at most 99) and its
+ *    time_remaining "hh:mm:ss" (null when nothing is scheduled: an external
+ *    backend reports the end); a finished one is 100%, a failed one null.
+ *  - a tag's entity id is its label, as the public API says.
+ *  - an event a restricted user may not see is 404, like another account's.
+ */
+#include "api_handlers.h"
+#include "acct_event.h"
+#include "acct_json.h"
+#include "acct_list.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* The columns of one entity of an event row. */
+typedef struct entity_columns {
+    const char *type, *id, *label, *url;
+    int numeric_id;   /* the id column is a number (the primary entity's) */
+} entity_columns;
+
+static const entity_columns primary = {
+    "entity_type", "entity_id", "entity_label", "entity_url", 1
+};
+static const entity_columns secondary = {
+    "secondary_type", "secondary_id", "secondary_label", "secondary_url", 0
+};
+
+/* {id, label, type, url}, or null when the event has no such entity. */
+static json_t *entity(const acct_rows *rows, int i, const entity_columns *c)
+{
+    const char *type = acct_rows_get(rows, i, c->type);
+    const char *id = acct_rows_get(rows, i, c->id);
+    json_t *o;
+
+    if (!type) {
+        return json_null();
+    }
+    o = json_object();
+    if (!id && strcmp(type, ACCT_EVENT_ENTITY_TAG) == 0) {
+        json_object_set_new(o, "id",
+                            acct_json_str(acct_rows_get(rows, i, c->label)));
+    }
+    else {
+        json_object_set_new(o, "id", c->numeric_id ? acct_json_int_or_null(id)
+                                                   : acct_json_str(id));
+    }
+    json_object_set_new(o, "label", acct_json_str(acct_rows_get(rows, i,
+                                                                c->label)));
+    json_object_set_new(o, "type", json_string(type));
+    json_object_set_new(o, "url", acct_json_str(acct_rows_get(rows, i,
+                                                              c->url)));
+    return o;
+}
+
+/* A count of seconds, or null for -1. */
+static json_t *int_or_null(apr_int64_t v)
+{
+    return v < 0 ? json_null() : json_integer(v);
+}
+
+/* "hh:mm:ss", or null for -1. */
+static json_t *hms(apr_pool_t *pool, apr_int64_t seconds)
+{
+    if (seconds < 0) {
+        return json_null();
+    }
+    return json_string(apr_psprintf(pool, "%02" APR_INT64_T_FMT ":%02d:%02d",
+                                    seconds / 3600, (int)(seconds / 60 % 60),
+                                    (int)(seconds % 60)));
+}
+
+static json_t *render_event(acct_req *req, const acct_rows *rows, int i)
+{
+    acct_event_state s;
+    json_t *o = json_object();
+
+    acct_event_state_at(rows, i, req->now, &s);
+    json_object_set_new(o, "id", acct_json_int(acct_rows_get(rows, i, "id")));
+    json_object_set_new(o, "action",
+                        acct_json_str(acct_rows_get(rows, i, "action")));
+    json_object_set_new(o, "created",
+                        acct_json_time(req->pool,
+                                       acct_rows_get(rows, i, "created")));
+    json_object_set_new(o, "duration", int_or_null(s.duration));
+    json_object_set_new(o, "entity", entity(rows, i, &primary));
+    json_object_set_new(o, "secondary_entity", entity(rows, i, &secondary));
+    json_object_set_new(o, "message",
+                        acct_json_str(acct_rows_get(rows, i, "message")));
+    json_object_set_new(o, "percent_complete", int_or_null(s.percent));
+    json_object_set_new(o, "rate", json_null());
+    json_object_set_new(o, "read",
+                        acct_json_bool(acct_rows_get(rows, i, "read")));
+    json_object_set_new(o, "seen",
+                        acct_json_bool(acct_rows_get(rows, i, "seen")));
+    json_object_set_new(o, "status", json_string(s.status));
+    json_object_set_new(o, "time_remaining", hms(req->pool, s.remaining));
+    json_object_set_new(o, "username",
+                        acct_json_str(acct_rows_get(rows, i, "username")));
+    return o;
+}
+
+void api_events_list(acct_req *req, acct_resp *resp)
+{
+    acct_list_query q;
+
+    acct_event_list_query(req, render_event, &q);
+    acct_list_respond(req, resp, &q);
+}
+
+void api_event_get(acct_req *req, acct_resp *resp)
+{
+    acct_rows *rows = NULL;
+    acct_store_rc rc;
+    apr_int64_t id;
+
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return;
+    }
+    rc = acct_event_get(req, id, &rows);
+    if (acct_resp_found(req, resp, rc, rows)) {
+        acct_resp_ok(resp, req->pool, render_event(req, rows, 0));
+    }
+}
+
+/* POST .../seen and .../read: {} once marked, 404 for an event the user
+ * does not see. */
+static void mark(acct_req *req, acct_resp *resp,
+                 acct_store_rc (*fn)(acct_req *, apr_int64_t, int *))
+{
+    acct_store_rc rc;
+    apr_int64_t id;
+    int changed = 0;
+
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return;
+    }
+    rc = fn(req, id, &changed);
+    if (acct_resp_changed(req, resp, rc, changed) == 0) {
+        acct_resp_ok(resp, req->pool, NULL);
+    }
+}
+
+void api_event_seen(acct_req *req, acct_resp *resp)
+{
+    mark(req, resp, acct_event_mark_seen);
+}
+
+void api_event_read(acct_req *req, acct_resp *resp)
+{
+    mark(req, resp, acct_event_mark_read);
+}

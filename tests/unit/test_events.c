@@ -1,0 +1,351 @@
+/* The event feed (acct_event.c, api_events.c) on a migrated SQLite
+ * database: the events a managed database's operations write, their
+ * lifecycle with req->now moved by hand (the test clock), the X-Filter
+ * fields and operators clients send, seen and read, retention and prune,
+ * restricted users and other accounts, and the operator's set-status. */
+#include "unit.h"
+
+#include <apr_strings.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "unit_db.h"
+#include "acct_auth.h"
+#include "acct_db.h"
+#include "acct_event.h"
+#include "acct_grants.h"
+#include "acct_ident.h"
+#include "acct_json.h"
+#include "acct_route.h"
+#include "acct_seal.h"
+#include "acct_time.h"
+#include "api_handlers.h"
+
+#define PROVISION 1200
+#define OPERATION 180
+#define DAY 86400
+
+static const unsigned char seal_key[ACCT_SEAL_KEY_LEN] =
+    "0123456789abcdef0123456789abcdef";
+
+static const acct_settings emulated = {
+    0, 0, "https://r.example/", seal_key, NULL, NULL,
+    0, PROVISION, PROVISION, OPERATION, "db.unit.test"
+};
+static const acct_settings external = {
+    0, 0, "https://r.example/", seal_key, NULL, NULL,
+    1, PROVISION, PROVISION, OPERATION, "db.unit.test"
+};
+
+static const acct_route mysql_route = {ACCT_METHOD_POST,
+    "/databases/mysql/instances", NULL, ACCT_ROUTE_BODY, ACCT_FAM_DATABASES,
+    ACCT_LEVEL_READ_WRITE, ACCT_DB_MYSQL};
+static const acct_route events_route = {ACCT_METHOD_GET, "/account/events",
+    NULL, ACCT_ROUTE_LIST, ACCT_FAM_EVENTS, ACCT_LEVEL_READ_ONLY, NULL};
+
+typedef struct ctx {
+    unit_db *db;
+    acct_principal who;
+    const acct_settings *settings;
+    apr_int64_t now;
+} ctx;
+
+static void ctx_init(ctx *c, unit_db *db, const char *username)
+{
+    memset(c, 0, sizeof(*c));
+    c->db = db;
+    c->settings = &emulated;
+    c->now = apr_time_sec(apr_time_now());
+    unit_identity(db, username, 0, "*", &c->who);
+}
+
+/* Another user of c's account. */
+static void member(ctx *c, ctx *m, const char *username, int restricted)
+{
+    apr_int64_t uid, token_id;
+    acct_ident_result res;
+    acct_store_rc src;
+    const char *token;
+
+    *m = *c;
+    assert_int_equal(acct_user_create(c->db->store, c->db->pool,
+                                      c->who.account_id, username,
+                                      "m@example.com", restricted, c->now, &uid,
+                                      &res), ACCT_IDENT_OK);
+    assert_int_equal(acct_token_create(c->db->store, c->db->pool, uid, "unit",
+                                       "*", 0, c->now, &token_id, &token, &res),
+                     ACCT_IDENT_OK);
+    assert_int_equal(acct_authenticate(c->db->store, c->db->pool,
+                                       apr_pstrcat(c->db->pool, "Bearer ",
+                                                   token, NULL),
+                                       c->now, &m->who, &src), ACCT_AUTH_OK);
+}
+
+static acct_req *request(ctx *c, const acct_route *route, const char *id,
+                         const char *body, const char *filter)
+{
+    acct_req *req = unit_req(c->db, &c->who);
+
+    req->settings = c->settings;
+    req->now = c->now;
+    req->route = route;
+    req->params[0] = id;
+    req->filter = filter;
+    if (body) {
+        req->body = acct_json_own(c->db->pool, json_loads(body, 0, NULL));
+        assert_non_null(req->body);
+    }
+    return req;
+}
+
+static json_t *call(acct_req *req, acct_handler *h, int want)
+{
+    int status;
+    const char *text = unit_call(req, h, &status);
+    json_t *doc = json_loads(text, 0, NULL);
+
+    assert_non_null(doc);
+    if (status != want) {
+        fail_msg("status %d, want %d: %s", status, want, text);
+    }
+    return acct_json_own(req->pool, doc);
+}
+
+static apr_int64_t create_db(ctx *c, const char *label)
+{
+    json_t *doc = call(request(c, &mysql_route, NULL, apr_psprintf(
+        c->db->pool, "{\"label\":\"%s\",\"region\":\"us-east\","
+        "\"type\":\"g6-dedicated-2\",\"engine\":\"mysql/8.0.30\"}", label),
+        NULL), api_database_create, 200);
+
+    return (apr_int64_t)json_integer_value(json_object_get(doc, "id"));
+}
+
+/* The page of events `filter` selects (200 expected). */
+static json_t *list(ctx *c, const char *filter)
+{
+    /* The identities' own token_create events aside. */
+    if (!filter) {
+        filter = "{\"entity.type\":\"database\"}";
+    }
+    return json_object_get(call(request(c, &events_route, NULL, NULL, filter),
+                                api_events_list, 200), "data");
+}
+
+static json_t *get_event(ctx *c, json_int_t id, int want)
+{
+    return call(request(c, &events_route,
+                        acct_i64(c->db->pool, (apr_int64_t)id),
+                        NULL, NULL), api_event_get, want);
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static json_int_t num(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+/* ------------------------------------------------------------------------
+ * Tests
+ */
+
+/* A database's create event follows its provisioning second by second. */
+static void test_create_lifecycle(void **state)
+{
+    ctx c;
+    apr_int64_t id, start;
+    json_t *e, *data;
+    const char *filter;
+
+    ctx_init(&c, *state, "alice");
+    start = c.now;
+    id = create_db(&c, "db-one");
+    filter = apr_psprintf(c.db->pool, "{\"+order_by\":\"created\","
+                          "\"+order\":\"desc\",\"entity.type\":\"database\","
+                          "\"entity.id\":%" APR_INT64_T_FMT ","
+                          "\"action\":\"database_create\"}", id);
+    data = list(&c, filter);
+    assert_int_equal(json_array_size(data), 1);
+    e = json_array_get(data, 0);
+    assert_string_equal(str(e, "action"), "database_create");
+    assert_string_equal(str(e, "status"), "started");
+    assert_int_equal(num(e, "percent_complete"), 0);
+    assert_string_equal(str(e, "time_remaining"), "00:20:00");
+    assert_true(json_is_null(json_object_get(e, "duration")));
+    assert_true(json_is_null(json_object_get(e, "rate")));
+    assert_true(json_is_null(json_object_get(e, "secondary_entity")));
+    assert_true(json_is_null(json_object_get(e, "message")));
+    assert_true(json_is_false(json_object_get(e, "seen")));
+    assert_true(json_is_false(json_object_get(e, "read")));
+    assert_string_equal(str(e, "username"), "alice");
+    assert_string_equal(str(e, "created"),
+                        acct_format_timestamp(c.db->pool, start));
+    assert_int_equal(num(json_object_get(e, "entity"), "id"), id);
+    assert_string_equal(str(json_object_get(e, "entity"), "type"), "database");
+    assert_string_equal(str(json_object_get(e, "entity"), "label"), "db-one");
+    assert_string_equal(str(json_object_get(e, "entity"), "url"),
+                        apr_psprintf(c.db->pool, "/v4/databases/mysql/"
+                                     "instances/%" APR_INT64_T_FMT, id));
+
+    /* Half way, by the clock alone: nothing was written meanwhile. */
+    c.now = start + PROVISION / 2;
+    e = get_event(&c, num(e, "id"), 200);
+    assert_string_equal(str(e, "status"), "started");
+    assert_int_equal(num(e, "percent_complete"), 50);
+    assert_string_equal(str(e, "time_remaining"), "00:10:00");
+
+    /* A second before, and at the moment it becomes active. */
+    c.now = start + PROVISION - 1;
+    e = get_event(&c, num(e, "id"), 200);
+    assert_string_equal(str(e, "status"), "started");
+    assert_int_equal(num(e, "percent_complete"), 99);
+    assert_string_equal(str(e, "time_remaining"), "00:00:01");
+    c.now = start + PROVISION;
+    e = get_event(&c, num(e, "id"), 200);
+    assert_string_equal(str(e, "status"), "finished");
+    assert_int_equal(num(e, "percent_complete"), 100);
+    assert_int_equal(num(e, "duration"), PROVISION);
+    assert_true(json_is_null(json_object_get(e, "time_remaining")));
+    /* The status filter sees what a reader sees. */
+    assert_int_equal(json_array_size(list(&c, "{\"status\":\"finished\"}")), 1);
+    assert_int_equal(json_array_size(list(&c, "{\"status\":\"started\"}")), 0);
+    c.now = start;
+    assert_int_equal(json_array_size(list(&c, "{\"status\":\"started\"}")), 1);
+}
+
+/* Seen marks the event and every older one; read only the one. */
+static void test_seen_read(void **state)
+{
+    ctx c;
+    json_t *data;
+    json_int_t newest, oldest;
+
+    ctx_init(&c, *state, "bob");
+    create_db(&c, "db-a");
+    create_db(&c, "db-b");
+    c.now++;
+    create_db(&c, "db-c");
+    data = list(&c, NULL);
+    assert_int_equal(json_array_size(data), 3);
+    newest = num(json_array_get(data, 0), "id");
+    oldest = num(json_array_get(data, 2), "id");
+    assert_true(newest > oldest);     /* newest first */
+    call(request(&c, &events_route, acct_i64(c.db->pool, newest - 1), NULL, NULL), api_event_seen,
+         200);
+    assert_int_equal(json_array_size(list(&c, "{\"seen\":true,\"entity.type\":\"database\"}")), 2);
+    assert_int_equal(num(json_array_get(list(&c, "{\"seen\":false,\"entity.type\":\"database\"}"), 0),
+                         "id"), newest);
+    call(request(&c, &events_route, acct_i64(c.db->pool, oldest), NULL, NULL), api_event_read, 200);
+    data = list(&c, "{\"read\":true}");
+    assert_int_equal(json_array_size(data), 1);
+    assert_int_equal(num(json_array_get(data, 0), "id"), oldest);
+    /* Marking again is fine; an unknown event is 404. */
+    call(request(&c, &events_route, acct_i64(c.db->pool, oldest), NULL, NULL), api_event_read, 200);
+    call(request(&c, &events_route, "99999", NULL, NULL), api_event_seen, 404);
+    call(request(&c, &events_route, "99999", NULL, NULL), api_event_read, 404);
+}
+
+/* A restricted user sees the events of its grants; another account's
+ * events are 404. */
+static void test_visibility(void **state)
+{
+    ctx c, r, other;
+    apr_int64_t id;
+    json_int_t eid;
+
+    ctx_init(&c, *state, "carol");
+    id = create_db(&c, "db-v");
+    eid = num(json_array_get(list(&c, NULL), 0), "id");
+    member(&c, &r, "carol-r", 1);
+    assert_int_equal(json_array_size(list(&r, NULL)), 0);
+    get_event(&r, eid, 404);
+    call(request(&r, &events_route, acct_i64(c.db->pool, eid), NULL, NULL), api_event_seen, 404);
+    assert_int_equal(acct_grant_entity_put(c.db->store, c.db->pool,
+                                           r.who.user_id, ACCT_ENTITY_DATABASE,
+                                           id, ACCT_GRANT_READ_ONLY),
+                     ACCT_STORE_OK);
+    assert_int_equal(json_array_size(list(&r, NULL)), 1);
+    get_event(&r, eid, 200);
+    ctx_init(&other, *state, "dave");
+    assert_int_equal(json_array_size(list(&other, NULL)), 0);
+    get_event(&other, eid, 404);
+}
+
+/* Reads never show events older than 90 days; prune deletes them. */
+static void test_retention(void **state)
+{
+    ctx c;
+    json_int_t eid;
+    int deleted = -1;
+
+    ctx_init(&c, *state, "erin");
+    create_db(&c, "db-r");
+    eid = num(json_array_get(list(&c, NULL), 0), "id");
+    c.now += ACCT_EVENT_RETENTION - 1;
+    get_event(&c, eid, 200);
+    assert_int_equal(acct_event_prune(c.db->store, c.db->pool, c.now,
+                                      &deleted), ACCT_STORE_OK);
+    assert_int_equal(deleted, 0);
+    c.now += 1;
+    get_event(&c, eid, 404);
+    assert_int_equal(json_array_size(list(&c, NULL)), 0);
+    assert_int_equal(acct_event_prune(c.db->store, c.db->pool, c.now,
+                                      &deleted), ACCT_STORE_OK);
+    assert_true(deleted >= 1);    /* the database's, and maybe the token's */
+    c.now -= ACCT_EVENT_RETENTION;
+    assert_int_equal(json_array_size(list(&c, NULL)), 0);
+}
+
+/* With an external backend nothing is scheduled: the operator's
+ * set-status ends the operation and reports failures. */
+static void test_external(void **state)
+{
+    ctx c;
+    apr_int64_t id;
+    json_t *e, *data;
+    int changed = 0;
+
+    ctx_init(&c, *state, "frank");
+    c.settings = &external;
+    id = create_db(&c, "db-x");
+    c.now += 3 * DAY;
+    e = json_array_get(list(&c, NULL), 0);
+    assert_string_equal(str(e, "status"), "started");
+    assert_int_equal(num(e, "percent_complete"), 0);
+    assert_true(json_is_null(json_object_get(e, "time_remaining")));
+    assert_int_equal(acct_db_set_status(c.db->store, c.db->pool, id,
+                                        ACCT_DB_ACTIVE, NULL, NULL, c.now,
+                                        &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    e = json_array_get(list(&c, NULL), 0);
+    assert_string_equal(str(e, "status"), "finished");
+    assert_int_equal(num(e, "duration"), 3 * DAY);
+    assert_int_equal(acct_db_set_status(c.db->store, c.db->pool, id,
+                                        ACCT_DB_FAILED, NULL, NULL, c.now,
+                                        &changed), ACCT_STORE_OK);
+    data = list(&c, NULL);
+    assert_int_equal(json_array_size(data), 2);
+    e = json_array_get(data, 0);
+    assert_string_equal(str(e, "action"), "database_failed");
+    assert_string_equal(str(e, "status"), "notification");
+    assert_int_equal(num(e, "duration"), 0);
+    assert_true(json_is_null(json_object_get(e, "percent_complete")));
+    assert_true(json_is_null(json_object_get(e, "username")));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        UNIT_DB_TEST(test_create_lifecycle),
+        UNIT_DB_TEST(test_seen_read),
+        UNIT_DB_TEST(test_visibility),
+        UNIT_DB_TEST(test_retention),
+        UNIT_DB_TEST(test_external),
+    };
+
+    return UNIT_DB_RUN(tests);
+}
