@@ -573,8 +573,12 @@ def test_v4beta_answers_like_v4(beta_server, backend, method, path, kw):
 
 
 def test_v4beta_writes_what_v4_reads(beta_server, backend):
-    beta = harness.Client(beta_server.url + "/v4beta", token=backend.token)
-    v4 = beta_server.client(token=backend.token)
+    # A user of its own: the shared user's tokens may have reached the
+    # module's per-user cap when other areas ran first.
+    uid, _ = backend.create_user()
+    token = backend.mint_token(user=str(uid))
+    beta = harness.Client(beta_server.url + "/v4beta", token=token)
+    v4 = beta_server.client(token=token)
     try:
         label = f"behave-beta-{secrets.token_hex(4)}"
         made = ok(beta.post("/profile/tokens", json={"label": label}))
