@@ -178,5 +178,13 @@ const acct_route acct_routes[] = {
     DB_ENGINE_ROUTES("mysql"),
     DB_ENGINE_ROUTES("postgresql"),
 
+    /* Today's clients (issue 19): read-only views they call before
+     * anything else.  The account's users: unrestricted users only, as the
+     * public API documents. */
+    ACCOUNT_READ(ACCT_METHOD_GET, "/account/users", api_account_users_list,
+                 ACCT_ROUTE_LIST | ACCT_ROUTE_UNRESTRICTED_ONLY),
+    ACCOUNT_READ(ACCT_METHOD_GET, "/account/users/{username}",
+                 api_account_user_get, ACCT_ROUTE_UNRESTRICTED_ONLY),
+
     {0, NULL, NULL, 0, 0, 0, NULL}
 };

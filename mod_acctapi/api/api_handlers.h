@@ -121,4 +121,8 @@ acct_handler api_tag_create;
 acct_handler api_tag_objects;
 acct_handler api_tag_delete;
 
+/* api_account_users.c */
+acct_handler api_account_users_list;
+acct_handler api_account_user_get;
+
 #endif

@@ -87,6 +87,7 @@ class World:
             backend.admin("database", "set-status", str(db["id"]), "active")
             self.backup[engine] = self.add_backup(db["id"])
         _, self.restricted = self.account.user(restricted=True)
+        self.username = ok(c.get("/profile"))["username"]
 
     def admin_id(self, *args):
         out = self.backend.admin(*[str(a) for a in args]).split("\n")[0]
@@ -112,7 +113,8 @@ class World:
                "sshKeyId": self.sshkey["id"], "appId": self.app, "deviceId": self.device,
                "loginId": self.login, "tagLabel": quote(self.tag, safe=""),
                "instanceId": self.db[engine.group(1)] if engine else None,
-               "backupId": self.backup[engine.group(1)] if engine else None}
+               "backupId": self.backup[engine.group(1)] if engine else None,
+               "username": self.username}
         return re.sub(r"\{([^}]+)\}", lambda m: str(ids[m.group(1)]), template)[len("/v4"):]
 
     def close(self):

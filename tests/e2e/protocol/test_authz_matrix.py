@@ -145,7 +145,7 @@ class World:
             "tokenId": self.new_token(c), "sshKeyId": self.new_sshkey(c),
             "appId": self.new_app(self.owner.uid), "deviceId": self.new_device(self.owner.uid),
             "loginId": self.new_login(self.owner.uid), "tagLabel": self.new_tag(c),
-            "backupId": MISSING,
+            "backupId": MISSING, "username": ok(c.get("/profile"))["username"],
         }
         t = self.theirs.client
         other_domain = self.new_domain(t)
@@ -155,7 +155,7 @@ class World:
             "tokenId": self.new_token(t), "sshKeyId": self.new_sshkey(t),
             "appId": self.new_app(self.theirs.uid), "deviceId": self.new_device(self.theirs.uid),
             "loginId": self.new_login(self.theirs.uid), "tagLabel": self.new_tag(t),
-            "backupId": MISSING,
+            "backupId": MISSING, "username": ok(t.get("/profile"))["username"],
         }
         # Restricted users and what each may see: kind -> set of ids.
         self.users = {}
