@@ -125,4 +125,8 @@ acct_handler api_tag_delete;
 acct_handler api_account_users_list;
 acct_handler api_account_user_get;
 
+/* api_entities.c: req->route->param is the entity type. */
+acct_handler api_entities_list;
+acct_handler api_entity_get;
+
 #endif
