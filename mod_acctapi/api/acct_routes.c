@@ -4,6 +4,7 @@
  */
 #include "acct_route.h"
 #include "api_handlers.h"
+#include "acct_grants.h"
 
 #define PUBLIC_GET(path, fn, extra) \
     {ACCT_METHOD_GET, path, fn, ACCT_ROUTE_PUBLIC | (extra), ACCT_FAM_ACCOUNT, \
@@ -55,6 +56,13 @@
               api_db_patch, 0, ACCT_LEVEL_READ_WRITE, engine), \
     DATABASES(ACCT_METHOD_GET, "/databases/" engine "/instances/{instanceId}/ssl", \
               api_db_ssl_get, 0, ACCT_LEVEL_READ_ONLY, engine)
+/* Read-only views of registered entities: the handler reads the type from
+ * `param`. */
+#define ENTITY_VIEWS(path, idparam, family, type, flags) \
+    {ACCT_METHOD_GET, path, api_entities_list, ACCT_ROUTE_LIST | (flags), \
+     family, ACCT_LEVEL_READ_ONLY, type}, \
+    {ACCT_METHOD_GET, path "/" idparam, api_entity_get, (flags), family, \
+     ACCT_LEVEL_READ_ONLY, type}
 #define DOMAINS_READ(method, path, fn, flags) \
     {method, path, fn, flags, ACCT_FAM_DOMAINS, ACCT_LEVEL_READ_ONLY}
 #define DOMAINS_WRITE(method, path, fn, flags) \
@@ -188,6 +196,24 @@ const acct_route acct_routes[] = {
      ACCT_FAM_EVENTS, ACCT_LEVEL_READ_WRITE},
     {ACCT_METHOD_POST, "/account/events/{eventId}/seen", api_event_seen, 0,
      ACCT_FAM_EVENTS, ACCT_LEVEL_READ_WRITE},
+    /* Today's clients (issue 19): read-only views they call before
+     * anything else.  The account's users: unrestricted users only, as the
+     * public API documents. */
+    ACCOUNT_READ(ACCT_METHOD_GET, "/account/users", api_account_users_list,
+                 ACCT_ROUTE_LIST | ACCT_ROUTE_UNRESTRICTED_ONLY),
+    ACCOUNT_READ(ACCT_METHOD_GET, "/account/users/{username}",
+                 api_account_user_get, ACCT_ROUTE_UNRESTRICTED_ONLY),
+    /* Registered entities in the public shapes, under the public paths;
+     * restricted users see those they hold a grant on.  Images also answer
+     * without a token (linode-cli configure asks so): the public's list. */
+    ENTITY_VIEWS("/linode/instances", "{linodeId}", ACCT_FAM_LINODES,
+                 ACCT_ENTITY_INSTANCE, 0),
+    ENTITY_VIEWS("/volumes", "{volumeId}", ACCT_FAM_VOLUMES,
+                 ACCT_ENTITY_VOLUME, 0),
+    ENTITY_VIEWS("/nodebalancers", "{nodeBalancerId}", ACCT_FAM_NODEBALANCERS,
+                 ACCT_ENTITY_NODEBALANCER, 0),
+    ENTITY_VIEWS("/images", "{imageId...}", ACCT_FAM_IMAGES, ACCT_ENTITY_IMAGE,
+                 ACCT_ROUTE_TOKEN_OPTIONAL),
 
     {0, NULL, NULL, 0, 0, 0, NULL}
 };

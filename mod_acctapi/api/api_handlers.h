@@ -126,5 +126,12 @@ acct_handler api_events_list;
 acct_handler api_event_get;
 acct_handler api_event_seen;
 acct_handler api_event_read;
+/* api_account_users.c */
+acct_handler api_account_users_list;
+acct_handler api_account_user_get;
+
+/* api_entities.c: req->route->param is the entity type. */
+acct_handler api_entities_list;
+acct_handler api_entity_get;
 
 #endif

@@ -113,7 +113,8 @@ static const admin_cmd commands[] = {
       "Prints the route table compiled into this build, one route a line:\n"
       "method, path, required scope (\"*\": none), and kind (public,\n"
       "any-token, scoped) with flags (list, body, unrestricted-only,\n"
-      "cacheable), separated by tabs.  Needs no database.\n",
+      "cacheable, token-optional), separated by tabs.  Needs no\n"
+      "database.\n",
       NULL, ADMIN_NO_DB, NULL, cmd_routes,
       { { NULL } } },
     { "account", "create", NULL,

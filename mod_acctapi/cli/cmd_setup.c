@@ -30,6 +30,8 @@ int cmd_routes(admin_ctx *c)
                           (r->flags & ACCT_ROUTE_UNRESTRICTED_ONLY)
                           ? " unrestricted-only" : "",
                           (r->flags & ACCT_ROUTE_CACHEABLE) ? " cacheable" : "",
+                          (r->flags & ACCT_ROUTE_TOKEN_OPTIONAL)
+                          ? " token-optional" : "",
                           "\n", NULL);
     }
     c->out = out;

@@ -19,6 +19,11 @@
 #define ACCT_ROUTE_NO_STORE    0x10 /* the handler needs no database connection */
 #define ACCT_ROUTE_CACHEABLE   0x20 /* Cache-Control: private, max-age=900 */
 #define ACCT_ROUTE_UNRESTRICTED_ONLY 0x40 /* 403 for restricted users */
+/* Without an Authorization header the handler runs for the public (req->who
+ * NULL) and answers what anyone may see; with one, the token is checked as
+ * on any scoped route.  GET /images: linode-cli configure calls it without
+ * a token, as the public API allows. */
+#define ACCT_ROUTE_TOKEN_OPTIONAL 0x80
 
 typedef struct acct_route {
     acct_method method;

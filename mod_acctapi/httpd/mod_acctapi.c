@@ -313,7 +313,9 @@ static int prepare_request(request_rec *r)
         apr_table_setn(r->err_headers_out, "Cache-Control",
                        "private, max-age=900");
     }
-    if (route->flags & ACCT_ROUTE_PUBLIC) {
+    if ((route->flags & ACCT_ROUTE_PUBLIC)
+        || ((route->flags & ACCT_ROUTE_TOKEN_OPTIONAL)
+            && !apr_table_get(r->headers_in, "Authorization"))) {
         return rate_limit(r, ctx, 0);
     }
     status = authenticate(r, ctx);

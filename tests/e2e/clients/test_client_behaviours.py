@@ -87,6 +87,14 @@ class World:
             backend.admin("database", "set-status", str(db["id"]), "active")
             self.backup[engine] = self.add_backup(db["id"])
         _, self.restricted = self.account.user(restricted=True)
+        self.username = ok(c.get("/profile"))["username"]
+        # One registered object of each type served read-only.
+        self.entity = {}
+        for kind in ("instance", "volume", "nodebalancer", "image"):
+            n = secrets.randbelow(2**40) + 1000
+            assert backend.admin("entity", "add", "--account", self.account.id, "--type", kind,
+                                 "--id", n, "--label", f"behave-{kind}") == str(n)
+            self.entity[kind] = n
 
     def admin_id(self, *args):
         out = self.backend.admin(*[str(a) for a in args]).split("\n")[0]
@@ -112,7 +120,10 @@ class World:
                "sshKeyId": self.sshkey["id"], "appId": self.app, "deviceId": self.device,
                "loginId": self.login, "tagLabel": quote(self.tag, safe=""),
                "instanceId": self.db[engine.group(1)] if engine else None,
-               "backupId": self.backup[engine.group(1)] if engine else None}
+               "backupId": self.backup[engine.group(1)] if engine else None,
+               "username": self.username, "linodeId": self.entity["instance"],
+               "volumeId": self.entity["volume"], "nodeBalancerId": self.entity["nodebalancer"],
+               "imageId...": f"private/{self.entity['image']}"}
         return re.sub(r"\{([^}]+)\}", lambda m: str(ids[m.group(1)]), template)[len("/v4"):]
 
     def close(self):
@@ -242,6 +253,12 @@ def test_timestamps_every_object(world, backend):
         ]
     objects.append(("database (all engines)", None, "/databases/instances",
                     ["created", "updated"], ()))
+    for kind, listing, public_id in (
+            ("instance", "/linode/instances", str), ("volume", "/volumes", str),
+            ("nodebalancer", "/nodebalancers", str),
+            ("image", "/images", lambda n: f"private/{n}")):
+        objects.append((f"registered {kind}", f"{listing}/{public_id(world.entity[kind])}",
+                        listing, ["created", "updated"], ()))
     for kind, single, listing, fields, nullable in objects:
         items = c.all_pages(listing)
         assert items, (kind, listing)

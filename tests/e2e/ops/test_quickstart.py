@@ -195,11 +195,17 @@ def test_quickstart(qs_home):
 def test_quickstart_postgresql(qs_home):
     """ACCTAPI_DB=pgsql: a private cluster in the home, the same env file and
     emulator, the knobs applied; the cluster stops when the quickstart does
-    (SIGTERM, or Ctrl-C), and a second run reuses it with the data."""
+    (SIGTERM, or Ctrl-C), and a second run reuses it with the data.  The
+    knobs carry the values of the public service, as its clients' recorded
+    traffic shows them (issue 19): its nameservers (linodego's zone-file
+    fixture), its database host domain (linodego's integration fixtures,
+    a227300-akamai-prod-5782758-default.g2a.akamaidb.net) and its database
+    administrator (linode_api4's integration tests: akmadmin)."""
     port = free_port()
-    suffix = "db.qs.test"
+    suffix = "g2a.akamaidb.net"
+    nameservers = [f"ns{i}.linode.com" for i in range(1, 6)]
     qs = Quickstart(qs_home, port, ACCTAPI_DB="pgsql", ACCTAPI_RATE_LIMIT="off",
-                    ACCTAPI_NAMESERVERS="ns1.qs.test ns2.qs.test",
+                    ACCTAPI_NAMESERVERS=" ".join(nameservers),
                     ACCTAPI_DB_HOST_SUFFIX=suffix, ACCTAPI_DB_ADMIN_USER="akmadmin")
     try:
         qs.start()
@@ -227,8 +233,7 @@ def test_quickstart_postgresql(qs_home):
         domain_id = r.json()["id"]
         zone = get(env, f"/domains/{domain_id}/zone-file").json()["zone_file"]
         ns = [ln for ln in zone if " IN NS " in ln]
-        assert ns == ["quickstart-pg.example. IN NS ns1.qs.test.",
-                      "quickstart-pg.example. IN NS ns2.qs.test."], zone
+        assert ns == [f"quickstart-pg.example. IN NS {n}." for n in nameservers], zone
         # AcctapiDatabaseHostSuffix: a provisioned database's hosts.
         r = post(env, "/databases/mysql/instances",
                  {"label": "qs-db", "region": "us-east", "type": "g6-nanode-1",

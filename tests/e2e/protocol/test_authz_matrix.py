@@ -5,9 +5,11 @@ of caller, each with the status DECISIONS derives for it, checked end to end.
 Callers: the account's unrestricted owner; the owner naming another
 account's objects (isolation: 404, nested ids included); restricted users of
 the owner's account without a grant, with read_only and with read_write on
-every entity; a token lacking the route's scope.  Events are seen through
-the entity they are about: a restricted user without a grant on it finds an
-event 404, as another account's, and lists only the events of its grants.
+every entity; a token lacking the route's scope; no token at all on the
+routes that take one optionally (GET /images: what the public sees).  Events
+are seen through the entity they are about: a restricted user without a
+grant on it finds an event 404, as another account's, and lists only the
+events of its grants.
 
 "Allowed" cases do not insist on 200: an empty body is a legitimate 400, a
 provisioning database a legitimate 400, an id that names nothing a
@@ -35,7 +37,16 @@ ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIODawwa+Vh+oKziAsrGIN7OpMSUL4u4dB
 ENGINES = {"mysql": {"type": "g6-nanode-1", "engine": "mysql/8.0.30"},
            "postgresql": {"type": "g6-standard-2", "engine": "postgresql/16.4"}}
 # The entity routes: restricted users need a grant on the entity they name.
-ENTITY_PARAMS = ("domainId", "instanceId")
+ENTITY_PARAMS = ("domainId", "instanceId", "linodeId", "volumeId", "nodeBalancerId", "imageId")
+# The objects the operator registers, served read-only: the path parameter
+# of each type and its id as the path spells it.
+REGISTERED = {"linodeId": ("instance", str), "volumeId": ("volume", str),
+              "nodeBalancerId": ("nodebalancer", str),
+              "imageId": ("image", lambda n: f"private/{n}")}
+# A list path's entity type, for what restricted users may see of it.
+LIST_KINDS = (("/v4/domains", "domain"), ("/v4/databases", "database"),
+              ("/v4/linode/instances", "instance"), ("/v4/volumes", "volume"),
+              ("/v4/nodebalancers", "nodebalancer"), ("/v4/images", "image"))
 # Ids that name nothing for anyone.
 MISSING = 987654321
 
@@ -59,12 +70,15 @@ def params_of(path):
     return re.findall(r"\{([^}.]+)(?:\.\.\.)?\}", path)
 
 
-def principals_for(path):
+def principals_for(path, flags=()):
     """Every route gets owner, the three restricted users and the scopeless
     token; routes naming ids also the other account's ids; routes naming a
-    record also a record of another domain of the same account."""
+    record also a record of another domain of the same account; routes that
+    take a token optionally also no token."""
     params = params_of(path)
     out = ["owner", "no_grant", "read_only", "read_write", "no_scope"]
+    if "token-optional" in flags:
+        out.append("anonymous")
     if params:
         out.insert(1, "other")
     if "recordId" in params:
@@ -80,7 +94,7 @@ KNOWN_BUGS = {}
 def cases():
     out = []
     for (m, p, s, k, f) in routes():
-        for who in principals_for(p):
+        for who in principals_for(p, f):
             bug = KNOWN_BUGS.get((m, p, who))
             marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
             out.append(pytest.param(m, p, s, k, f, who, id=f"{m} {p} {who}", marks=marks))
@@ -147,9 +161,14 @@ class World:
             "tokenId": self.new_token(c), "sshKeyId": self.new_sshkey(c),
             "appId": self.new_app(self.owner.uid), "deviceId": self.new_device(self.owner.uid),
             "loginId": self.new_login(self.owner.uid), "tagLabel": self.new_tag(c),
-            "backupId": MISSING,
+            "backupId": MISSING, "username": ok(c.get("/profile"))["username"],
             "eventId": self.create_event(c, self.db["mysql"]),
         }
+        self.registered = {}
+        for param, (kind, spell) in REGISTERED.items():
+            n = self.register(self.owner.id, kind)
+            self.registered[kind] = n
+            self.ids[param] = spell(n)
         t = self.theirs.client
         other_domain = self.new_domain(t)
         self.other_db = {e: self.new_database(t, e) for e in ENGINES}
@@ -158,21 +177,25 @@ class World:
             "tokenId": self.new_token(t), "sshKeyId": self.new_sshkey(t),
             "appId": self.new_app(self.theirs.uid), "deviceId": self.new_device(self.theirs.uid),
             "loginId": self.new_login(self.theirs.uid), "tagLabel": self.new_tag(t),
-            "backupId": MISSING,
+            "backupId": MISSING, "username": ok(t.get("/profile"))["username"],
             "eventId": self.create_event(t, self.other_db["mysql"]),
         }
+        for param, (kind, spell) in REGISTERED.items():
+            self.other_ids[param] = spell(self.register(self.theirs.id, kind))
         # Restricted users and what each may see: kind -> set of ids.
         self.users = {}
         self.granted = {}
         for who, perm in RESTRICTED.items():
             uid, client = self.owner.user(restricted=True)
             self.users[who] = (uid, client)
-            self.granted[who] = {"domain": set(), "database": set()}
+            self.granted[who] = {kind: set() for _, kind in LIST_KINDS}
             if perm:
                 for d in (self.domain, self.domain2):
                     self.grant(who, "domain", d)
                 for db in self.db.values():
                     self.grant(who, "database", db)
+                for kind, n in self.registered.items():
+                    self.grant(who, kind, n)
 
     def close(self):
         self.owner.close()
@@ -228,6 +251,12 @@ class World:
             body = {"label": label}
         ok(client.post("/tags", json=body))
         return label
+
+    def register(self, account_id, kind):
+        n = secrets.randbelow(2**40) + 1000
+        assert self.backend.admin("entity", "add", "--account", str(account_id), "--type",
+                                  kind, "--id", str(n), "--label", f"mx-{kind}") == str(n)
+        return n
 
     def admin_id(self, *args):
         out = self.backend.admin(*args).split("\n")[0]
@@ -298,7 +327,7 @@ class World:
         def sub(m):
             v = ids[m.group(1)]
             return quote(str(v), safe="")
-        return re.sub(r"\{([^}.]+)\}", sub, path)[len("/v4"):]
+        return re.sub(r"\{([^}.]+)(?:\.\.\.)?\}", sub, path)[len("/v4"):]
 
     def ids_for(self, method, path, who):
         engine = engine_of(path)
@@ -318,6 +347,8 @@ class World:
     def client_token(self, who, scope):
         if who in ("owner", "other", "nested"):
             return self.owner.client.token
+        if who == "anonymous":
+            return None
         if who == "no_scope":
             return self.scopeless_token(scope) if scope != "*" else \
                 self.backend.mint_token(scopes="vpc:read_only", user=self.owner.uid)
@@ -371,6 +402,13 @@ def test_authz(world, anon, method, path, scope, kind, flags, who):
     params = params_of(path)
     every_object_exists = "backupId" not in params
 
+    if who == "anonymous":
+        # What the public sees: no registered object (they are private).
+        if "list" in flags:
+            assert listed_ids(r) == set(), r
+        else:
+            assert_error(r, 404, "Not found")
+        return
     if who == "no_scope":
         if scope == "*":
             assert r.status not in (401, 403), r
@@ -410,13 +448,16 @@ def test_authz(world, anon, method, path, scope, kind, flags, who):
         # A list of entities: only the granted ones.
         assert method == "GET" and "list" in flags, (method, path)
         got = listed_ids(r)
-        kind_ = "domain" if path.startswith("/v4/domains") else "database"
+        kind_ = next(k for prefix, k in LIST_KINDS if path.startswith(prefix))
+        if kind_ == "image":
+            got = {int(i[len("private/"):]) for i in got}
         granted = world.granted[who][kind_]
         assert got <= granted, (who, path, got, granted)
         if who != "no_grant":
             engine = engine_of(path)
             main = {world.domain, world.domain2} if kind_ == "domain" else \
-                ({world.db[engine]} if engine else set(world.db.values()))
+                ({world.db[engine]} if engine else set(world.db.values())) \
+                if kind_ == "database" else {world.registered[kind_]}
             assert main <= got, (who, path, got, main)
         return
     perm = RESTRICTED[who]
