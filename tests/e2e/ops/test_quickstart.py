@@ -50,7 +50,7 @@ def curl(url, token=None):
 
 
 KNOBS = ("ACCTAPI_DB", "ACCTAPI_RATE_LIMIT", "ACCTAPI_NAMESERVERS", "ACCTAPI_DB_HOST_SUFFIX",
-         "ACCTAPI_DB_ADMIN_USER", "ACCTAPI_PG_PORT")
+         "ACCTAPI_DB_ADMIN_USER", "ACCTAPI_FIELD_NAMES", "ACCTAPI_PG_PORT")
 
 
 class Quickstart:
@@ -206,7 +206,8 @@ def test_quickstart_postgresql(qs_home):
     nameservers = [f"ns{i}.linode.com" for i in range(1, 6)]
     qs = Quickstart(qs_home, port, ACCTAPI_DB="pgsql", ACCTAPI_RATE_LIMIT="off",
                     ACCTAPI_NAMESERVERS=" ".join(nameservers),
-                    ACCTAPI_DB_HOST_SUFFIX=suffix, ACCTAPI_DB_ADMIN_USER="akmadmin")
+                    ACCTAPI_DB_HOST_SUFFIX=suffix, ACCTAPI_DB_ADMIN_USER="akmadmin",
+                    ACCTAPI_FIELD_NAMES="public")
     try:
         qs.start()
         env = read_env(qs_home)
@@ -222,6 +223,8 @@ def test_quickstart_postgresql(qs_home):
 
         r = get(env, "/profile")
         assert r.status_code == 200, r.text
+        # AcctapiFieldNames public: the public API's names only.
+        assert "lish_auth_method" in r.json() and "shell_auth_method" not in r.json(), r.json()
         # Rate limits off: no budget headers.
         assert "X-RateLimit-Limit" not in r.headers, dict(r.headers)
         code, _ = curl(env["ACCTAPI_URL"] + "/profile", token)
@@ -273,3 +276,22 @@ def test_quickstart_postgresql(qs_home):
             pid = int((qs_home / "pg" / "data" / "postmaster.pid").read_text().split()[0])
             os.kill(pid, signal.SIGQUIT)
     check_error_log(qs_home)
+
+
+@pytest.mark.parametrize("knob, value, message", [
+    ("ACCTAPI_FIELD_NAMES", "linode", "ACCTAPI_FIELD_NAMES must be both, public or contract"),
+    ("ACCTAPI_DB_ADMIN_USER", "Root!", "ACCTAPI_DB_ADMIN_USER must be 1 to 32"),
+    ("ACCTAPI_NAMESERVERS", "ns1.example.net;reboot", "ACCTAPI_NAMESERVERS must be host names"),
+])
+def test_quickstart_refuses_a_bad_knob(qs_home, knob, value, message):
+    """A bad knob stops the quickstart before it installs, builds or starts
+    anything, saying which knob and what it takes."""
+    env = dict(os.environ, ACCTAPI_HOME=str(qs_home), PORT=str(free_port()))
+    for v in KNOBS:
+        env.pop(v, None)
+    env[knob] = value
+    p = subprocess.run([str(REPO / "scripts" / "quickstart")], cwd=str(REPO), env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert message in p.stderr, p.stderr
+    assert not (qs_home / "env").exists()
