@@ -27,10 +27,14 @@
 static json_t *render_token(acct_req *req, const acct_rows *rows, int i)
 {
     const char *expiry = acct_rows_get(rows, i, "expiry");
+    const char *label = acct_rows_get(rows, i, "label");
     json_t *o = json_object();
 
     json_object_set_new(o, "id", acct_json_int(acct_rows_get(rows, i, "id")));
-    json_object_set_new(o, "label", acct_json_str(acct_rows_get(rows, i, "label")));
+    /* A token without a label shows "": the public API types label as a
+     * string (and takes tokens without one). */
+    json_object_set_new(o, "label",
+                        json_string(label ? label : ""));
     json_object_set_new(o, "scopes",
                         acct_json_str(acct_rows_get(rows, i, "scopes")));
     json_object_set_new(o, "created",
