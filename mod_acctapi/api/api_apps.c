@@ -12,6 +12,7 @@
 
 static json_t *render_app(acct_req *req, const acct_rows *rows, int i)
 {
+    const char *website = acct_rows_get(rows, i, "website");
     json_t *o = json_object();
 
     json_object_set_new(o, "id", acct_json_int(acct_rows_get(rows, i, "id")));
@@ -27,8 +28,10 @@ static json_t *render_app(acct_req *req, const acct_rows *rows, int i)
                         acct_json_str(acct_rows_get(rows, i, "scopes")));
     json_object_set_new(o, "thumbnail_url",
                         acct_json_str(acct_rows_get(rows, i, "thumbnail_url")));
+    /* A website the app did not give is "": the public API types it as a
+     * string.  (Its thumbnail_url is null then, as the public API's.) */
     json_object_set_new(o, "website",
-                        acct_json_str(acct_rows_get(rows, i, "website")));
+                        json_string(website ? website : ""));
     return o;
 }
 

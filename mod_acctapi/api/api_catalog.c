@@ -15,6 +15,24 @@
 
 #define COL(name) acct_rows_get(rows, i, name)
 
+/*
+ * A region's placement-group limits, which the public API's regions carry
+ * and its SDKs read.  This service has no placement groups, so no limit of
+ * its own: it shows the public API's values for its core regions (its
+ * recorded answers: no limit per customer, 5 instances per group).
+ */
+#define PG_LINODES_PER_GROUP 5
+
+static json_t *placement_group_limits(void)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "maximum_pgs_per_customer", json_null());
+    json_object_set_new(o, "maximum_linodes_per_pg",
+                        json_integer(PG_LINODES_PER_GROUP));
+    return o;
+}
+
 static json_t *render_region(acct_req *req, const acct_rows *rows, int i)
 {
     json_t *o = json_object(), *resolvers = json_object();
@@ -29,6 +47,7 @@ static json_t *render_region(acct_req *req, const acct_rows *rows, int i)
     json_object_set_new(resolvers, "ipv6", acct_json_str(COL("resolvers_ipv6")));
     json_object_set_new(o, "resolvers", resolvers);
     json_object_set_new(o, "site_type", acct_json_str(COL("site_type")));
+    json_object_set_new(o, "placement_group_limits", placement_group_limits());
     return o;
 }
 

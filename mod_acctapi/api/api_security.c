@@ -1,7 +1,8 @@
 /*
  * Security questions of the acting user: /profile/security-questions.
  * GET lists the whole catalogue with the user's own responses; POST answers
- * exactly three questions and forgets every earlier answer.  Responses are
+ * exactly three questions, forgets every earlier answer and shows the
+ * three it stored.  Responses are
  * stored sealed (acct_seal), bound to their user and question.
  */
 #include "api_handlers.h"
@@ -37,7 +38,14 @@ static acct_rows *load_questions(acct_req *req, acct_resp *resp)
     return rows;
 }
 
-void api_security_questions_get(acct_req *req, acct_resp *resp)
+/*
+ * The catalogue with the user's responses, as GET shows it ({id, question,
+ * response}, response null when unanswered); with `answered_only`, the
+ * answers alone as the public API's POST answers them, in both names
+ * (DECISIONS.md "Names"): question_id and security_question beside GET's
+ * id and question.
+ */
+static void respond_questions(acct_req *req, acct_resp *resp, int answered_only)
 {
     const unsigned char *key = acct_seal_key(req, resp);
     acct_rows *rows;
@@ -52,10 +60,14 @@ void api_security_questions_get(acct_req *req, acct_resp *resp)
     json_object_set_new(doc, FIELD, list);
     for (i = 0; i < rows->nrows; i++) {
         const char *id = acct_rows_get(rows, i, "id");
+        const char *question = acct_rows_get(rows, i, "question");
         const char *sealed = acct_rows_get(rows, i, "response_sealed");
         const char *response = NULL;
-        json_t *o = json_object();
+        json_t *o;
 
+        if (answered_only && !sealed) {
+            continue;
+        }
         if (sealed) {
             response = acct_unseal(req->pool, key,
                                    acct_security_answer_context(
@@ -67,18 +79,29 @@ void api_security_questions_get(acct_req *req, acct_resp *resp)
                          "with the configured AcctapiSecretKeyFile",
                          req->who->user_id, id);
                 acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
-                json_decref(o);
                 json_decref(doc);
                 return;
             }
         }
+        o = json_object();
+        if (answered_only) {
+            json_object_set_new(o, "question_id", acct_json_int(id));
+            json_object_set_new(o, "security_question", acct_json_str(question));
+            json_object_set_new(o, "response", acct_json_str(response));
+        }
         json_object_set_new(o, "id", acct_json_int(id));
-        json_object_set_new(o, "question",
-                            acct_json_str(acct_rows_get(rows, i, "question")));
-        json_object_set_new(o, "response", acct_json_str(response));
+        json_object_set_new(o, "question", acct_json_str(question));
+        if (!answered_only) {
+            json_object_set_new(o, "response", acct_json_str(response));
+        }
         json_array_append_new(list, o);
     }
     acct_resp_ok(resp, req->pool, doc);
+}
+
+void api_security_questions_get(acct_req *req, acct_resp *resp)
+{
+    respond_questions(req, resp, 0);
 }
 
 /* One answer of the request, once validated. */
@@ -279,6 +302,6 @@ void api_security_questions_answer(acct_req *req, acct_resp *resp)
     }
     store_answers(req, resp, key, answers);
     if (!acct_resp_failed(resp)) {
-        api_security_questions_get(req, resp);
+        respond_questions(req, resp, 1);
     }
 }

@@ -21,7 +21,9 @@ static json_t *sshkey_json(acct_req *req, const char *id, const char *label,
     json_t *o = json_object();
 
     json_object_set_new(o, "id", acct_json_int(id));
-    json_object_set_new(o, "label", acct_json_str(label));
+    /* A key without a label shows "": the public API types label as a
+     * string, and its SDKs read it so. */
+    json_object_set_new(o, "label", json_string(label ? label : ""));
     json_object_set_new(o, "ssh_key", acct_json_str(ssh_key));
     json_object_set_new(o, "created", acct_json_time(req->pool, created));
     return o;

@@ -683,7 +683,10 @@ json_t *acct_domain_render(acct_req *req, const acct_rows *rows, int i)
                         json_string(column_text(rows, i, "description", "")));
     json_object_set_new(o, "group",
                         json_string(column_text(rows, i, "group_name", "")));
-    json_object_set_new(o, "soa_email", str_column(rows, i, "soa_email"));
+    /* "" when unset (a slave's), as the display strings: the public API
+     * types soa_email as a string, and its SDKs read it so. */
+    json_object_set_new(o, "soa_email",
+                        json_string(column_text(rows, i, "soa_email", "")));
     json_object_set_new(o, "master_ips",
                         array_column(acct_rows_get(rows, i, "master_ips")));
     json_object_set_new(o, "axfr_ips",

@@ -608,6 +608,35 @@ static json_t *response_of(json_t *doc, json_int_t id)
                            "response");
 }
 
+/*
+ * A POST answer: the `n` answers stored, by question id, each under both
+ * names (question_id/security_question as the public API, id/question as
+ * GET).
+ */
+static void assert_answers(json_t *doc, const json_int_t *ids,
+                           const char *const *responses, size_t n)
+{
+    json_t *list = json_object_get(doc, "security_questions");
+    size_t i;
+
+    assert_int_equal(json_array_size(list), n);
+    for (i = 0; i < n; i++) {
+        json_t *item = json_array_get(list, i);
+        const char *question =
+            json_string_value(json_object_get(item, "security_question"));
+
+        assert_int_equal(json_object_size(item), 5);
+        assert_int_equal(json_integer_value(json_object_get(item, "question_id")),
+                         ids[i]);
+        assert_int_equal(json_integer_value(json_object_get(item, "id")), ids[i]);
+        assert_non_null(question);
+        assert_string_equal(json_string_value(json_object_get(item, "question")),
+                            question);
+        assert_string_equal(json_string_value(json_object_get(item, "response")),
+                            responses[i]);
+    }
+}
+
 static void test_questions_answer(void **state)
 {
     static const char seventeen[] = "ééééééééééééééééé";   /* 17 characters */
@@ -627,6 +656,12 @@ static void test_questions_answer(void **state)
         "{\"question_id\":2,\"response\":\"  Fluffy\\t\"},"
         "{\"question_id\":1,\"response\":\"Paris\"}]}", seventeen));
     doc = call(req, api_security_questions_answer, &status);
+    assert_int_equal(status, 200);
+    assert_answers(doc, (const json_int_t[]){1, 2, 7},
+                   (const char *const[]){"Paris", "Fluffy", seventeen}, 3);
+    json_decref(doc);
+    /* GET: the catalogue with the user's responses. */
+    doc = call(keyed_req(db, &who), api_security_questions_get, &status);
     assert_int_equal(status, 200);
     assert_int_equal(json_array_size(json_object_get(doc, "security_questions")),
                      18);
@@ -664,6 +699,11 @@ static void test_questions_answer(void **state)
         "{\"question_id\":18,\"response\":\"Lisbon\"},"
         "{\"question_id\":1,\"response\":\"Lyon\"}]}");
     doc = call(req, api_security_questions_answer, &status);
+    assert_int_equal(status, 200);
+    assert_answers(doc, (const json_int_t[]){1, 3, 18},
+                   (const char *const[]){"Lyon", "Elm", "Lisbon"}, 3);
+    json_decref(doc);
+    doc = call(keyed_req(db, &who), api_security_questions_get, &status);
     assert_int_equal(status, 200);
     assert_string_equal(json_string_value(response_of(doc, 1)), "Lyon");
     assert_string_equal(json_string_value(response_of(doc, 18)), "Lisbon");

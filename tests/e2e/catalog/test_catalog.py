@@ -5,7 +5,10 @@ import pytest
 from checks import (CACHEABLE, NO_STORE, assert_envelope, assert_error, assert_headers,
                     assert_json)
 
-REGION_KEYS = {"id", "label", "country", "capabilities", "status", "resolvers", "site_type"}
+# The contract's keys and placement_group_limits, which the public API's
+# regions carry (issue 19: the public shapes).
+REGION_KEYS = {"id", "label", "country", "capabilities", "status", "resolvers", "site_type",
+               "placement_group_limits"}
 TYPE_KEYS = ["id", "label", "price", "region_prices", "addons", "memory", "disk", "transfer",
              "vcpus", "gpus", "network_out", "class", "successor"]
 CLASSES = {"nanode", "standard", "dedicated", "premium", "gpu", "highmem"}
@@ -28,6 +31,9 @@ def check_region(reg):
     assert all(isinstance(c, str) for c in reg["capabilities"]), reg
     assert set(reg["resolvers"]) == {"ipv4", "ipv6"}, reg
     assert all(isinstance(v, str) for v in reg["resolvers"].values()), reg
+    # No placement groups here: the public API's values.
+    assert reg["placement_group_limits"] == {"maximum_pgs_per_customer": None,
+                                             "maximum_linodes_per_pg": 5}, reg
 
 
 # --------------------------------------------------------------------------

@@ -200,7 +200,7 @@ def test_apps_list_view_filter(anon, backend, owner):
     app = view(anon, f"/profile/apps/{plain}", tok, APP_KEYS)
     assert app == {"id": plain, "label": plain_label, "created": app["created"],
                    "expiry": None, "scopes": "account:read_only", "thumbnail_url": None,
-                   "website": None}
+                   "website": ""}      # no website: "", a string as the public API's
     app = view(anon, f"/profile/apps/{full}", tok, APP_KEYS)
     assert app["scopes"] == "account:read_only domains:read_write", app
     assert app["website"] == "https://app.example/"

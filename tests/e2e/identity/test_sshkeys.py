@@ -135,10 +135,12 @@ def test_normalised_on_store(own):
 
 
 def test_labels(own):
-    assert add(own, ED25519)["label"] is None
+    # No label shows "", a string as the public API types it (DECISIONS.md,
+    # today's clients; issue 19: the public API's response shapes).
+    assert add(own, ED25519)["label"] == ""
     assert add(own, ED25519, label="")["label"] == ""
     r = own.post("/profile/sshkeys", json={"label": None, "ssh_key": ED25519})
-    assert r.status == 200 and assert_json(r)["label"] is None, r
+    assert r.status == 200 and assert_json(r)["label"] == "", r
     longest = "é" * 64
     assert add(own, ED25519, label=longest)["label"] == longest
     assert_error(own.post("/profile/sshkeys", json={"label": "x" * 65, "ssh_key": ED25519}),
@@ -178,7 +180,7 @@ def test_update_takes_the_label_only(own):
                  "Length must be 0-64 characters", field="label")
     assert assert_json(own.get(path)) == k
     r = own.put(path, json={"label": None})
-    assert r.status == 200 and assert_json(r) == dict(k, label=None), r
+    assert r.status == 200 and assert_json(r) == dict(k, label=""), r
 
 
 def test_other_users_keys_are_not_found(own, other):

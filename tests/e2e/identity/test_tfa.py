@@ -116,24 +116,38 @@ def test_questions_validation(user):
     assert all(i["response"] is None for i in doc["security_questions"]), doc
 
 
+def answered(post_doc, get_doc):
+    """The POST answer is the three answers just stored, by question id, in
+    the public API's shape with GET's names beside (DECISIONS.md "Today's
+    clients", Names); GET shows the same responses."""
+    items = post_doc["security_questions"]
+    assert [list(i) for i in items] == [
+        ["question_id", "security_question", "response", "id", "question"]] * 3, items
+    assert [i["id"] for i in items] == sorted(i["question_id"] for i in items), items
+    catalogue = {i["id"]: i for i in get_doc["security_questions"]}
+    for i in items:
+        assert i["security_question"] == i["question"] == catalogue[i["id"]]["question"]
+        assert i["response"] == catalogue[i["id"]]["response"], (i, catalogue[i["id"]])
+    assert sum(i["response"] is not None for i in catalogue.values()) == 3, get_doc
+    return {i["id"]: i["response"] for i in items}
+
+
 def test_questions_answer_and_replace(user):
     r = user.post("/profile/security-questions",
                   json=answers((3, " Elm Street "), (1, "Zürich"), (17, "St. Mary's")))
     assert r.status == 200, r
-    doc = assert_json(r)
-    assert response_of(doc, 1) == "Zürich"
-    assert response_of(doc, 3) == "Elm Street"       # blanks around are trimmed
-    assert response_of(doc, 17) == "St. Mary's"
+    doc = assert_json(user.get("/profile/security-questions"))
+    assert answered(assert_json(r), doc) == {
+        1: "Zürich", 3: "Elm Street", 17: "St. Mary's"}   # blanks around are trimmed
     assert response_of(doc, 2) is None
-    assert assert_json(user.get("/profile/security-questions")) == doc
 
     r = user.post("/profile/security-questions",
                   json=answers((2, "Rex"), (4, "Volvo"), (1, "Bern")))
     assert r.status == 200, r
-    doc = assert_json(r)
+    doc = assert_json(user.get("/profile/security-questions"))
+    assert answered(assert_json(r), doc) == {1: "Bern", 2: "Rex", 4: "Volvo"}
     assert [response_of(doc, q) for q in (1, 2, 3, 4, 17)] == [
         "Bern", "Rex", None, "Volvo", None], doc
-    assert sum(i["response"] is not None for i in doc["security_questions"]) == 3
 
 
 def test_questions_scopes(user, backend):
