@@ -110,10 +110,12 @@ void acct_req_note_zone(acct_req *req, apr_int64_t domain_id,
 
 /* ---- names ---------------------------------------------------------------- */
 
+/* Safe in a file name, a named.conf string and an rndc argument; '_' as
+ * domain names may hold it (_domainkey.example.com). */
 static int name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-           || (c >= '0' && c <= '9') || c == '-';
+           || (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
 const char *acct_publish_zone_name(apr_pool_t *pool, const char *domain)

@@ -159,7 +159,7 @@ static void test_zone_names(void **state)
         {"a..b", NULL},
         {"../etc/passwd", NULL},
         {"a/b.example", NULL},
-        {"under_score.example", NULL},
+        {"Under_Score.example", "under_score.example"},
         {"space .example", NULL},
         {"quote\".example", NULL},
     };
