@@ -374,14 +374,16 @@ void acct_domain_check(acct_req *req, acct_problems *pb, const acct_domain *d)
     }
     if (strcmp(d->type, ACCT_DOMAIN_MASTER) == 0 && !d->soa_email
         && !(d->invalid & ACCT_DOMAIN_F_SOA_EMAIL)) {
+        /* The public API's text, which linode-cli's tests assert. */
         acct_problem_add(pb, "soa_email",
-                         "soa_email is required for a master domain");
+                         "soa_email required when type=master");
     }
     if (strcmp(d->type, ACCT_DOMAIN_SLAVE) == 0 && d->master_count == 0
         && !(d->invalid & ACCT_DOMAIN_F_MASTER_IPS)) {
+        /* The public API's text, which linode-cli's tests assert. */
         acct_problem_add(pb, "master_ips",
-                         "A slave domain needs at least one master_ips "
-                         "address");
+                         "You need at least one master DNS server IP "
+                         "address for this zone.");
     }
 }
 

@@ -422,7 +422,7 @@ static void test_body_problems(void **state)
     assert_int_equal(acct_problems_count(pb), 1);
     assert_string_equal(acct_problem_field(pb, 0), "soa_email");
     assert_string_equal(acct_problem_reason(pb, 0),
-                        "soa_email is required for a master domain");
+                        "soa_email required when type=master");
 }
 
 /* What passing fields become: rounded, canonical, cleared, de-duplicated. */
@@ -774,7 +774,8 @@ static void test_update(void **state)
     /* rules on the result; nothing stored when refused */
     doc = call(db, &who, api_domain_update, id, "{\"master_ips\":[]}", &status);
     assert_error(doc, status, 400,
-                 "A slave domain needs at least one master_ips address",
+                 "You need at least one master DNS server IP address for "
+                 "this zone.",
                  "master_ips");
     doc = call(db, &who, api_domain_update, id, "{\"id\":3,\"type\":\"master\","
                "\"soa_email\":null}", &status);
