@@ -496,6 +496,14 @@ static const char *srv_label(apr_pool_t *pool, acct_problems *pb,
                                                            : "tcp or _tcp"));
         return NULL;
     }
+    /* The label is stored without its underscore and named with it. */
+    if (strlen(v) + 1 > ACCT_DNS_LABEL_MAX) {
+        acct_problem_add(pb, field,
+                apr_psprintf(pool, "%s is too long: with its underscore it is "
+                             "one DNS label, of at most 63 characters",
+                             field));
+        return NULL;
+    }
     return apr_pstrdup(pool, v);
 }
 
