@@ -241,7 +241,8 @@ static void read_soa_email(acct_req *req, acct_problems *pb, acct_domain *d)
         d->soa_email = NULL;
         return;
     }
-    switch (acct_field_string(req, pb, "soa_email", 1, 254, 0, &email)) {
+    switch (acct_field_string(req, pb, "soa_email", 1, ACCT_DNS_NAME_MAX, 0,
+                              &email)) {
     case ACCT_FIELD_SET:
         if (acct_dns_mailbox_valid(email)) {
             d->soa_email = email;

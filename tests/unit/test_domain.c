@@ -498,6 +498,20 @@ static void test_body_limits(void **state)
         UNIT_CHECKF(acct_resp_failed(&resp) == !strings[i].ok, "%s of %d",
                     strings[i].field, strings[i].len);
     }
+    /* soa_email: 253 characters, a name an SOA RNAME can hold, pass */
+    for (i = 253; i <= 254; i++) {
+        acct_req *req = body_req(pool, "{}");
+        acct_resp resp;
+        acct_domain d;
+
+        json_object_set_new(req->body, "soa_email", json_string(apr_pstrcat(
+            pool, "a@", long_name(pool, (int)i - 2), NULL)));
+        acct_resp_init(&resp, pool);
+        acct_domain_init(&d);
+        read_body(req, &resp, &d);
+        assert_string_equal(error_fields(pool, &resp),
+                            i == 253 ? "" : "soa_email");
+    }
     for (i = 2; i <= 50; i += 48) { /* labels of i and i + 1: 3, 50 pass */
         acct_req *req = body_req(pool, "{}");
         acct_resp resp;
