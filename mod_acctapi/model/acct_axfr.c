@@ -843,7 +843,7 @@ const char *acct_axfr_soa_email(apr_pool_t *pool, const ldns_rdf *rname)
     }
     ldns_rdf_deep_free(mailbox);
     ldns_rdf_deep_free(host);
-    return email && acct_email_valid(email) ? email : NULL;
+    return email && acct_dns_mailbox_valid(email) ? email : NULL;
 }
 
 void acct_axfr_soa_domain(apr_pool_t *pool, const ldns_rr *soa,

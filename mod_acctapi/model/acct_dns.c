@@ -85,6 +85,42 @@ int acct_dns_name_valid(const char *name, unsigned flags)
     return labels >= ((flags & ACCT_DNS_RELATIVE) ? 1 : 2);
 }
 
+/* The characters of an e-mail local part in the WHATWG form. */
+#define MAILBOX_LOCAL_CHARS ".!#$%&'*+/=?^_`{|}~-"
+
+int acct_dns_mailbox_valid(const char *email)
+{
+    const char *at = strchr(email, '@'), *p;
+    size_t label = 0;
+
+    if (!at || at == email || at - email > ACCT_DNS_LABEL_MAX
+        || strlen(email) > ACCT_DNS_NAME_MAX) {
+        return 0;
+    }
+    for (p = email; p < at; p++) {
+        if (!isalnum((unsigned char)*p) && !strchr(MAILBOX_LOCAL_CHARS, *p)) {
+            return 0;
+        }
+    }
+    /* The host: one label or more of letters, digits and inner hyphens. */
+    for (p = at + 1;; p++) {
+        if (*p == '.' || *p == '\0') {
+            if (label == 0 || p[-1] == '-') {
+                return 0;
+            }
+            if (*p == '\0') {
+                return 1;
+            }
+            label = 0;
+            continue;
+        }
+        if (++label > ACCT_DNS_LABEL_MAX
+            || !(isalnum((unsigned char)*p) || (*p == '-' && label > 1))) {
+            return 0;
+        }
+    }
+}
+
 static const acct_sql q_touch = ACCT_SQL("domain_touch",
     "UPDATE domains SET" ACCT_DNS_TOUCH_SET " WHERE id = CAST(%s AS BIGINT)");
 

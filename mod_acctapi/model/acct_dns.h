@@ -34,10 +34,21 @@
  */
 int acct_dns_name_valid(const char *name, unsigned flags);
 
-/* Domain timers (expire, refresh, retry, ttl): 0 or the next valid value. */
+/*
+ * An SOA mailbox (soa_email): what the public API's e-mail format accepts
+ * (the WHATWG form its console validates with: any of the local part's
+ * characters in any order, dots included, a host of one label or more)
+ * and an SOA RNAME can carry: the local part becomes one label of at most
+ * 63 octets, and the whole a name of at most 253 characters.
+ */
+int acct_dns_mailbox_valid(const char *email);
+
+/* Domain timers (expire, refresh, retry, ttl): 0 for 0 or less (the
+ * default), else the next valid value. */
 apr_int64_t acct_dns_round_domain_seconds(apr_int64_t seconds);
 
-/* Record TTLs: 0 (the domain's default) or the next valid value from 300. */
+/* Record TTLs: 0 for 0 or less (the domain's default), else the next valid
+ * value from 300. */
 apr_int64_t acct_dns_round_record_ttl(apr_int64_t seconds);
 
 /*

@@ -27,8 +27,9 @@ const char *const acct_domain_statuses[] = {
 
 #define R_NAME_LENGTH "Length must be 1-253 characters"
 #define R_NAME_SYNTAX \
-    "Must be a domain name of two labels or more: letters, digits and" \
-    " hyphens (not first or last), at most 63 characters per label"
+    "Must be a domain name of two labels or more: letters, digits," \
+    " underscores and hyphens (not first or last), at most 63 characters" \
+    " per label"
 
 static const acct_sql q_domain_insert = ACCT_SQL("domain_insert",
     "INSERT INTO domains (account_id, domain, domain_key, type, status,"
@@ -112,7 +113,10 @@ const char *acct_domain_name(apr_pool_t *pool, const char *name,
         return NULL;
     }
     name = apr_pstrmemdup(pool, name, len);
-    if (!acct_dns_name_valid(name, 0)) {
+    /* Underscores as the public API's domain pattern allows them
+     * (_domainkey.example.com); the zone's names are published with
+     * check-names off (acct_publish_include_text). */
+    if (!acct_dns_name_valid(name, ACCT_DNS_UNDERSCORE)) {
         *reason = R_NAME_SYNTAX;
         return NULL;
     }
@@ -238,14 +242,16 @@ static void read_soa_email(acct_req *req, acct_problems *pb, acct_domain *d)
         d->soa_email = NULL;
         return;
     }
-    switch (acct_field_string(req, pb, "soa_email", 1, 254, 0, &email)) {
+    switch (acct_field_string(req, pb, "soa_email", 1, ACCT_DNS_NAME_MAX, 0,
+                              &email)) {
     case ACCT_FIELD_SET:
-        if (acct_email_valid(email)) {
+        if (acct_dns_mailbox_valid(email)) {
             d->soa_email = email;
             return;
         }
         refuse(req, pb, d, ACCT_DOMAIN_F_SOA_EMAIL, "soa_email",
-               "soa_email must be a valid e-mail address");
+               "soa_email must be a valid e-mail address whose local part "
+               "is at most 63 characters");
         return;
     case ACCT_FIELD_BAD:
         d->invalid |= ACCT_DOMAIN_F_SOA_EMAIL;
@@ -318,10 +324,12 @@ static void read_seconds(acct_req *req, acct_problems *pb, const char *field,
     if (!v) {
         return;
     }
-    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+    /* Any whole number: the public API rounds every other value up to a
+     * valid one, and below 0 the next valid value is 0 (the default). */
+    if (!json_is_integer(v)) {
         acct_problem_add(pb, field,
                          apr_psprintf(req->pool, "%s must be a whole number "
-                                      "of seconds, 0 or more", field));
+                                      "of seconds", field));
         return;
     }
     *out = acct_dns_round_domain_seconds((apr_int64_t)json_integer_value(v));
@@ -368,14 +376,16 @@ void acct_domain_check(acct_req *req, acct_problems *pb, const acct_domain *d)
     }
     if (strcmp(d->type, ACCT_DOMAIN_MASTER) == 0 && !d->soa_email
         && !(d->invalid & ACCT_DOMAIN_F_SOA_EMAIL)) {
+        /* The public API's text, which linode-cli's tests assert. */
         acct_problem_add(pb, "soa_email",
-                         "soa_email is required for a master domain");
+                         "soa_email required when type=master");
     }
     if (strcmp(d->type, ACCT_DOMAIN_SLAVE) == 0 && d->master_count == 0
         && !(d->invalid & ACCT_DOMAIN_F_MASTER_IPS)) {
+        /* The public API's text, which linode-cli's tests assert. */
         acct_problem_add(pb, "master_ips",
-                         "A slave domain needs at least one master_ips "
-                         "address");
+                         "You need at least one master DNS server IP "
+                         "address for this zone.");
     }
 }
 

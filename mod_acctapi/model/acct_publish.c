@@ -110,10 +110,12 @@ void acct_publish_note_zone(acct_req *req, apr_int64_t domain_id,
 
 /* ---- names ---------------------------------------------------------------- */
 
+/* Safe in a file name, a named.conf string and an rndc argument; '_' as
+ * domain names may hold it (_domainkey.example.com). */
 static int name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-           || (c >= '0' && c <= '9') || c == '-';
+           || (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
 const char *acct_publish_zone_name(apr_pool_t *pool, const char *domain)
@@ -221,9 +223,16 @@ const char *acct_publish_include_text(apr_pool_t *pool, const char *dir,
                                            NULL);
         const char *masters;
 
+        /*
+         * check-names ignore: the names were validated when stored, by the
+         * public API's rules, which allow underscores where BIND's
+         * host-name check (on by default for masters) refuses the whole
+         * zone (an SRV target rc_test.example.com, an A record _a).
+         */
         if (!z->slave) {
             APR_ARRAY_PUSH(lines, const char *) = apr_psprintf(
-                pool, "zone \"%s\" { type master; file %s; %s };\n", z->zone,
+                pool, "zone \"%s\" { type master; file %s; check-names "
+                "ignore; %s };\n", z->zone,
                 conf_string(pool, acct_file_in_dir(
                                       pool, dir,
                                       acct_publish_zone_file(pool, z->zone))),

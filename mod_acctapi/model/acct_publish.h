@@ -82,7 +82,7 @@ void acct_publish_committed(acct_req *req);
  * The name under which `domain` is published (its lower case), or NULL
  * when it could not be a safe file name: empty, more than 253
  * characters, a leading or trailing dot, an empty label, or any character
- * but letters, digits, '-' and '.'.
+ * but letters, digits, '-', '_' and '.'.
  */
 const char *acct_publish_zone_name(apr_pool_t *pool, const char *domain);
 

@@ -194,52 +194,51 @@ static int ptr_name_valid(apr_pool_t *pool, const char *name)
         }
         label = p + 1;
     }
-    return acct_dns_name_valid(s, ACCT_DNS_WILDCARD | ACCT_DNS_RELATIVE);
+    return acct_dns_name_valid(s, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
+                                  | ACCT_DNS_RELATIVE);
 }
 
-/* Is `rel`, a non-empty relative name, valid for a record of r's type? */
+/*
+ * Is `rel`, a non-empty relative name, valid for a record of r's type?
+ * Labels may hold underscores (_dmarc, caa_test: the public API's names
+ * do), except in MX names, whose characters the contract's rule 3 lists.
+ */
 static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
                              const char *rel)
 {
     if (is_type(r, ACCT_RECORD_TYPE_NS)) {
-        return acct_dns_name_valid(rel, ACCT_DNS_RELATIVE);
+        return acct_dns_name_valid(rel, ACCT_DNS_UNDERSCORE
+                                        | ACCT_DNS_RELATIVE);
     }
     if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return mx_host_valid(rel, 1);
     }
-    if (is_type(r, ACCT_RECORD_TYPE_CNAME)
-        || is_type(r, ACCT_RECORD_TYPE_TXT)) {
-        return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
-                                        | ACCT_DNS_RELATIVE);
-    }
     if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
         return ptr_name_valid(pool, rel);
     }
-    return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_RELATIVE);
+    return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
+                                    | ACCT_DNS_RELATIVE);
 }
 
 static const char *name_syntax_reason(const acct_record *r)
 {
     if (is_type(r, ACCT_RECORD_TYPE_NS)) {
-        return "name must be a host name: labels of letters, digits and "
-               "hyphens (wildcard names are not supported for NS records)";
+        return "name must be a host name: labels of letters, digits, hyphens "
+               "and underscores (wildcard names are not supported for NS "
+               "records)";
     }
     if (is_type(r, ACCT_RECORD_TYPE_MX)) {
         return "name must be a mail subdomain: labels of letters, digits and "
                "hyphens that start with a letter and end with a letter or "
                "digit; the left-most label may be *";
     }
-    if (is_type(r, ACCT_RECORD_TYPE_CNAME)
-        || is_type(r, ACCT_RECORD_TYPE_TXT)) {
-        return "name must be a host name: labels of letters, digits, hyphens "
-               "and underscores; the left-most label may be *";
-    }
     if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
         return "name must follow reverse-DNS conventions: labels of letters, "
-               "digits and hyphens (or classless labels such as 0/26)";
+               "digits, hyphens and underscores (or classless labels such as "
+               "0/26)";
     }
-    return "name must be a host name: labels of letters, digits and hyphens; "
-           "the left-most label may be *";
+    return "name must be a host name: labels of letters, digits, hyphens "
+           "and underscores; the left-most label may be *";
 }
 
 /* A CAA property's parameters (RFC 8659): tag=value, separated by ';'. */
@@ -470,7 +469,11 @@ static const char *record_name(apr_pool_t *pool, acct_problems *pb,
     return rel;
 }
 
-/* A label of an SRV service or protocol, stored without its underscore. */
+/*
+ * A label of an SRV service or protocol, stored without its leading
+ * underscore.  Underscores inside are the label's own (service_test: the
+ * public API takes them).
+ */
 static const char *srv_label(apr_pool_t *pool, acct_problems *pb,
                              const char *field, const char *value)
 {
@@ -484,19 +487,32 @@ static const char *srv_label(apr_pool_t *pool, acct_problems *pb,
     if (*v == '_') {
         v++;
     }
-    if (strchr(v, '.') || !acct_dns_name_valid(v, ACCT_DNS_RELATIVE)) {
+    if (strchr(v, '.')
+        || !acct_dns_name_valid(v, ACCT_DNS_UNDERSCORE | ACCT_DNS_RELATIVE)) {
         acct_problem_add(pb, field,
-                apr_psprintf(pool, "%s must be one label of letters, digits "
-                             "and hyphens, with or without a leading "
-                             "underscore (such as %s)", field,
+                apr_psprintf(pool, "%s must be one label of letters, digits, "
+                             "hyphens and underscores, with or without a "
+                             "leading underscore (such as %s)", field,
                              strcmp(field, "service") == 0 ? "sip or _sip"
                                                            : "tcp or _tcp"));
+        return NULL;
+    }
+    /* The label is stored without its underscore and named with it. */
+    if (strlen(v) + 1 > ACCT_DNS_LABEL_MAX) {
+        acct_problem_add(pb, field,
+                apr_psprintf(pool, "%s is too long: with its underscore it is "
+                             "one DNS label, of at most 63 characters",
+                             field));
         return NULL;
     }
     return apr_pstrdup(pool, v);
 }
 
-/* SRV: service, protocol and the numbers are required; the name derives. */
+/*
+ * SRV: service and the numbers are required, protocol defaults to tcp (as
+ * the public API's does: linode_api4's fixture sends none); the name
+ * derives.
+ */
 static void srv_fields(apr_pool_t *pool, acct_problems *pb, acct_record *out,
                        unsigned skip, const char *domain)
 {
@@ -515,7 +531,9 @@ static void srv_fields(apr_pool_t *pool, acct_problems *pb, acct_record *out,
         service = srv_label(pool, pb, "service", out->service);
     }
     if (!(skip & ACCT_RECORD_PROTOCOL)) {
-        protocol = srv_label(pool, pb, "protocol", out->protocol);
+        protocol = srv_label(pool, pb, "protocol",
+                             out->protocol ? out->protocol
+                                           : ACCT_RECORD_SRV_PROTOCOL);
     }
     for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
         if (!(skip & numbers[i].bit) && !(out->set & numbers[i].bit)) {
@@ -587,15 +605,17 @@ static const char *target_aaaa(apr_pool_t *pool, acct_problems *pb,
     return text;
 }
 
-/* NS, CNAME, PTR: a fully qualified host name; a trailing dot is accepted. */
+/*
+ * NS, CNAME, PTR: a fully qualified host name ("a valid domain", whose
+ * labels may hold underscores as the public API's domains may); a
+ * trailing dot is accepted.
+ */
 static const char *target_host(apr_pool_t *pool, acct_problems *pb,
                                const acct_record *r, const char *t)
 {
-    unsigned flags = is_type(r, ACCT_RECORD_TYPE_CNAME) ? ACCT_DNS_UNDERSCORE
-                                                        : 0;
     const char *host = strip_trailing_dot(pool, t);
 
-    if (!fqdn_valid(host, flags)) {
+    if (!fqdn_valid(host, ACCT_DNS_UNDERSCORE)) {
         acct_problem_add(pb, "target",
                          is_type(r, ACCT_RECORD_TYPE_NS)
                          ? "target must be a name server's fully qualified "
@@ -631,17 +651,21 @@ static const char *target_mx(apr_pool_t *pool, acct_problems *pb,
     return host;
 }
 
-/* A bare SRV target is a host of the domain; a dotted one stands as it is. */
+/*
+ * A bare SRV target is a host of the domain; a dotted one stands as it is.
+ * Either may hold underscores (linode_api4's own fixture targets rc_test).
+ */
 static const char *target_srv(apr_pool_t *pool, acct_problems *pb,
                               const char *t, const char *domain)
 {
     const char *host = strip_trailing_dot(pool, t);
 
     if (host == t && !strchr(host, '.')
-        && acct_dns_name_valid(host, ACCT_DNS_RELATIVE)) {
+        && acct_dns_name_valid(host, ACCT_DNS_UNDERSCORE
+                                     | ACCT_DNS_RELATIVE)) {
         host = apr_pstrcat(pool, host, ".", domain, NULL);
     }
-    if (!fqdn_valid(host, 0)) {
+    if (!fqdn_valid(host, ACCT_DNS_UNDERSCORE)) {
         acct_problem_add(pb, "target",
                          "target must be a host name: a bare name within "
                          "the domain, such as sip, or a fully qualified "
@@ -816,7 +840,8 @@ int acct_record_is_null_mx(const acct_record *r)
  * The request body
  * ------------------------------------------------------------------------ */
 
-/* An integer field of 0..max; sets `bit` in *set when present and valid. */
+/* An integer field of 0..max (any whole number when max is APR_INT64_MAX);
+ * sets `bit` in *set when present and valid. */
 static void read_number(acct_req *req, acct_problems *pb, const char *field,
                         apr_int64_t max, unsigned bit, apr_int64_t *out,
                         unsigned *set, unsigned *bad)
@@ -826,11 +851,15 @@ static void read_number(acct_req *req, acct_problems *pb, const char *field,
     if (!v) {
         return;
     }
-    if (!json_is_integer(v) || json_integer_value(v) < 0
-        || json_integer_value(v) > max) {
+    /* Seconds (max APR_INT64_MAX) may be any whole number: the public API
+     * rounds every other value up to a valid one, and below 0 that is 0,
+     * the domain's default. */
+    if (!json_is_integer(v)
+        || (max != APR_INT64_MAX && (json_integer_value(v) < 0
+                                     || json_integer_value(v) > max))) {
         acct_problem_add(pb, field, max == APR_INT64_MAX
                 ? apr_psprintf(req->pool, "%s must be a whole number of "
-                               "seconds, 0 or more", field)
+                               "seconds", field)
                 : apr_psprintf(req->pool, "%s must be an integer from 0 to %"
                                APR_INT64_T_FMT, field, max));
         *bad |= bit;

@@ -24,6 +24,8 @@
 /* Bytes of a TXT value whose 255-byte strings still fit one DNS record. */
 #define ACCT_RECORD_TXT_BYTES_MAX 65254
 #define ACCT_RECORD_LIMIT 12000        /* records per domain */
+/* The protocol of an SRV record that names none. */
+#define ACCT_RECORD_SRV_PROTOCOL "tcp"
 
 /* The record types of the contract, listed once (acct_record_types). */
 #define ACCT_RECORD_TYPE_A     "A"

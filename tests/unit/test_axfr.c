@@ -236,8 +236,13 @@ static void test_record_mapping(void **state)
         {"xexample.com. 3600 IN A 192.0.2.1", ACCT_AXFR_UNFIT,
          "its name lies outside the zone"},
         {"bad_name.example.com. 3600 IN A 192.0.2.1", ACCT_AXFR_MAPPED,
-         "invalid: name must be a host name: labels of letters, digits and "
-         "hyphens; the left-most label may be *"},
+         "A [bad_name] [192.0.2.1] 0 0 0 (null) (null) 3600 (null)"},
+        {"bad\\032name.example.com. 3600 IN A 192.0.2.1", ACCT_AXFR_MAPPED,
+         "invalid: name must be a host name: labels of letters, digits, "
+         "hyphens and underscores; the left-most label may be *"},
+        {"_a_b._tcp.example.com. 3600 IN SRV 1 2 3 rc_test.example.com.",
+         ACCT_AXFR_MAPPED,
+         "SRV [_a_b._tcp] [rc_test.example.com] 1 2 3 a_b tcp 3600 (null)"},
         {"example.com. 3600 IN HINFO \"PC\" \"Linux\"", ACCT_AXFR_UNSUPPORTED,
          NULL},
         {"example.com. 3600 IN LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m "
@@ -849,8 +854,9 @@ static void test_import_body(void **state)
          "remote_nameserver must be a string"},
         {"{\"domain\":\"nodot\",\"remote_nameserver\":\"\"}",
          "domain: Must be a domain name of two labels or more: letters, "
-         "digits and hyphens (not first or last), at most 63 characters per "
-         "label | remote_nameserver: Length must be 1-260 characters"},
+         "digits, underscores and hyphens (not first or last), at most 63 "
+         "characters per label | remote_nameserver: Length must be 1-260 "
+         "characters"},
         {"{\"domain\":\"example.com\",\"remote_nameserver\":\"192.0.2.1:0\"}",
          "remote_nameserver: " R_PORT},
         {"{\"domain\":\"example.com\",\"remote_nameserver\":\"[::1\"}",

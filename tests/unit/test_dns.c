@@ -218,6 +218,72 @@ static void test_round_record_ttl(void **state)
     }
 }
 
+/*
+ * SOA mailboxes: the WHATWG e-mail form the public API's console validates
+ * soa_email with, within what an SOA RNAME can carry.
+ */
+static void test_mailbox_valid(void **state)
+{
+    static const struct {
+        const char *email;
+        int valid;
+    } cases[] = {
+        {"hostmaster@example.com", 1},
+        {"a@b", 1},                       /* a host of one label */
+        {".a@example.com", 1},            /* dots anywhere: escaped in RNAME */
+        {"a.@example.com", 1},
+        {"a..b@example.com", 1},
+        {"!#$%&'*+/=?^_`{|}~-@example.com", 1},
+        {"A.B@Example.COM", 1},
+        {"a@x-1.example", 1},
+        {"", 0},
+        {"@example.com", 0},
+        {"a@", 0},
+        {"a", 0},
+        {"a@@example.com", 0},
+        {"a@b@example.com", 0},
+        {"a b@example.com", 0},
+        {"a\"b@example.com", 0},
+        {"a(b@example.com", 0},
+        {"a,b@example.com", 0},
+        {"a:b@example.com", 0},
+        {"a;b@example.com", 0},
+        {"a<b@example.com", 0},
+        {"a[b@example.com", 0},
+        {"a\\b@example.com", 0},
+        {"\xc3\xa4@example.com", 0},
+        {"a@b_c.example", 0},
+        {"a@-b.example", 0},
+        {"a@b-.example", 0},
+        {"a@b..example", 0},
+        {"a@.example", 0},
+        {"a@example.", 0},
+        {"a@exa mple.com", 0},
+    };
+    size_t i;
+    char *s;
+
+    for (i = 0; i < COUNT(cases); i++) {
+        UNIT_CHECKF(acct_dns_mailbox_valid(cases[i].email) == cases[i].valid,
+                    "%s", cases[i].email);
+    }
+    /* The local part is one RNAME label: 63 octets at most. */
+    UNIT_CHECK("local 63", acct_dns_mailbox_valid(
+        apr_pstrcat(pool, repeat('a', 63), "@example.com", NULL)));
+    UNIT_CHECK("local 64", !acct_dns_mailbox_valid(
+        apr_pstrcat(pool, repeat('a', 64), "@example.com", NULL)));
+    /* The host's labels: 63 at most. */
+    UNIT_CHECK("host label 63", acct_dns_mailbox_valid(
+        apr_pstrcat(pool, "a@", repeat('b', 63), ".com", NULL)));
+    UNIT_CHECK("host label 64", !acct_dns_mailbox_valid(
+        apr_pstrcat(pool, "a@", repeat('b', 64), ".com", NULL)));
+    /* The RNAME a name of 253 characters at most. */
+    s = apr_pstrcat(pool, "a@", name_of_length(251), NULL);
+    UNIT_CHECKF(acct_dns_mailbox_valid(s), "%d", (int)strlen(s));
+    s = apr_pstrcat(pool, "a@", name_of_length(252), NULL);
+    UNIT_CHECKF(!acct_dns_mailbox_valid(s), "%d", (int)strlen(s));
+}
+
 /* Every rounded value, at every second of the range, is in its set. */
 static int in_set(const apr_int64_t *valid, size_t n, apr_int64_t v)
 {
@@ -369,6 +435,7 @@ int main(void)
         UNIT_TEST(test_round_domain_seconds),
         UNIT_TEST(test_round_record_ttl),
         UNIT_TEST(test_round_exhaustive),
+        UNIT_TEST(test_mailbox_valid),
         UNIT_DB_TEST(test_touch),
     };
 

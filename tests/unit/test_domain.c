@@ -135,8 +135,13 @@ static void test_names(void **state)
         {"-a.example.com", NULL},
         {"a-.example.com", NULL},
         {"a.example-.com", NULL},
-        {"a_b.example.com", NULL},               /* no underscores */
-        {"*.example.com", NULL},                 /* no wildcard */
+        /* underscores, as the public API's domain pattern has them */
+        {"a_b.example.com", "a_b.example.com"},
+        {"_dmarc.example.com", "_dmarc.example.com"},
+        {"_.example.com", "_.example.com"},
+        /* no wildcard: BIND refuses a zone's NS records at a wildcard name */
+        {"*.example.com", NULL},
+        {"a_-.example.com", NULL},               /* hyphen last */
         {"ex ample.com", NULL},
         {"ex\xc3\xa4mple.com", NULL},            /* not ASCII */
         {"example.com/x", NULL},
@@ -229,6 +234,8 @@ static const struct {
     {ON_CREATE, "{\"domain\":\"com\",\"type\":\"master\","
                 "\"soa_email\":\"a@b.example\"}", "domain"},
     {ON_CREATE, "{\"domain\":\"a_b.example\",\"type\":\"master\","
+                "\"soa_email\":\"a@b.example\"}", ""},
+    {ON_CREATE, "{\"domain\":\"a b.example\",\"type\":\"master\","
                 "\"soa_email\":\"a@b.example\"}", "domain"},
     {ON_CREATE, "{\"domain\":5,\"type\":\"master\","
                 "\"soa_email\":\"a@b.example\"}", "domain"},
@@ -245,7 +252,17 @@ static const struct {
     {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\"\"}", "soa_email"},
     {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\"not-an-address\"}",
      "soa_email"},
-    {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\"a@b\"}", "soa_email"},
+    /* the e-mail form the public API's console accepts: one-label hosts,
+     * dots anywhere in the local part; but no label longer than 63 */
+    {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\"a@b\"}", ""},
+    {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\".a..b.@b.example\"}",
+     ""},
+    {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\"a@b_c.example\"}",
+     "soa_email"},
+    {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\"a b@b.example\"}",
+     "soa_email"},
+    {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":\"a@-b.example\"}",
+     "soa_email"},
     {ON_CREATE, "{" MASTER_NO_EMAIL ",\"soa_email\":7}", "soa_email"},
     {ON_CREATE, "{" SLAVE_NO_IPS "}", "master_ips"},
     {ON_CREATE, "{\"domain\":\"example.com\",\"type\":\"slave\","
@@ -271,7 +288,8 @@ static const struct {
     {ON_CREATE, "{" MASTER ",\"description\":5}", "description"},
     {ON_CREATE, "{" MASTER ",\"group\":[]}", "group"},
     /* seconds */
-    {ON_CREATE, "{" MASTER ",\"expire_sec\":-1}", "expire_sec"},
+    {ON_CREATE, "{" MASTER ",\"expire_sec\":-1}", ""},   /* rounds up to 0 */
+    {ON_CREATE, "{" MASTER ",\"expire_sec\":-1.0}", "expire_sec"},
     {ON_CREATE, "{" MASTER ",\"refresh_sec\":\"300\"}", "refresh_sec"},
     {ON_CREATE, "{" MASTER ",\"retry_sec\":1.5}", "retry_sec"},
     {ON_CREATE, "{" MASTER ",\"ttl_sec\":true}", "ttl_sec"},
@@ -287,7 +305,7 @@ static const struct {
     {ON_MASTER, "{\"serial\":5,\"record_count\":0}", "record_count,serial"},
     /* every invalid field at once */
     {ON_CREATE, "{\"domain\":\"bad\",\"type\":\"x\",\"status\":\"y\","
-                "\"expire_sec\":-1,\"tags\":[\"x\"],\"axfr_ips\":[\"z\"],"
+                "\"expire_sec\":0.5,\"tags\":[\"x\"],\"axfr_ips\":[\"z\"],"
                 "\"soa_email\":\"q\",\"extra\":0}",
      "axfr_ips[0],domain,expire_sec,extra,soa_email,status,tags[0],type"},
     {ON_MASTER, "{\"type\":\"slave\",\"master_ips\":[\"bad\"],"
@@ -375,7 +393,7 @@ static void test_body_problems(void **state)
 {
     acct_req *req = body_req(pool,
         "{\"domain\":\"-bad-\",\"type\":\"primary\",\"soa_email\":\"x\","
-        "\"master_ips\":[\"192.0.2.1\",\"nope\"],\"ttl_sec\":-5}");
+        "\"master_ips\":[\"192.0.2.1\",\"nope\"],\"ttl_sec\":-5.5}");
     acct_problems *pb = acct_problems_make(pool);
     acct_domain d;
 
@@ -389,7 +407,8 @@ static void test_body_problems(void **state)
                         "type must be one of: master, slave");
     assert_string_equal(acct_problem_field(pb, 2), "soa_email");
     assert_string_equal(acct_problem_reason(pb, 2),
-                        "soa_email must be a valid e-mail address");
+                        "soa_email must be a valid e-mail address whose "
+                        "local part is at most 63 characters");
     assert_string_equal(acct_problem_field(pb, 3), "master_ips[1]");
     assert_string_equal(acct_problem_field(pb, 4), "ttl_sec");
 
@@ -403,7 +422,7 @@ static void test_body_problems(void **state)
     assert_int_equal(acct_problems_count(pb), 1);
     assert_string_equal(acct_problem_field(pb, 0), "soa_email");
     assert_string_equal(acct_problem_reason(pb, 0),
-                        "soa_email is required for a master domain");
+                        "soa_email required when type=master");
 }
 
 /* What passing fields become: rounded, canonical, cleared, de-duplicated. */
@@ -478,6 +497,20 @@ static void test_body_limits(void **state)
         read_body(req, &resp, &d);
         UNIT_CHECKF(acct_resp_failed(&resp) == !strings[i].ok, "%s of %d",
                     strings[i].field, strings[i].len);
+    }
+    /* soa_email: 253 characters, a name an SOA RNAME can hold, pass */
+    for (i = 253; i <= 254; i++) {
+        acct_req *req = body_req(pool, "{}");
+        acct_resp resp;
+        acct_domain d;
+
+        json_object_set_new(req->body, "soa_email", json_string(apr_pstrcat(
+            pool, "a@", long_name(pool, (int)i - 2), NULL)));
+        acct_resp_init(&resp, pool);
+        acct_domain_init(&d);
+        read_body(req, &resp, &d);
+        assert_string_equal(error_fields(pool, &resp),
+                            i == 253 ? "" : "soa_email");
     }
     for (i = 2; i <= 50; i += 48) { /* labels of i and i + 1: 3, 50 pass */
         acct_req *req = body_req(pool, "{}");
@@ -755,7 +788,8 @@ static void test_update(void **state)
     /* rules on the result; nothing stored when refused */
     doc = call(db, &who, api_domain_update, id, "{\"master_ips\":[]}", &status);
     assert_error(doc, status, 400,
-                 "A slave domain needs at least one master_ips address",
+                 "You need at least one master DNS server IP address for "
+                 "this zone.",
                  "master_ips");
     doc = call(db, &who, api_domain_update, id, "{\"id\":3,\"type\":\"master\","
                "\"soa_email\":null}", &status);

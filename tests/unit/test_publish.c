@@ -159,7 +159,7 @@ static void test_zone_names(void **state)
         {"a..b", NULL},
         {"../etc/passwd", NULL},
         {"a/b.example", NULL},
-        {"under_score.example", NULL},
+        {"Under_Score.example", "under_score.example"},
         {"space .example", NULL},
         {"quote\".example", NULL},
     };
@@ -219,9 +219,9 @@ static void test_include_text(void **state)
     assert_string_equal(
         body,
         "zone \"a.example\" { type master; file \"/srv/zo\\\"nes/a.example.zone\";"
-        " allow-transfer { \"acctapi-transfer\"; }; };\n"
+        " check-names ignore; allow-transfer { \"acctapi-transfer\"; }; };\n"
         "zone \"b.example\" { type master; file \"/srv/zo\\\"nes/b.example.zone\";"
-        " allow-transfer { \"acctapi-transfer\"; 192.0.2.1; 2001:db8::1; }; };\n"
+        " check-names ignore; allow-transfer { \"acctapi-transfer\"; 192.0.2.1; 2001:db8::1; }; };\n"
         "zone \"s.example\" { type slave; masters { 192.0.2.53; 2001:db8::53; };"
         " allow-transfer { \"acctapi-transfer\"; 198.51.100.2; }; };\n");
     /* Nothing to declare: the comment only. */
@@ -231,7 +231,8 @@ static void test_include_text(void **state)
     assert_null(strstr(text, "zone \""));
 }
 
-/* named-checkconf accepts what zones.conf declares, masters loaded. */
+/* named-checkconf accepts what zones.conf declares, masters loaded (names
+ * with underscores included). */
 static void test_include_checkconf(void **state)
 {
     const char *dir = scratch_dir(pool), *conf, *cmd;
@@ -250,8 +251,12 @@ static void test_include_checkconf(void **state)
     text = acct_publish_include_text(pool, dir, zones);
     assert_int_equal(acct_publish_write(pool, dir, ACCT_PUBLISH_INCLUDE, text,
                                         strlen(text)), 1);
+    /* Names with underscores, which the API accepts and BIND's default
+     * check-names would refuse the zone for. */
     text = "$TTL 300\nm.example. IN SOA ns1.example.com. h.m.example. 1 2 3 4 5\n"
-           "m.example. IN NS ns1.example.com.\n";
+           "m.example. IN NS ns1.example.com.\n"
+           "_a.m.example. IN A 192.0.2.1\n"
+           "_service_test._tcp.m.example. IN SRV 10 5 80 rc_test.m.example.\n";
     assert_int_equal(acct_publish_write(pool, dir, "m.example.zone", text,
                                         strlen(text)), 1);
     conf = apr_pstrcat(pool, dir, "/named.conf", NULL);

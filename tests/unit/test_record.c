@@ -276,7 +276,7 @@ static void test_read_problems(void **state)
 {
     static const char *const want[][2] = {
         {"color", "color is not a field that can be set here"},
-        {"ttl_sec", "ttl_sec must be a whole number of seconds, 0 or more"},
+        {"ttl_sec", "ttl_sec must be a whole number of seconds"},
         {"weight", "weight is only valid for SRV records"},
         {"name", "@ is not a valid name: use an empty string for the "
                  "domain itself"},
@@ -291,9 +291,9 @@ static void test_read_problems(void **state)
 
     memset(&req, 0, sizeof(req));
     req.pool = pool;
-    req.body = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s}", "type", "A",
+    req.body = json_pack("{s:s, s:s, s:s, s:i, s:f, s:s}", "type", "A",
                          "name", "@", "target", "192.0.2.300", "weight", 5,
-                         "ttl_sec", -1, "color", "blue");
+                         "ttl_sec", 1.5, "color", "blue");
     assert_int_equal(acct_record_read(&req, pb, NULL, &zone, &rec), -1);
     assert_int_equal(acct_problems_count(pb), sizeof(want) / sizeof(want[0]));
     for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -302,7 +302,8 @@ static void test_read_problems(void **state)
     }
     json_decref(req.body);
 
-    /* A valid record adds none; an SRV's missing parts are named each. */
+    /* A valid record adds none; an SRV's missing parts are named each (its
+     * protocol defaults to tcp). */
     pb = acct_problems_make(pool);
     req.body = json_pack("{s:s, s:s}", "type", "A", "target", "192.0.2.3");
     assert_int_equal(acct_record_read(&req, pb, NULL, &zone, &rec), 0);
@@ -310,12 +311,11 @@ static void test_read_problems(void **state)
     json_decref(req.body);
     req.body = json_pack("{s:s, s:s}", "type", "SRV", "target", "sip");
     assert_int_equal(acct_record_read(&req, pb, NULL, &zone, &rec), -1);
-    assert_int_equal(acct_problems_count(pb), 5);
+    assert_int_equal(acct_problems_count(pb), 4);
     assert_string_equal(acct_problem_field(pb, 0), "service");
-    assert_string_equal(acct_problem_field(pb, 1), "protocol");
-    assert_string_equal(acct_problem_field(pb, 2), "priority");
-    assert_string_equal(acct_problem_field(pb, 3), "weight");
-    assert_string_equal(acct_problem_field(pb, 4), "port");
+    assert_string_equal(acct_problem_field(pb, 1), "priority");
+    assert_string_equal(acct_problem_field(pb, 2), "weight");
+    assert_string_equal(acct_problem_field(pb, 3), "port");
     json_decref(req.body);
 }
 
@@ -577,7 +577,7 @@ static void test_validation_answers(void **state)
     /* every problem at once, each naming its field */
     doc = call(f, &f->who, api_record_create, f->domain, NULL,
                "{'type':'A','name':'@','target':'::1','port':80,"
-               "'tag':'issue','ttl_sec':-1,'color':'red'}", &status);
+               "'tag':'issue','ttl_sec':1.5,'color':'red'}", &status);
     assert_int_equal(status, 400);
     assert_int_equal(json_array_size(json_object_get(doc, "errors")), 6);
     assert_string_equal(refusal(f, api_record_create, f->domain, NULL,

@@ -15,36 +15,16 @@ import threading
 import pytest
 
 from checks import assert_error
-from harness import REPO, Account, make_tmpdir, run
+from harness import Account, make_tmpdir, run
+from npm_client import CLIENT_DIR, ensure_installed
 
-CLIENT_DIR = REPO / "tests" / "client"
-NPM_TIMEOUT = 600
 SMOKE_TIMEOUT = 600
 CLOCK_STEP = "40m"   # past the longest provisioning time (30m) and any operation
 
 
-def installed_stale():
-    """node_modules is missing, or older than the lock file npm installs from
-    (npm ci writes node_modules/.package-lock.json)."""
-    marker = CLIENT_DIR / "node_modules" / ".package-lock.json"
-    lock = CLIENT_DIR / "package-lock.json"
-    return not marker.exists() or lock.stat().st_mtime > marker.stat().st_mtime
-
-
 @pytest.fixture(scope="session")
 def client_installed():
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed (scripts/deps installs it)")
-    if installed_stale():
-        npm = shutil.which("npm")
-        assert npm, "node is installed but npm is not (scripts/deps installs both)"
-        p = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=CLIENT_DIR,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=NPM_TIMEOUT)
-        if p.returncode != 0:
-            pytest.fail(f"npm ci in {CLIENT_DIR} failed (exit {p.returncode}):\n{p.stdout}",
-                        pytrace=False)
-    return CLIENT_DIR
+    return ensure_installed()
 
 
 def run_smoke(base_url, token, on_wait):

@@ -221,9 +221,9 @@ REFUSALS = [
      [("name", "Length must be 0-100 characters")]),
     ({"type": "A", "name": "www.elsewhere.example.", "target": "192.0.2.1"},
      [("name", None)]),
-    ({"type": "A", "name": "_x", "target": "192.0.2.1"},
-     [("name", "name must be a host name: labels of letters, digits and hyphens; "
-               "the left-most label may be *")]),
+    ({"type": "A", "name": "-x", "target": "192.0.2.1"},
+     [("name", "name must be a host name: labels of letters, digits, hyphens and "
+               "underscores; the left-most label may be *")]),
     ({"type": "A", "target": "2001:db8::1"},
      [("target", "target must be an IPv4 address, such as 192.0.2.10, or [remote_addr]")]),
     ({"type": "A", "target": "192.0.2.1."},
@@ -236,13 +236,13 @@ REFUSALS = [
      [("port", "port is only valid for SRV records")]),
     ({"type": "A", "target": "192.0.2.1", "priority": 300},
      [("priority", "priority must be an integer from 0 to 255")]),
-    ({"type": "A", "target": "192.0.2.1", "ttl_sec": -5},
-     [("ttl_sec", "ttl_sec must be a whole number of seconds, 0 or more")]),
+    ({"type": "A", "target": "192.0.2.1", "ttl_sec": 300.5},
+     [("ttl_sec", "ttl_sec must be a whole number of seconds")]),
     ({"type": "TXT", "target": "x", "tag": "issue"},
      [("tag", "tag is only valid for CAA records")]),
     ({"type": "NS", "name": "*", "target": "ns1.example.net"},
-     [("name", "name must be a host name: labels of letters, digits and hyphens "
-               "(wildcard names are not supported for NS records)")]),
+     [("name", "name must be a host name: labels of letters, digits, hyphens and "
+               "underscores (wildcard names are not supported for NS records)")]),
     ({"type": "NS", "name": "sub", "target": "ns1"},
      [("target", "target must be a name server's fully qualified host name, such as "
                  "ns1.example.net")]),
@@ -271,7 +271,6 @@ REFUSALS = [
                  "allowed")]),
     ({"type": "SRV"},
      [("service", "service is required for SRV records"),
-      ("protocol", "protocol is required for SRV records"),
       ("priority", "priority is required for SRV records"),
       ("weight", "weight is required for SRV records"),
       ("port", "port is required for SRV records"),
@@ -279,8 +278,9 @@ REFUSALS = [
     ({"type": "SRV", "service": "s.ip", "protocol": "tcp", "priority": 1, "weight": 1,
       "port": 70000, "target": "sip"},
      [("port", "port must be an integer from 0 to 65535"),
-      ("service", "service must be one label of letters, digits and hyphens, with or "
-                  "without a leading underscore (such as sip or _sip)")]),
+      ("service", "service must be one label of letters, digits, hyphens and "
+                  "underscores, with or without a leading underscore (such as sip "
+                  "or _sip)")]),
     ({"type": "PTR", "name": "10", "target": "host"},
      [("target", "target must be a fully qualified host name, such as "
                  "host.example.net")]),
@@ -300,8 +300,8 @@ REFUSALS = [
                  "URL, or a mailto: e-mail address")]),
     # every problem at once
     ({"type": "A", "name": "@", "target": "::1", "port": 80, "tag": "issue",
-      "ttl_sec": -1},
-     [("ttl_sec", "ttl_sec must be a whole number of seconds, 0 or more"),
+      "ttl_sec": 0.5},
+     [("ttl_sec", "ttl_sec must be a whole number of seconds"),
       ("port", "port is only valid for SRV records"),
       ("tag", "tag is only valid for CAA records"),
       ("name", "@ is not a valid name: use an empty string for the domain itself"),

@@ -197,6 +197,31 @@ def test_every_record_type_is_served(pub):
     pub.assert_file_is_zone(did, d)
 
 
+def test_names_with_underscores_are_served(pub):
+    """What the public API accepts, named serves: linode_api4's fixture SRV
+    (service_test, no protocol, bare target rc_test) and other underscored
+    names, in a zone whose own name has one.  BIND's default check-names
+    would refuse the whole zone; zones.conf turns it off per zone."""
+    dom = pub.create(domain="_x." + pub.name())
+    d, did = dom["domain"], dom["id"]
+    pub.wait_served(d)
+    assert "check-names ignore;" in pub.entry(d)
+    pub.record(did, type="SRV", target="rc_test", priority=10, weight=5, port=80,
+               service="service_test")
+    pub.record(did, type="A", name="_a", target="192.0.2.11")
+    pub.record(did, type="A", name="rc_test", target="192.0.2.12")
+    pub.record(did, type="NS", name="_sub", target="ns_1.example.net")
+    pub.record(did, type="CAA", name="caa_test", tag="issue", target="example.com")
+
+    ns = pub.ns
+    ns.wait_for_answer(f"_service_test._tcp.{d}", "SRV", [f"10 5 80 rc_test.{d}."])
+    ns.wait_for_answer(f"_a.{d}", "A", ["192.0.2.11"])
+    ns.wait_for_answer(f"rc_test.{d}", "A", ["192.0.2.12"])
+    ns.wait_for_answer(f"caa_test.{d}", "CAA", ['0 issue "example.com"'])
+    assert f"_sub.{d}. IN NS ns_1.example.net." in pub.zone_lines(did)
+    pub.assert_file_is_zone(did, d)
+
+
 def test_record_change_and_delete(pub):
     dom = pub.create()
     d, did = dom["domain"], dom["id"]
