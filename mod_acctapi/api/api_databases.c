@@ -545,8 +545,9 @@ static int read_new(acct_req *req, acct_resp *resp, acct_problems *pb,
     row->engine = e;
     row->now = req->now;
     row->root_username = req->settings ? req->settings->db_admin_user : NULL;
-    acct_fields_only(req, pb, e->commit_types ? pg_create_fields
-                                             : mysql_create_fields);
+    acct_fields_settable(req, pb, e->commit_types ? pg_create_fields
+                                                 : mysql_create_fields,
+                         NULL);
     frc = read_label(req, pb, &row->label);
     acct_field_require(req, pb, "label", frc);
     row->region = read_catalog_id(req, pb, "region");
@@ -676,7 +677,10 @@ void api_database_create(acct_req *req, acct_resp *resp)
 
 /*
  * The body's updates merged onto the stored window, checked as a whole;
- * its JSON text, or NULL when absent or invalid.
+ * its JSON text, or NULL when absent or invalid.  Its other keys (the
+ * public API's "pending") are judged as a body's are, and so are its nulls
+ * (a field left as it is); week_of_month has no meaning in a weekly window,
+ * so it is null there unless the body gives one.
  */
 static const char *read_updates(acct_req *req, acct_problems *pb,
                                 const acct_rows *db)
@@ -688,9 +692,9 @@ static const char *read_updates(acct_req *req, acct_problems *pb,
         {"duration", 1, 3}, {"hour_of_day", 0, 23}, {"day_of_week", 1, 7},
     };
     json_t *body = json_object_get(req->body, "updates"), *merged, *v;
-    const char *key, *frequency;
+    const char *frequency;
     size_t i;
-    int bad = 0;
+    int bad, before;
 
     if (!body) {
         return NULL;
@@ -704,20 +708,13 @@ static const char *read_updates(acct_req *req, acct_problems *pb,
                            json_column(db, 0, "updates",
                                        json_loads(ACCT_DB_UPDATES_DEFAULT, 0,
                                                   NULL)));
-    json_object_foreach(body, key, v) {
-        const char *const *f;
-
-        for (f = updates_fields; *f && strcmp(*f, key) != 0; f++) {
-        }
-        if (!*f) {
-            acct_problem_add(pb, apr_pstrcat(req->pool, "updates.", key,
-                                             NULL),
-                             apr_psprintf(req->pool, "%s is not a field that "
-                                          "can be set here", key));
-            bad = 1;
-        }
-        else {
-            json_object_set(merged, *f, v);
+    before = acct_problems_count(pb);
+    acct_object_settable(req->pool, pb, body, "updates.", updates_fields,
+                         merged);
+    bad = acct_problems_count(pb) > before;
+    for (i = 0; updates_fields[i]; i++) {
+        if ((v = json_object_get(body, updates_fields[i]))) {
+            json_object_set(merged, updates_fields[i], v);
         }
     }
     v = json_object_get(merged, "frequency");
@@ -739,11 +736,13 @@ static const char *read_updates(acct_req *req, acct_problems *pb,
                          ints[i].hi) != 0;
     }
     v = json_object_get(merged, "week_of_month");
-    if (frequency && strcmp(frequency, ACCT_DB_WEEKLY) == 0
-        && !json_is_null(v)) {
-        acct_problem_add(pb, "updates.week_of_month",
-                         "Must be null for a weekly window");
-        bad = 1;
+    if (frequency && strcmp(frequency, ACCT_DB_WEEKLY) == 0) {
+        if (json_object_get(body, "week_of_month")) {
+            acct_problem_add(pb, "updates.week_of_month",
+                             "Must be null for a weekly window");
+            bad = 1;
+        }
+        json_object_set_new(merged, "week_of_month", json_null());
     }
     else if (frequency && strcmp(frequency, ACCT_DB_MONTHLY) == 0) {
         bad |= check_int(req, pb, "updates.week_of_month", v, 1, 4) != 0;
@@ -761,12 +760,16 @@ static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
                        apr_int64_t *gb)
 {
     apr_int64_t to, from = -1, total = 0;
+    const char *current = acct_rows_get(db, 0, "type");
     acct_store *st;
     acct_field_rc frc = acct_field_string(req, pb, "type", 1, CATALOG_ID_MAX,
                                           0, type);
 
     *gb = -1;
-    if (frc != ACCT_FIELD_SET) {
+    if (frc != ACCT_FIELD_SET
+        || (current && strcmp(*type, current) == 0)) {
+        /* The type it has already: a body sent back as read. */
+        *type = NULL;
         return 0;
     }
     if (type_disk(req, resp, pb, *type, &to) != 0) {
@@ -777,8 +780,7 @@ static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
     }
     if (!(st = body_store(req, resp))
         || check_store(req, resp, acct_db_type_disk(st, req->pool,
-                                                    acct_rows_get(db, 0, "type"),
-                                                    &from)) != 0) {
+                                                    current, &from)) != 0) {
         return -1;
     }
     /* A type gone from the catalogue: judge by the disk the cluster has. */
@@ -845,7 +847,11 @@ void api_database_update(acct_req *req, acct_resp *resp)
         return;
     }
     id = acct_db_id(db);
-    acct_fields_only(req, pb, update_fields);
+    acct_fields_settable(req, pb, update_fields,
+                         acct_fields_beyond(req, update_fields)
+                         ? acct_json_own(req->pool,
+                                         render_engine_db(req, db, 0))
+                         : NULL);
     read_label(req, pb, &c.label);
     c.allow_list = read_allow_list(req, pb);
     if (row_changes(req, resp, pb, db, &c) != 0

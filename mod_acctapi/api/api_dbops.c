@@ -206,7 +206,7 @@ static int snapshot_allowed(acct_req *req, acct_resp *resp, const acct_rows *db)
 
 void api_db_snapshot_create(acct_req *req, acct_resp *resp)
 {
-    static const char *const fields[] = {"label", "target", NULL};
+    static const char *const settable[] = {"label", "target", NULL};
     const char *label = NULL, *target = ACCT_DBBACKUP_PRIMARY;
     apr_int64_t op = req->settings->db_operation;
     acct_problems *pb;
@@ -221,7 +221,7 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
         return;
     }
     pb = acct_problems_make(req->pool);
-    acct_fields_only(req, pb, fields);
+    acct_fields_settable(req, pb, settable, NULL);
     frc = acct_field_string(req, pb, "label", 1, SNAPSHOT_LABEL_MAX, 0,
                             &label);
     acct_field_require(req, pb, "label", frc);

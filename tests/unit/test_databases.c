@@ -385,15 +385,17 @@ static void test_create_rules(void **state)
                     BASE_PG "}", ""},
         {&pg_route, "{\"label\":\"rt8\",\"replication_commit_type\":\"sync\","
                     BASE_PG "}", "replication_commit_type"},
+        /* not a MySQL field: ignored (DECISIONS.md, "Today's clients") */
         {&mysql_route, "{\"label\":\"rt9\",\"replication_commit_type\":\"on\","
-                       BASE_MY "}", "replication_commit_type"},
+                       BASE_MY "}", ""},
         /* booleans */
         {&mysql_route, "{\"label\":\"bo1\",\"encrypted\":1," BASE_MY "}",
          "encrypted"},
         {&mysql_route, "{\"label\":\"bo2\",\"ssl_connection\":\"true\","
                        BASE_MY "}", "ssl_connection"},
+        /* null is the default */
         {&mysql_route, "{\"label\":\"bo3\",\"ssl_connection\":null," BASE_MY "}",
-         "ssl_connection"},
+         ""},
         /* allow_list */
         {&mysql_route, "{\"label\":\"al1\",\"allow_list\":\"10.0.0.1\","
                        BASE_MY "}", "allow_list"},
@@ -406,13 +408,14 @@ static void test_create_rules(void **state)
         {&mysql_route, "{\"label\":\"al3\",\"allow_list\":[\"2001:db8::/32\","
                        "\"2001:DB8:0::/32\"]," BASE_MY "}", "allow_list[1]"},
         {&mysql_route, "{\"label\":\"al4\",\"allow_list\":[]," BASE_MY "}", ""},
-        /* unknown and read-only fields; everything wrong at once */
+        /* unknown and read-only fields: ignored on create (DECISIONS.md,
+         * "Today's clients"); everything wrong at once */
         {&mysql_route, "{\"label\":\"unk1\",\"status\":\"active\","
-                       "\"updates\":{}," BASE_MY "}", "status,updates"},
+                       "\"updates\":{}," BASE_MY "}", ""},
         {&pg_route, "{\"label\":\"x\",\"region\":\"mars\",\"type\":\"t\","
                     "\"engine\":\"e\",\"cluster_size\":5,\"encrypted\":0,"
                     "\"allow_list\":[\"x\"],\"port\":1}",
-         "allow_list[0],cluster_size,encrypted,engine,label,port,region,type"},
+         "allow_list[0],cluster_size,encrypted,engine,label,region,type"},
     };
     ctx c;
     size_t i;
@@ -652,20 +655,25 @@ static void test_update_rules(void **state)
         {"{\"label\":\"no\"}", "label"},
         {"{\"label\":\"taken-one\"}", "label"},
         {"{\"type\":\"g6-nanode-1\"}", "type"},
-        {"{\"type\":\"g6-standard-2\"}", "type"},
+        {"{\"type\":\"g6-standard-2\"}", ""},   /* the type it has */
         {"{\"type\":\"g6-dedicated-2\"}", "type"},
         {"{\"type\":\"nope\"}", "type"},
         {"{\"type\":\"g6-standard-6\"}", ""},
         {"{\"allow_list\":[\"1.2.3.4\",\"1.2.3.4/32\"]}", "allow_list[1]"},
-        {"{\"allow_list\":null}", "allow_list"},
-        {"{\"status\":\"active\",\"engine\":\"postgresql/13.2\","
-         "\"region\":\"us-west\",\"cluster_size\":3,\"id\":1}",
+        {"{\"allow_list\":null}", ""},        /* null: unchanged */
+        /* what the route cannot change: refused when it differs from the
+         * stored value, ignored when equal (DECISIONS.md, "Today's
+         * clients") */
+        {"{\"status\":\"provisioning\",\"engine\":\"postgresql/13.2\","
+         "\"region\":\"us-west\",\"cluster_size\":3,\"id\":0}",
          "cluster_size,engine,id,region,status"},
+        {"{\"status\":\"active\",\"engine\":\"postgresql\","
+         "\"cluster_size\":1,\"private_network\":null,\"fork\":{}}", ""},
         {"{\"updates\":[]}", "updates"},
         {"{\"updates\":{\"frequency\":\"daily\",\"duration\":0,"
          "\"hour_of_day\":24,\"day_of_week\":0,\"pending\":[]}}",
          "updates.day_of_week,updates.duration,updates.frequency,"
-         "updates.hour_of_day,updates.pending"},
+         "updates.hour_of_day"},
         {"{\"updates\":{\"frequency\":\"monthly\"}}", "updates.week_of_month"},
         {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":5}}",
          "updates.week_of_month"},
@@ -674,7 +682,10 @@ static void test_update_rules(void **state)
          "updates.duration"},
         {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":4,"
          "\"day_of_week\":7,\"duration\":1}}", ""},
-        {"{\"updates\":{\"frequency\":\"weekly\"}}", "updates.week_of_month"},
+        /* a weekly window has no week_of_month */
+        {"{\"updates\":{\"frequency\":\"weekly\"}}", ""},
+        {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":2}}",
+         ""},
         {"{\"updates\":{\"frequency\":\"weekly\",\"week_of_month\":null}}", ""},
     };
     ctx c;

@@ -181,10 +181,12 @@ CREATE_REFUSALS = [
     (MY, my_body("my-bogus", replication_type="sync"), ["replication_type"]),
     (PG, pg_body("commit-bad", replication_commit_type="always"),
      ["replication_commit_type"]),
-    (MY, my_body("my-commit", replication_commit_type="local"),
-     ["replication_commit_type"]),
+    # not a MySQL field: ignored (DECISIONS.md, "Today's clients")
+    (MY, my_body("my-commit", replication_commit_type="local", encrypted=1),
+     ["encrypted"]),
     (PG, pg_body("enc-int", encrypted=1), ["encrypted"]),
-    (PG, pg_body("ssl-null", ssl_connection=None), ["ssl_connection"]),
+    # null is the default
+    (PG, pg_body("ssl-null", ssl_connection=None, cluster_size=2), ["cluster_size"]),
     (PG, pg_body("allow-str", allow_list="10.0.0.1"), ["allow_list"]),
     (PG, pg_body("allow-bad", allow_list=["10.0.0.1", "10.0.0.1/32", "10.0.0.7/24",
                                           "10.0.0.0/33", "::1/129", "host.example",
@@ -192,11 +194,13 @@ CREATE_REFUSALS = [
      [f"allow_list[{i}]" for i in range(1, 9)]),
     (PG, pg_body("allow-dup6", allow_list=["2001:db8::/32", "2001:DB8:0:0::/32"]),
      ["allow_list[1]"]),
-    (PG, pg_body("read-only", status="active", port=1, hosts={}, updates={}, id=4),
-     ["hosts", "id", "port", "status", "updates"]),
+    # what a create does not set is ignored
+    (PG, pg_body("read-only", status="active", port=1, hosts={}, updates={}, id=4,
+                 cluster_size=2),
+     ["cluster_size"]),
     (PG, {"label": "x", "region": "mars", "type": "t", "engine": "e",
           "cluster_size": 0, "allow_list": ["x"], "extra": 1},
-     ["allow_list[0]", "cluster_size", "engine", "extra", "label", "region", "type"]),
+     ["allow_list[0]", "cluster_size", "engine", "label", "region", "type"]),
 ]
 
 
@@ -312,22 +316,23 @@ UPDATE_REFUSALS = [
     ({"label": "bad/label"}, ["label"]),
     ({"label": "other-one"}, ["label"]),
     ({"type": "g6-nanode-1"}, ["type"]),              # less disk
-    ({"type": "g6-standard-2"}, ["type"]),            # the same type
+    ({"type": "g6-standard-2", "label": "no"}, ["label"]),  # the same type: no change
     ({"type": "g6-dedicated-2"}, ["type"]),           # the same disk
     ({"type": "g6-imaginary"}, ["type"]),
     ({"allow_list": ["10.1.1.1/16"]}, ["allow_list[0]"]),
     ({"allow_list": ["::", "0::0/128"]}, ["allow_list[1]"]),
-    ({"allow_list": None}, ["allow_list"]),
+    ({"allow_list": None, "label": "no"}, ["label"]),   # null: unchanged
     ({"updates": "weekly"}, ["updates"]),
     ({"updates": {"frequency": "daily", "duration": 4, "hour_of_day": -1,
                   "day_of_week": 8, "pending": []}},
      ["updates.day_of_week", "updates.duration", "updates.frequency",
-      "updates.hour_of_day", "updates.pending"]),
+      "updates.hour_of_day"]),
     ({"updates": {"frequency": "monthly"}}, ["updates.week_of_month"]),
     ({"updates": {"frequency": "monthly", "week_of_month": 5}}, ["updates.week_of_month"]),
     ({"updates": {"week_of_month": 2}}, ["updates.week_of_month"]),
     ({"updates": {"duration": 2.0}}, ["updates.duration"]),
-    ({"status": "active", "engine": "postgresql/13.2", "region": "us-west", "port": 1,
+    # what the route cannot change, different from the stored value
+    ({"status": "provisioning", "engine": "postgresql/13.2", "region": "us-west", "port": 1,
       "cluster_size": 3, "encrypted": True, "ssl_connection": False, "hosts": {},
       "replication_type": "asynch", "id": 5, "created": "2020-01-01T00:00:00"},
      ["cluster_size", "created", "encrypted", "engine", "hosts", "id", "port", "region",
