@@ -203,7 +203,8 @@ static int read_record(acct_req *req, acct_resp *resp, const acct_rows *rows,
     acct_fields_settable(req, pb, acct_record_fields,
                          rows && acct_fields_beyond(req, acct_record_fields)
                          ? stored_record(req, rows) : NULL);
-    if (acct_record_read(req, pb, current, zone, out) != 0) {
+    if (acct_record_read(req, pb, current, zone, out) != 0
+        || acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
         return -1;
     }

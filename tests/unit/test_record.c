@@ -818,6 +818,20 @@ static void test_update_rules(void **state)
     assert_string_equal(refusal(f, api_record_update, f->domain, a,
                                 "{'port':80}"),
                         "port|port is only valid for SRV records");
+    /* what a record shows but a PUT cannot change: ignored when equal to
+     * the stored value, refused by name when not; unknown keys ignored
+     * (DECISIONS.md, "Today's clients") */
+    doc = call(f, &f->who, api_record_update, f->domain, a,
+               apr_psprintf(pool, "{'id':%s,'domainId':1,'recordId':%s,"
+                            "'target':'192.0.2.8'}", a, a), &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(str(doc, "target"), "192.0.2.8");
+    assert_string_equal(refusal(f, api_record_update, f->domain, a,
+                                "{'id':999999,'target':'192.0.2.9'}"),
+                        "id|id cannot be changed");
+    assert_string_equal(refusal(f, api_record_update, f->domain, a,
+                                "{'created':'2000-01-01T00:00:00'}"),
+                        "created|created cannot be changed");
 }
 
 static void test_list_filter_pages(void **state)
