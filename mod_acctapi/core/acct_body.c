@@ -152,6 +152,50 @@ acct_field_rc acct_field_string(acct_req *req, acct_problems *pb,
     return ACCT_FIELD_SET;
 }
 
+/*
+ * "YYYY-MM-DDTHH:MM:SS" as epoch seconds, with what RFC 3339 may add (the
+ * public API's date-time format): a fraction of a second, dropped, and "Z"
+ * or an offset from UTC.  0, or -1 when `s` is none of these.
+ */
+static int rfc3339_seconds(const char *s, apr_int64_t *out)
+{
+    char head[ACCT_TIMESTAMP_LEN + 1];
+    const char *p = s + ACCT_TIMESTAMP_LEN;
+    apr_int64_t offset = 0;
+
+    if (strlen(s) < ACCT_TIMESTAMP_LEN) {
+        return -1;
+    }
+    memcpy(head, s, ACCT_TIMESTAMP_LEN);
+    head[ACCT_TIMESTAMP_LEN] = '\0';
+    if (acct_parse_timestamp(head, out) != 0) {
+        return -1;
+    }
+    if (*p == '.' && isdigit((unsigned char)p[1])) {
+        for (p++; isdigit((unsigned char)*p); p++) {
+        }
+    }
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    }
+    else if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1])
+             && isdigit((unsigned char)p[2]) && p[3] == ':'
+             && isdigit((unsigned char)p[4]) && isdigit((unsigned char)p[5])) {
+        offset = ((p[1] - '0') * 10 + (p[2] - '0')) * 3600
+                 + ((p[4] - '0') * 10 + (p[5] - '0')) * 60;
+        if (offset >= 86400) {
+            return -1;
+        }
+        offset = *p == '+' ? offset : -offset;
+        p += 6;
+    }
+    if (*p) {
+        return -1;
+    }
+    *out -= offset;
+    return 0;
+}
+
 acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
                                    const char *field, int nullable,
                                    apr_int64_t *out)
@@ -165,7 +209,7 @@ acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
         return ACCT_FIELD_NULL;
     }
     if (!json_is_string(v)
-        || acct_parse_timestamp(json_string_value(v), out) != 0) {
+        || rfc3339_seconds(json_string_value(v), out) != 0) {
         acct_problem_add(pb, field,
                          "Must be a date-time in the form "
                          "YYYY-MM-DDTHH:MM:SS (UTC)");

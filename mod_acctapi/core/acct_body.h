@@ -65,7 +65,9 @@ acct_field_rc acct_field_string(acct_req *req, acct_problems *pb,
                                 const char *field, size_t min, size_t max,
                                 int nullable, const char **out);
 
-/* A "YYYY-MM-DDTHH:MM:SS" timestamp, as epoch seconds. */
+/* A "YYYY-MM-DDTHH:MM:SS" timestamp (UTC), as epoch seconds; as in the
+ * public API's date-time, a fraction of a second (dropped) and "Z" or an
+ * offset from UTC ("+02:00") may follow. */
 acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
                                    const char *field, int nullable,
                                    apr_int64_t *out);

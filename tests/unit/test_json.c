@@ -822,6 +822,52 @@ static void test_field_readers(void **state)
     assert_int_equal(acct_problems_count(p), 5);
 }
 
+/* The forms of a date-time the public API's clients write (RFC 3339),
+ * all read as UTC epoch seconds. */
+static void test_field_timestamp_forms(void **state)
+{
+    static const struct {
+        const char *text;
+        apr_int64_t epoch;    /* -1: refused */
+    } cases[] = {
+        {"2024-01-02T03:04:05", 1704164645},
+        {"2024-01-02T03:04:05Z", 1704164645},
+        {"2024-01-02T03:04:05z", 1704164645},
+        {"2024-01-02T03:04:05.999Z", 1704164645},
+        {"2024-01-02T03:04:05.5", 1704164645},
+        {"2024-01-02T05:04:05+02:00", 1704164645},
+        {"2024-01-01T22:34:05-04:30", 1704164645},
+        {"2024-01-02T03:04:05+00:00", 1704164645},
+        {"2024-01-02T03:04:05.", -1},
+        {"2024-01-02T03:04:05+0200", -1},
+        {"2024-01-02T03:04:05+24:00", -1},
+        {"2024-01-02T03:04:05 ", -1},
+        {"2024-01-02T03:04:05ZZ", -1},
+        {"2024-01-02 03:04:05", -1},
+        {"2024-01-02", -1},
+        {"2024-02-30T00:00:00Z", -1},
+    };
+    acct_req req;
+    size_t i;
+
+    memset(&req, 0, sizeof(req));
+    req.pool = pool;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        acct_problems *p = acct_problems_make(pool);
+        apr_int64_t t = 0;
+        acct_field_rc rc;
+
+        req.body = json_pack("{s:s}", "t", cases[i].text);
+        rc = acct_field_timestamp(&req, p, "t", 0, &t);
+        UNIT_CHECKF(cases[i].epoch < 0 ? rc == ACCT_FIELD_BAD
+                                       : rc == ACCT_FIELD_SET
+                                         && t == cases[i].epoch,
+                    "%s: rc %d, %" APR_INT64_T_FMT, cases[i].text, (int)rc,
+                    t);
+        json_decref(req.body);
+    }
+}
+
 /* ------------------------------------------------------------------------
  * acct_fields_settable: the keys a route does not set
  * ------------------------------------------------------------------------ */
@@ -1300,6 +1346,7 @@ int main(void)
         UNIT_TEST(test_problems_list),
         UNIT_TEST(test_resp_problems),
         UNIT_TEST(test_field_readers),
+        UNIT_TEST(test_field_timestamp_forms),
         UNIT_TEST(test_fields_settable),
         UNIT_TEST(test_fields_settable_without_body),
         UNIT_TEST(test_object_settable),
