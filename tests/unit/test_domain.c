@@ -757,7 +757,7 @@ static void test_update(void **state)
     assert_error(doc, status, 400,
                  "A slave domain needs at least one master_ips address",
                  "master_ips");
-    doc = call(db, &who, api_domain_update, id, "{\"id\":3,\"type\":\"master\","
+    doc = call(db, &who, api_domain_update, id, "{\"id\":0,\"type\":\"master\","
                "\"soa_email\":\"\"}", &status);
     assert_int_equal(status, 400);
     assert_string_equal(error_fields(db->pool, &(acct_resp){

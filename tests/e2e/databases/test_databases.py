@@ -351,7 +351,7 @@ UPDATE_REFUSALS = [
     # what the route cannot change, different from the stored value
     ({"status": "provisioning", "engine": "postgresql/13.2", "region": "us-west", "port": 1,
       "cluster_size": 3, "encrypted": True, "ssl_connection": False, "hosts": {},
-      "replication_type": "asynch", "id": 5, "created": "2020-01-01T00:00:00"},
+      "replication_type": "asynch", "id": 0, "created": "2020-01-01T00:00:00"},
      ["cluster_size", "created", "encrypted", "engine", "hosts", "id", "port", "region",
       "replication_type", "ssl_connection", "status"]),
 ]

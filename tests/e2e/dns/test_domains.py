@@ -247,7 +247,7 @@ def test_update(acct, acct2, clock):
     assert fields_of(acct.client.put(path, json={"type": "master", "soa_email": ""})) == \
         ["soa_email"]
     # read-only keys: a different value is refused, the stored one ignored
-    assert fields_of(acct.client.put(path, json={"id": 5, "updated": u["updated"],
+    assert fields_of(acct.client.put(path, json={"id": 0, "updated": u["updated"],
                                                  "ttl_sec": -5})) == ["id", "ttl_sec"]
     assert fields_of(acct.client.put(path, json={"id": d["id"], "updated": "2000-01-01T00:00:00",
                                                  "created": d["created"]})) == ["updated"]

@@ -47,7 +47,7 @@ def test_empty_body_changes_nothing(own):
 
 
 @pytest.mark.parametrize("field,value", [
-    ("uid", 1), ("username", "mallory"), ("referrals", {"code": "x"}),
+    ("uid", 0), ("username", "mallory"), ("referrals", {"code": "x"}),
     ("authentication_type", "github"), ("verified_phone_number", "+15555550100"),
 ])
 def test_read_only_fields_refused(own, field, value):
