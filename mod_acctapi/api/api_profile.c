@@ -292,8 +292,9 @@ void api_profile_update(acct_req *req, acct_resp *resp)
                          "restricted can only be changed by the account's "
                          "administrator");
     }
-    if (acct_field_string(req, pb, "timezone", 1, 64, 0, &tz)
-        == ACCT_FIELD_SET && !timezone_valid(req->pool, tz)) {
+    /* "" clears it: the public API takes a profile without a time zone. */
+    if (acct_field_string(req, pb, "timezone", 0, 64, 0, &tz)
+        == ACCT_FIELD_SET && *tz && !timezone_valid(req->pool, tz)) {
         acct_problem_add(pb, "timezone",
                          "timezone must be a time zone name such as "
                          "America/New_York");

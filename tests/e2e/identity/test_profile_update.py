@@ -39,6 +39,17 @@ def test_update_writable_fields(own):
     assert assert_json(own.get("/profile")) == p
 
 
+def test_empty_timezone_clears_it(own):
+    """The public API takes a profile without a time zone (DECISIONS.md,
+    "Today's clients": never stricter)."""
+    r = own.put("/profile", json={"timezone": ""})
+    assert r.status == 200, r
+    assert assert_json(r)["timezone"] == ""
+    assert assert_json(own.get("/profile"))["timezone"] == ""
+    assert_error(own.put("/profile", json={"timezone": "Mars/Olympus"}), 400,
+                 field="timezone")
+
+
 def test_empty_body_changes_nothing(own):
     before = assert_json(own.get("/profile"))
     r = own.put("/profile", json={})
