@@ -8,17 +8,19 @@
  * AcctapiDatabaseBackend external nothing is scheduled and acctapi-admin
  * drives the status.  Every view settles due transitions first.
  *
- * Choices where the contract is silent:
- *  - label: 3..32 ASCII letters, digits, '-', '_' and '.', beginning with a
- *    letter or digit; unique per account.
+ * Choices where the contract is silent, never stricter than the public API
+ * (DECISIONS.md, "Today's clients"):
+ *  - label: 3..32 characters, unique per account.
+ *  - cluster_size 1, 3, or 2 (the public console's two-node clusters).
  *  - replication_type: "none" for a single node (anything else is refused);
- *    a 3-node cluster replicates: default semi_synch (MySQL) or asynch
- *    (PostgreSQL), and "none" is refused.
+ *    a cluster of 2 or 3 nodes replicates: default semi_synch (MySQL) or
+ *    asynch (PostgreSQL), and "none" is refused.
  *  - allow_list items are kept in canonical text: an address as inet_ntop
- *    writes it, a range as its network address and prefix length.  A range
- *    with host bits set is refused (it is usually a mistyped address), and
- *    so is an item that covers the same addresses as an earlier one
- *    ("192.0.2.1" and "192.0.2.1/32").
+ *    writes it, a range as the address given and its prefix length (host
+ *    bits set are kept, as the public API's pattern admits them); items are
+ *    kept as given, repeats included.
+ *  - updates.duration 1..4 hours: the public API's new clusters have
+ *    4-hour windows, and its SDKs' tests send 4.
  *  - root usernames linroot (MySQL) and linpostgres (PostgreSQL) unless
  *    AcctapiDatabaseAdminUser names one for both; the root
  *    password is 24 letters and digits from the CSPRNG, sealed with the
@@ -43,10 +45,8 @@
 #include "acct_route.h"
 #include "acct_seal.h"
 
-#include <apr_hash.h>
 #include <apr_strings.h>
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <string.h>
 
 #define LABEL_MIN 3
@@ -54,8 +54,6 @@
 #define CATALOG_ID_MAX 100
 #define MB_PER_GB 1024
 
-#define R_LABEL_SYNTAX "Must begin with a letter or digit and hold only " \
-    "ASCII letters, digits, '-', '_' and '.'"
 #define R_LABEL_TAKEN "A database with this label already exists"
 #define R_ALLOW_ITEM "Must be an IPv4 or IPv6 address or a CIDR range"
 
@@ -273,33 +271,11 @@ void api_database_get(acct_req *req, acct_resp *resp)
  * Fields
  */
 
-static int label_syntax_ok(const char *label)
-{
-    const char *p;
-
-    if (!isalnum((unsigned char)label[0])) {
-        return 0;
-    }
-    for (p = label; *p; p++) {
-        if (!isalnum((unsigned char)*p) && !strchr("-_.", *p)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The body's label, checked; ACCT_FIELD_SET with *out, or another outcome. */
+/* The body's label; ACCT_FIELD_SET with *out, or another outcome. */
 static acct_field_rc read_label(acct_req *req, acct_problems *pb,
                                 const char **out)
 {
-    acct_field_rc frc = acct_field_string(req, pb, "label", LABEL_MIN,
-                                          LABEL_MAX, 0, out);
-
-    if (frc == ACCT_FIELD_SET && !label_syntax_ok(*out)) {
-        acct_problem_add(pb, "label", R_LABEL_SYNTAX);
-        return ACCT_FIELD_BAD;
-    }
-    return frc;
+    return acct_field_string(req, pb, "label", LABEL_MIN, LABEL_MAX, 0, out);
 }
 
 /* Takes a PostgreSQL lock on (account, label) until the transaction ends. */
@@ -313,16 +289,15 @@ static acct_store_rc lock_label(acct_req *req, const char *label)
 }
 
 /*
- * One allow-list item in canonical text, and in *key the range it covers
- * (an address counts as its full-length prefix) for the duplicate check.
- * NULL with *reason when the item is not acceptable.
+ * One allow-list item in canonical text; NULL with *reason when the item
+ * is not acceptable.
  */
 static const char *allow_item(apr_pool_t *pool, const char *item,
-                              const char **key, const char **reason)
+                              const char **reason)
 {
     unsigned char addr[16];
     char text[INET6_ADDRSTRLEN];
-    int family, bits = 0, prefix = 0, i;
+    int family, bits = 0, prefix = 0;
 
     *reason = R_ALLOW_ITEM;
     family = acct_ip_range(item, addr, &prefix, &bits);
@@ -334,19 +309,8 @@ static const char *allow_item(apr_pool_t *pool, const char *item,
     if (family == 0 || !inet_ntop(family, addr, text, sizeof(text))) {
         return NULL;
     }
-    *key = apr_psprintf(pool, "%s/%d", text, prefix);
-    for (i = prefix; i < bits; i++) {
-        if (addr[i / 8] & (0x80 >> (i % 8))) {
-            for (; i < bits; i++) {
-                addr[i / 8] &= (unsigned char)~(0x80 >> (i % 8));
-            }
-            inet_ntop(family, addr, text, sizeof(text));
-            *reason = apr_psprintf(pool, "Host bits are set; the range is "
-                                   "%s/%d", text, prefix);
-            return NULL;
-        }
-    }
-    return strchr(item, '/') ? *key : apr_pstrdup(pool, text);
+    return strchr(item, '/') ? apr_psprintf(pool, "%s/%d", text, prefix)
+                             : apr_pstrdup(pool, text);
 }
 
 /* The body's allow_list as canonical JSON text; NULL when absent or bad. */
@@ -354,7 +318,6 @@ static const char *read_allow_list(acct_req *req, acct_problems *pb)
 {
     json_t *v = json_object_get(req->body, "allow_list"), *item;
     json_t *out = acct_json_own(req->pool, json_array());
-    apr_hash_t *seen = apr_hash_make(req->pool);
     int bad = 0;
     size_t i;
 
@@ -369,25 +332,18 @@ static const char *read_allow_list(acct_req *req, acct_problems *pb)
     json_array_foreach(v, i, item) {
         const char *field = apr_psprintf(req->pool, "allow_list[%lu]",
                                          (unsigned long)i);
-        const char *canonical = NULL, *key = NULL, *reason = R_ALLOW_ITEM;
-        const char *first;
+        const char *canonical = NULL, *reason = R_ALLOW_ITEM;
 
         if (json_is_string(item)
             && strlen(json_string_value(item)) == json_string_length(item)) {
-            canonical = allow_item(req->pool, json_string_value(item), &key,
+            canonical = allow_item(req->pool, json_string_value(item),
                                    &reason);
         }
         if (!canonical) {
             acct_problem_add(pb, field, reason);
             bad = 1;
         }
-        else if ((first = apr_hash_get(seen, key, APR_HASH_KEY_STRING))) {
-            acct_problem_add(pb, field,
-                             apr_psprintf(req->pool, "Duplicates %s", first));
-            bad = 1;
-        }
         else {
-            apr_hash_set(seen, key, APR_HASH_KEY_STRING, field);
             json_array_append_new(out, json_string(canonical));
         }
     }
@@ -502,9 +458,9 @@ static void read_replication(acct_req *req, acct_problems *pb,
 
     d->cluster_size = ACCT_DB_CLUSTER_SINGLE;
     if (size && (!json_is_integer(size)
-                 || (json_integer_value(size) != ACCT_DB_CLUSTER_SINGLE
-                     && json_integer_value(size) != ACCT_DB_CLUSTER_HA))) {
-        acct_problem_add(pb, "cluster_size", "Must be 1 or 3");
+                 || json_integer_value(size) < ACCT_DB_CLUSTER_SINGLE
+                 || json_integer_value(size) > ACCT_DB_CLUSTER_HA)) {
+        acct_problem_add(pb, "cluster_size", "Must be 1, 2 or 3");
         d->cluster_size = 0;
     }
     else if (size) {
@@ -516,12 +472,12 @@ static void read_replication(acct_req *req, acct_problems *pb,
         acct_problem_add(pb, "replication_type",
                          "Must be none for a single-node cluster");
     }
-    else if (frc == ACCT_FIELD_SET && d->cluster_size == ACCT_DB_CLUSTER_HA
+    else if (frc == ACCT_FIELD_SET && d->cluster_size > ACCT_DB_CLUSTER_SINGLE
              && strcmp(rt, ACCT_DB_REPLICATION_NONE) == 0) {
         acct_problem_add(pb, "replication_type", e->ha_reason);
     }
     d->replication_type = frc == ACCT_FIELD_SET ? rt
-                          : d->cluster_size == ACCT_DB_CLUSTER_HA
+                          : d->cluster_size > ACCT_DB_CLUSTER_SINGLE
                             ? e->ha_replication : ACCT_DB_REPLICATION_NONE;
     d->commit_type = NULL;
     if (e->commit_types) {
@@ -546,8 +502,9 @@ static int read_new(acct_req *req, acct_resp *resp, acct_problems *pb,
     row->engine = e;
     row->now = req->now;
     row->root_username = req->settings ? req->settings->db_admin_user : NULL;
-    acct_fields_only(req, pb, e->commit_types ? pg_create_fields
-                                             : mysql_create_fields);
+    acct_fields_settable(req, pb, e->commit_types ? pg_create_fields
+                                                 : mysql_create_fields,
+                         NULL);
     frc = read_label(req, pb, &row->label);
     acct_field_require(req, pb, "label", frc);
     row->region = read_catalog_id(req, pb, "region");
@@ -678,7 +635,10 @@ void api_database_create(acct_req *req, acct_resp *resp)
 
 /*
  * The body's updates merged onto the stored window, checked as a whole;
- * its JSON text, or NULL when absent or invalid.
+ * its JSON text, or NULL when absent or invalid.  Its other keys (the
+ * public API's "pending") are judged as a body's are, and so are its nulls
+ * (a field left as it is); week_of_month has no meaning in a weekly window,
+ * so it is null there unless the body gives one.
  */
 static const char *read_updates(acct_req *req, acct_problems *pb,
                                 const acct_rows *db)
@@ -687,12 +647,12 @@ static const char *read_updates(acct_req *req, acct_problems *pb,
         const char *name;
         apr_int64_t lo, hi;
     } ints[] = {
-        {"duration", 1, 3}, {"hour_of_day", 0, 23}, {"day_of_week", 1, 7},
+        {"duration", 1, 4}, {"hour_of_day", 0, 23}, {"day_of_week", 1, 7},
     };
     json_t *body = json_object_get(req->body, "updates"), *merged, *v;
-    const char *key, *frequency;
+    const char *frequency;
     size_t i;
-    int bad = 0;
+    int bad, before;
 
     if (!body) {
         return NULL;
@@ -706,20 +666,13 @@ static const char *read_updates(acct_req *req, acct_problems *pb,
                            json_column(db, 0, "updates",
                                        json_loads(ACCT_DB_UPDATES_DEFAULT, 0,
                                                   NULL)));
-    json_object_foreach(body, key, v) {
-        const char *const *f;
-
-        for (f = updates_fields; *f && strcmp(*f, key) != 0; f++) {
-        }
-        if (!*f) {
-            acct_problem_add(pb, apr_pstrcat(req->pool, "updates.", key,
-                                             NULL),
-                             apr_psprintf(req->pool, "%s is not a field that "
-                                          "can be set here", key));
-            bad = 1;
-        }
-        else {
-            json_object_set(merged, *f, v);
+    before = acct_problems_count(pb);
+    acct_object_settable(req->pool, pb, body, "updates.", updates_fields,
+                         merged);
+    bad = acct_problems_count(pb) > before;
+    for (i = 0; updates_fields[i]; i++) {
+        if ((v = json_object_get(body, updates_fields[i]))) {
+            json_object_set(merged, updates_fields[i], v);
         }
     }
     v = json_object_get(merged, "frequency");
@@ -741,11 +694,13 @@ static const char *read_updates(acct_req *req, acct_problems *pb,
                          ints[i].hi) != 0;
     }
     v = json_object_get(merged, "week_of_month");
-    if (frequency && strcmp(frequency, ACCT_DB_WEEKLY) == 0
-        && !json_is_null(v)) {
-        acct_problem_add(pb, "updates.week_of_month",
-                         "Must be null for a weekly window");
-        bad = 1;
+    if (frequency && strcmp(frequency, ACCT_DB_WEEKLY) == 0) {
+        if (json_object_get(body, "week_of_month")) {
+            acct_problem_add(pb, "updates.week_of_month",
+                             "Must be null for a weekly window");
+            bad = 1;
+        }
+        json_object_set_new(merged, "week_of_month", json_null());
     }
     else if (frequency && strcmp(frequency, ACCT_DB_MONTHLY) == 0) {
         bad |= check_int(req, pb, "updates.week_of_month", v, 1, 4) != 0;
@@ -763,12 +718,16 @@ static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
                        apr_int64_t *gb)
 {
     apr_int64_t to, from = -1, total = 0;
+    const char *current = acct_rows_get(db, 0, "type");
     acct_store *st;
     acct_field_rc frc = acct_field_string(req, pb, "type", 1, CATALOG_ID_MAX,
                                           0, type);
 
     *gb = -1;
-    if (frc != ACCT_FIELD_SET) {
+    if (frc != ACCT_FIELD_SET
+        || (current && strcmp(*type, current) == 0)) {
+        /* The type it has already: a body sent back as read. */
+        *type = NULL;
         return 0;
     }
     if (type_disk(req, resp, pb, *type, &to) != 0) {
@@ -779,8 +738,7 @@ static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
     }
     if (!(st = body_store(req, resp))
         || check_store(req, resp, acct_db_type_disk(st, req->pool,
-                                                    acct_rows_get(db, 0, "type"),
-                                                    &from)) != 0) {
+                                                    current, &from)) != 0) {
         return -1;
     }
     /* A type gone from the catalogue: judge by the disk the cluster has. */
@@ -849,7 +807,11 @@ void api_database_update(acct_req *req, acct_resp *resp)
     id = acct_db_id(db);
     c.username = req->who->username;
     c.now = req->now;
-    acct_fields_only(req, pb, update_fields);
+    acct_fields_settable(req, pb, update_fields,
+                         acct_fields_beyond(req, update_fields)
+                         ? acct_json_own(req->pool,
+                                         render_engine_db(req, db, 0))
+                         : NULL);
     read_label(req, pb, &c.label);
     c.allow_list = read_allow_list(req, pb);
     if (row_changes(req, resp, pb, db, &c) != 0

@@ -165,11 +165,12 @@ void api_db_backup_delete(acct_req *req, acct_resp *resp)
     }
 }
 
-static int ascii_alnum(const char *s)
+/* The public API's snapshot labels: ASCII letters, digits and '_'. */
+static int snapshot_label_ok(const char *s)
 {
     for (; *s; s++) {
         if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')
-              || (*s >= '0' && *s <= '9'))) {
+              || (*s >= '0' && *s <= '9') || *s == '_')) {
             return 0;
         }
     }
@@ -207,7 +208,7 @@ static int snapshot_allowed(acct_req *req, acct_resp *resp, const acct_rows *db)
 
 void api_db_snapshot_create(acct_req *req, acct_resp *resp)
 {
-    static const char *const fields[] = {"label", "target", NULL};
+    static const char *const settable[] = {"label", "target", NULL};
     const char *label = NULL, *target = ACCT_DBBACKUP_PRIMARY;
     apr_int64_t op = req->settings->db_operation;
     acct_problems *pb;
@@ -222,13 +223,13 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
         return;
     }
     pb = acct_problems_make(req->pool);
-    acct_fields_only(req, pb, fields);
+    acct_fields_settable(req, pb, settable, NULL);
     frc = acct_field_string(req, pb, "label", 1, SNAPSHOT_LABEL_MAX, 0,
                             &label);
     acct_field_require(req, pb, "label", frc);
-    if (frc == ACCT_FIELD_SET && !ascii_alnum(label)) {
-        acct_problem_add(pb, "label",
-                         "Label must contain only ASCII letters and digits");
+    if (frc == ACCT_FIELD_SET && !snapshot_label_ok(label)) {
+        acct_problem_add(pb, "label", "Label must contain only ASCII letters, "
+                         "digits and underscores");
     }
     acct_field_enum(req, pb, "target", acct_dbbackup_targets, &target);
     if (acct_problems_any(pb)) {

@@ -9,6 +9,7 @@
 #include "acct_dns.h"
 #include "acct_domain.h"
 #include "acct_grants.h"
+#include "acct_json.h"
 #include "acct_list.h"
 #include "acct_publish.h"
 #include "acct_record.h"
@@ -29,13 +30,15 @@ void api_domains_list(acct_req *req, acct_resp *resp)
     acct_list_respond(req, resp, &q);
 }
 
-/* The whole body on top of `d`, then the rules on the result: -1 once the
- * problems are answered. */
-static int read_domain(acct_req *req, acct_resp *resp, acct_domain *d)
+/* The whole body on top of `d`, its other keys judged against `stored`
+ * (the domain as a GET shows it; NULL on create), then the rules on the
+ * result: -1 once the problems are answered. */
+static int read_domain(acct_req *req, acct_resp *resp, const json_t *stored,
+                       acct_domain *d)
 {
     acct_problems *pb = acct_problems_make(req->pool);
 
-    acct_fields_only(req, pb, acct_domain_fields);
+    acct_fields_settable(req, pb, acct_domain_fields, stored);
     acct_domain_read_body(req, pb, d);
     acct_tags_read_body(req, pb, "tags", &d->tags);
     acct_domain_check(req, pb, d);
@@ -55,7 +58,7 @@ void api_domain_create(acct_req *req, acct_resp *resp)
         return;
     }
     acct_domain_init(&d);
-    if (read_domain(req, resp, &d) != 0
+    if (read_domain(req, resp, NULL, &d) != 0
         || acct_domain_create(req, resp, &d, &id) != 0) {
         return;
     }
@@ -106,19 +109,30 @@ static void note_update(acct_req *req, apr_int64_t id, const acct_rows *rows,
     acct_publish_note(req, id, previous, what);
 }
 
-/* The body's fields on top of the stored ones; the rules judge the result. */
+/*
+ * The body's fields on top of the stored ones; the rules judge the result.
+ * The stored domain is rendered (its tags read) only for a body that holds
+ * keys it must be judged against, such as a GET's body sent back.
+ */
 void api_domain_update(acct_req *req, acct_resp *resp)
 {
     acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    json_t *stored = NULL;
     apr_int64_t id;
     acct_domain d;
 
     if (!rows) {
         return;
     }
+    if (acct_fields_beyond(req, acct_domain_fields)
+        && !(stored = acct_json_own(req->pool,
+                                    acct_domain_render(req, rows, 0)))) {
+        acct_resp_store_error(resp, req->pool, ACCT_STORE_FAILED);
+        return;
+    }
     id = acct_domain_row_id(rows, 0);
     acct_domain_from_row(rows, 0, &d);
-    if (read_domain(req, resp, &d) != 0
+    if (read_domain(req, resp, stored, &d) != 0
         || acct_domain_update(req, resp, id, &d) != 0) {
         return;
     }
@@ -153,7 +167,7 @@ void api_domain_delete(acct_req *req, acct_resp *resp)
  */
 void api_domain_clone(acct_req *req, acct_resp *resp)
 {
-    static const char *const allowed[] = {"domain", NULL};
+    static const char *const settable[] = {"domain", NULL};
     acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
     acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t from, to = 0;
@@ -163,7 +177,7 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
         return;
     }
     from = acct_domain_row_id(rows, 0);
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
     acct_domain_from_row(rows, 0, &d);
     d.domain = NULL;
     acct_domain_read_name(req, pb, &d);

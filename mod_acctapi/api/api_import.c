@@ -37,11 +37,12 @@
 static void read_body(acct_req *req, acct_problems *pb, acct_domain *d,
                       acct_axfr_server *server)
 {
-    static const char *const allowed[] = {"domain", "remote_nameserver", NULL};
+    static const char *const settable[] = {"domain", "remote_nameserver",
+                                           NULL};
     const char *text = NULL, *reason;
     acct_field_rc rc;
 
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
     acct_domain_read_name(req, pb, d);
     if (!req->body || !json_object_get(req->body, "domain")) {
         acct_field_require(req, pb, "domain", ACCT_FIELD_ABSENT);

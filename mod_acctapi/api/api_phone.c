@@ -186,7 +186,7 @@ static const char *issue_code(acct_req *req, acct_resp *resp,
 
 void api_phone_send(acct_req *req, acct_resp *resp)
 {
-    static const char *const allowed[] = {"iso_code", "phone_number", NULL};
+    static const char *const settable[] = {"iso_code", "phone_number", NULL};
     const acct_country *country;
     const unsigned char *key;
     const char *e164, *code;
@@ -194,7 +194,7 @@ void api_phone_send(acct_req *req, acct_resp *resp)
     acct_store *st;
     acct_sms_rc src;
 
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
     e164 = send_number(req, pb, &country);
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
@@ -294,7 +294,7 @@ static int six_digits(const char *s)
 
 void api_phone_verify(acct_req *req, acct_resp *resp)
 {
-    static const char *const allowed[] = {"otp_code", NULL};
+    static const char *const settable[] = {"otp_code", NULL};
     const char *otp = NULL, *hash;
     const unsigned char *key;
     acct_phone_pending p;
@@ -303,7 +303,7 @@ void api_phone_verify(acct_req *req, acct_resp *resp)
     acct_field_rc rc;
     int verified = 0;
 
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
     rc = acct_field_string(req, pb, "otp_code", 1, PHONE_TEXT_MAX, 0, &otp);
     acct_field_require(req, pb, "otp_code", rc);
     if (rc == ACCT_FIELD_SET && !six_digits(otp)) {

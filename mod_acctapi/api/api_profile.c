@@ -34,22 +34,13 @@ static const acct_rows *load_self(acct_req *req, acct_resp *resp,
     return rows;
 }
 
-/* The profile from `rows` (NULL: failed, answered), whose id column is
- * `id_column`. */
-static void profile_respond(acct_req *req, acct_resp *resp,
-                            const acct_rows *rows, const char *id_column)
+/* The profile of row 0 of `rows`, whose id column is `id_column`. */
+static json_t *profile_render(acct_req *req, const acct_rows *rows,
+                              const char *id_column)
 {
     json_t *o, *referrals;
     const char *code;
 
-    if (!rows) {
-        return;
-    }
-    if (rows->nrows == 0) {
-        /* The token's user vanished between the two queries. */
-        acct_resp_error(resp, req->pool, 401, ACCT_R_INVALID_TOKEN, NULL);
-        return;
-    }
 #define COL(name) acct_rows_get(rows, 0, name)
     code = COL("referral_code");
     referrals = json_object();
@@ -84,7 +75,23 @@ static void profile_respond(acct_req *req, acct_resp *resp,
     json_object_set_new(o, "verified_phone_number",
                         acct_json_str(COL("verified_phone_number")));
 #undef COL
-    acct_resp_ok(resp, req->pool, o);
+    return o;
+}
+
+/* The profile from `rows` (NULL: failed, answered), whose id column is
+ * `id_column`. */
+static void profile_respond(acct_req *req, acct_resp *resp,
+                            const acct_rows *rows, const char *id_column)
+{
+    if (!rows) {
+        return;
+    }
+    if (rows->nrows == 0) {
+        /* The token's user vanished between the two queries. */
+        acct_resp_error(resp, req->pool, 401, ACCT_R_INVALID_TOKEN, NULL);
+        return;
+    }
+    acct_resp_ok(resp, req->pool, profile_render(req, rows, id_column));
 }
 
 void api_profile_get(acct_req *req, acct_resp *resp)
@@ -183,32 +190,18 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
 
 /* ---- PUT /profile -------------------------------------------------------- */
 
-/* Fields the profile shows but no request may set. */
-static const char *const profile_read_only[] = {
-    "uid", "username", "referrals", "authentication_type",
-    "verified_phone_number", NULL
-};
-
 /*
- * lish_auth_method is the public API's name of shell_auth_method (the
- * contract writes the shell with a neutral word): the published clients
- * send it, so it is accepted as the same field.
+ * The fields a PUT sets.  lish_auth_method is the public API's name of
+ * shell_auth_method (the contract writes the shell with a neutral word):
+ * the published clients send it, so it is accepted as the same field.
+ * The profile's other fields (uid, username, referrals ...) are judged
+ * against the stored profile (acct_fields_settable).
  */
 static const char *const profile_writable[] = {
     "authorized_keys", "email", "email_notifications", "ip_whitelist_enabled",
     "shell_auth_method", "lish_auth_method", "restricted", "timezone",
     "two_factor_auth", NULL
 };
-
-static int listed(const char *const *names, const char *name)
-{
-    for (; *names; names++) {
-        if (strcmp(*names, name) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 /*
  * An IANA time zone name ("America/New_York", "UTC", "Etc/GMT+5").  Where
@@ -234,26 +227,6 @@ static int timezone_valid(apr_pool_t *pool, const char *tz)
     return apr_stat(&fi, apr_pstrcat(pool, zoneinfo, "/", tz, NULL),
                     APR_FINFO_TYPE, pool) == APR_SUCCESS
            && fi.filetype == APR_REG;
-}
-
-/* Refuses read-only and unknown fields, naming each. */
-static void profile_fields_only(acct_req *req, acct_problems *pb)
-{
-    const char *key;
-    json_t *value;
-
-    json_object_foreach(req->body, key, value) {
-        if (listed(profile_read_only, key)) {
-            acct_problem_add(pb, apr_pstrdup(req->pool, key),
-                             apr_psprintf(req->pool, "%s cannot be changed",
-                                          key));
-        }
-        else if (!listed(profile_writable, key)) {
-            acct_problem_add(pb, apr_pstrdup(req->pool, key),
-                             apr_psprintf(req->pool, "%s is not a field that "
-                                          "can be set here", key));
-        }
-    }
 }
 
 /* A boolean of the body as a change: -1 when absent. */
@@ -288,7 +261,6 @@ void api_profile_update(acct_req *req, acct_resp *resp)
     acct_problems *pb = acct_problems_make(req->pool);
     acct_profile_changes c;
 
-    profile_fields_only(req, pb);
     current = load_self(req, resp, acct_profile_get);
     if (!current || current->nrows == 0) {
         if (current) {
@@ -296,6 +268,11 @@ void api_profile_update(acct_req *req, acct_resp *resp)
         }
         return;
     }
+    acct_fields_settable(req, pb, profile_writable,
+                         acct_fields_beyond(req, profile_writable)
+                         ? acct_json_own(req->pool,
+                                         profile_render(req, current, "id"))
+                         : NULL);
 #define NOW_TRUE(col) (strcmp(acct_rows_get(current, 0, col), "1") == 0)
     email_rc = acct_field_string(req, pb, "email", 1, 254, 0, &email);
     if (email_rc == ACCT_FIELD_SET && !acct_email_valid(email)) {
@@ -319,8 +296,9 @@ void api_profile_update(acct_req *req, acct_resp *resp)
                          "restricted can only be changed by the account's "
                          "administrator");
     }
-    if (acct_field_string(req, pb, "timezone", 1, 64, 0, &tz)
-        == ACCT_FIELD_SET && !timezone_valid(req->pool, tz)) {
+    /* "" clears it: the public API takes a profile without a time zone. */
+    if (acct_field_string(req, pb, "timezone", 0, 64, 0, &tz)
+        == ACCT_FIELD_SET && *tz && !timezone_valid(req->pool, tz)) {
         acct_problem_add(pb, "timezone",
                          "timezone must be a time zone name such as "
                          "America/New_York");
@@ -331,10 +309,15 @@ void api_profile_update(acct_req *req, acct_resp *resp)
                          "Two-factor authentication is turned on with "
                          "POST /profile/tfa-enable");
     }
+    if (tfa_rc == ACCT_FIELD_SET && !tfa && !NOW_TRUE("two_factor_auth")) {
+        /* Off already: a profile sent back as read must not forget the
+         * secret of a tfa-enable still waiting for its confirmation. */
+        tfa_rc = ACCT_FIELD_ABSENT;
+    }
 #undef NOW_TRUE
     c.set_authorized_keys = acct_sshkey_body_list(req, pb, "authorized_keys",
                                                   &c.authorized_keys)
-                            != ACCT_FIELD_ABSENT;
+                            == ACCT_FIELD_SET;
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
         return;

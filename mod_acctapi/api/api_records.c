@@ -13,9 +13,11 @@
  * The statements are the model's (acct_domain.h, acct_record.h).
  */
 #include "api_handlers.h"
+#include "acct_body.h"
 #include "acct_dns.h"
 #include "acct_domain.h"
 #include "acct_grants.h"
+#include "acct_json.h"
 #include "acct_list.h"
 #include "acct_log.h"
 #include "acct_publish.h"
@@ -174,15 +176,35 @@ static acct_rows *claim_slot(acct_req *req, acct_resp *resp)
     return domain;
 }
 
-/* The body as a record (acct_record_read): -1 once its problems are
- * answered. */
-static int read_record(acct_req *req, acct_resp *resp,
+/*
+ * The Record of row 0 of `rows` as a GET shows it, for judging a body's
+ * other keys (acct_fields_settable): written by the one writer of the shape
+ * and parsed back, with no query.
+ */
+static json_t *stored_record(acct_req *req, const acct_rows *rows)
+{
+    apr_size_t len = 0;
+    const char *text = acct_record_object_text(req->pool, rows, 0, &len);
+
+    return acct_json_own(req->pool, json_loadb(text, len, 0, NULL));
+}
+
+/*
+ * The body as a record (acct_record_read), its other keys judged against
+ * the stored record `rows` (NULL on create; rendered only for a body that
+ * holds such keys): -1 once its problems are answered.
+ */
+static int read_record(acct_req *req, acct_resp *resp, const acct_rows *rows,
                        const acct_record *current,
                        const acct_record_zone *zone, acct_record *out)
 {
     acct_problems *pb = acct_problems_make(req->pool);
 
-    if (acct_record_read(req, pb, current, zone, out) != 0) {
+    acct_fields_settable(req, pb, acct_record_fields,
+                         rows && acct_fields_beyond(req, acct_record_fields)
+                         ? stored_record(req, rows) : NULL);
+    if (acct_record_read(req, pb, current, zone, out) != 0
+        || acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
         return -1;
     }
@@ -204,7 +226,7 @@ static void create_refused(acct_req *req, acct_resp *resp)
         return;
     }
     zone_of(req, domain, &zone);
-    if (read_record(req, resp, NULL, &zone, &rec) != 0) {
+    if (read_record(req, resp, NULL, NULL, &zone, &rec) != 0) {
         return;
     }
     acct_resp_error(resp, req->pool, 400,
@@ -338,7 +360,7 @@ void api_record_create(acct_req *req, acct_resp *resp)
         return;
     }
     zone_of(req, domain, &zone);
-    if (read_record(req, resp, NULL, &zone, &rec) != 0
+    if (read_record(req, resp, NULL, NULL, &zone, &rec) != 0
         || acct_resp_store_failed(req, resp,
                                   acct_record_create(req->store, req->pool,
                                                      domain_id(domain), &rec,
@@ -378,7 +400,7 @@ void api_record_update(acct_req *req, acct_resp *resp)
     acct_parse_i64(acct_rows_get(rows, 0, "id"), &id);
     acct_record_from_row(rows, 0, &current);
     zone_of(req, domain, &zone);
-    if (read_record(req, resp, &current, &zone, &rec) != 0
+    if (read_record(req, resp, rows, &current, &zone, &rec) != 0
         || check_neighbours(req, resp, domain, id, &rec) != 0) {
         return;
     }

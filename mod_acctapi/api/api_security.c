@@ -216,12 +216,15 @@ static void read_response(acct_req *req, acct_problems *pb, size_t i,
 static answer *read_answers(acct_req *req, acct_problems *pb,
                             const acct_rows *catalogue)
 {
-    static const char *const allowed[] = {FIELD, NULL};
-    json_t *list = json_object_get(req->body, FIELD), *item;
+    static const char *const settable[] = {FIELD, NULL};
+    static const char *const item_settable[] = {"question_id", "response",
+                                                NULL};
+    json_t *list, *item;
     answer *out;
     size_t i;
 
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
+    list = json_object_get(req->body, FIELD);
     if (!list) {
         acct_field_require(req, pb, FIELD, ACCT_FIELD_ABSENT);
         return NULL;
@@ -236,21 +239,17 @@ static answer *read_answers(acct_req *req, acct_problems *pb,
     }
     out = apr_pcalloc(req->pool, (json_array_size(list) + 1) * sizeof(*out));
     json_array_foreach(list, i, item) {
-        const char *key;
-        json_t *v;
-
         if (!json_is_object(item)) {
             item_invalid(req, pb, i, NULL,
                          "Must be an object with question_id and response");
             continue;
         }
-        json_object_foreach(item, key, v) {
-            if (strcmp(key, "question_id") != 0 && strcmp(key, "response") != 0) {
-                item_invalid(req, pb, i, apr_pstrdup(req->pool, key),
-                             apr_psprintf(req->pool, "%s is not a field that "
-                                          "can be set here", key));
-            }
-        }
+        /* An answer's other keys (the question's text, as a GET shows it)
+         * are ignored like a body's. */
+        acct_object_settable(req->pool, pb, item,
+                             apr_psprintf(req->pool, FIELD "[%lu].",
+                                          (unsigned long)i),
+                             item_settable, NULL);
         read_question_id(req, pb, i, json_object_get(item, "question_id"),
                          catalogue, out, i);
         read_response(req, pb, i, json_object_get(item, "response"), out);

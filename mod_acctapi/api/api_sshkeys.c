@@ -55,17 +55,17 @@ void api_sshkey_get(acct_req *req, acct_resp *resp)
     }
 }
 
-/* The label: absent or null means none; "" is kept as given. */
+/* The label: absent (or null) means none; "" is kept as given. */
 static acct_field_rc read_label(acct_req *req, acct_problems *pb,
                                 const char **label)
 {
     *label = NULL;
-    return acct_field_string(req, pb, "label", 0, LABEL_MAX, 1, label);
+    return acct_field_string(req, pb, "label", 0, LABEL_MAX, 0, label);
 }
 
 void api_sshkey_create(acct_req *req, acct_resp *resp)
 {
-    static const char *const allowed[] = {"label", "ssh_key", NULL};
+    static const char *const settable[] = {"label", "ssh_key", NULL};
     const char *label;
     acct_store *st = NULL;
     apr_int64_t id = 0;
@@ -73,7 +73,7 @@ void api_sshkey_create(acct_req *req, acct_resp *resp)
     acct_sshkey key;
     acct_store_rc rc;
 
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
     read_label(req, pb, &label);
     acct_field_require(req, pb, "ssh_key",
                        acct_sshkey_body(req, pb, "ssh_key", &key));
@@ -94,38 +94,33 @@ void api_sshkey_create(acct_req *req, acct_resp *resp)
                              acct_i64(req->pool, req->now)));
 }
 
-/* PUT takes the label only: the other fields of the key are named as fixed. */
-static void label_only(acct_req *req, acct_problems *pb)
-{
-    static const char *const known[] = {"label", "id", "ssh_key", "created",
-                                        NULL};
-    const char *const *f;
-
-    acct_fields_only(req, pb, known);
-    for (f = known + 1; *f; f++) {
-        if (req->body && json_object_get(req->body, *f)) {
-            acct_problem_add(pb, *f, apr_psprintf(req->pool, "%s cannot be "
-                                                  "changed", *f));
-        }
-    }
-}
-
+/* PUT changes the label only; a body without one changes nothing. */
 void api_sshkey_update(acct_req *req, acct_resp *resp)
 {
+    static const char *const settable[] = {"label", NULL};
     acct_problems *pb = acct_problems_make(req->pool);
     const char *label;
+    acct_rows *rows;
     apr_int64_t id;
     int changed = 0;
 
     /* Whose key it is comes first: another user's key is a 404, whatever
      * the body says. */
-    if (!acct_own_row(req, resp, acct_sshkey_get, &id)) {
+    if (!(rows = acct_own_row(req, resp, acct_sshkey_get, &id))) {
         return;
     }
-    label_only(req, pb);
-    acct_field_require(req, pb, "label", read_label(req, pb, &label));
+    acct_fields_settable(req, pb, settable,
+                         acct_fields_beyond(req, settable)
+                         ? acct_json_own(req->pool,
+                                         render_sshkey(req, rows, 0))
+                         : NULL);
+    read_label(req, pb, &label);
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (!label) {
+        acct_resp_ok(resp, req->pool, render_sshkey(req, rows, 0));
         return;
     }
     if (acct_resp_store_failed(req, resp,

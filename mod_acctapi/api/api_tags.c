@@ -190,9 +190,9 @@ static int read_ids(acct_req *req, acct_resp *resp, acct_problems *pb,
  */
 void api_tag_create(acct_req *req, acct_resp *resp)
 {
-    static const char *const allowed[] = {"label", "domains", "instances",
-                                          "linodes", "nodebalancers",
-                                          "volumes", NULL};
+    static const char *const settable[] = {"label", "domains", "instances",
+                                           "linodes", "nodebalancers",
+                                           "volumes", NULL};
     apr_array_header_t *ids[sizeof(taggables) / sizeof(taggables[0])];
     const char *label = NULL;
     apr_int64_t tag_id = 0;
@@ -200,7 +200,7 @@ void api_tag_create(acct_req *req, acct_resp *resp)
     acct_problems *pb = acct_problems_make(req->pool);
     int k, j;
 
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
     acct_field_require(req, pb, "label",
                        acct_field_string(req, pb, "label", ACCT_TAG_LABEL_MIN,
                                          ACCT_TAG_LABEL_MAX, 0, &label));

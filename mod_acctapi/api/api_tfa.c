@@ -129,11 +129,11 @@ void api_tfa_enable(acct_req *req, acct_resp *resp)
 /* tfa_code: ACCT_TOTP_DIGITS digits, or NULL after adding a problem. */
 static const char *code_of(acct_req *req, acct_problems *pb)
 {
-    static const char *const allowed[] = {"tfa_code", NULL};
+    static const char *const settable[] = {"tfa_code", NULL};
     const char *code = NULL;
     acct_field_rc frc;
 
-    acct_fields_only(req, pb, allowed);
+    acct_fields_settable(req, pb, settable, NULL);
     frc = acct_field_string(req, pb, "tfa_code", 1, 64, 0, &code);
     acct_field_require(req, pb, "tfa_code", frc);
     if (frc != ACCT_FIELD_SET) {

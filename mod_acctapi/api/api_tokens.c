@@ -106,7 +106,7 @@ static const char *new_token_scopes(acct_req *req, acct_problems *pb)
     acct_scopes want;
     acct_field_rc frc;
 
-    frc = acct_field_string(req, pb, "scopes", 1, 1000, 1, &text);
+    frc = acct_field_string(req, pb, "scopes", 1, 1000, 0, &text);
     if (frc == ACCT_FIELD_BAD) {
         return NULL;
     }
@@ -128,7 +128,8 @@ static const char *new_token_scopes(acct_req *req, acct_problems *pb)
 
 void api_token_create(acct_req *req, acct_resp *resp)
 {
-    static const char *const allowed[] = {"label", "scopes", "expiry", NULL};
+    static const char *const settable[] = {"label", "scopes", "expiry",
+                                           NULL};
     const char *label = NULL, *scopes, *token = NULL;
     apr_int64_t expiry = 0, id = 0;
     acct_ident_result res;
@@ -141,10 +142,10 @@ void api_token_create(acct_req *req, acct_resp *resp)
     acct_store_rc rc;
     json_t *o;
 
-    acct_fields_only(req, pb, allowed);
-    acct_field_string(req, pb, "label", 1, LABEL_MAX, 1, &label);
+    acct_fields_settable(req, pb, settable, NULL);
+    acct_field_string(req, pb, "label", 1, LABEL_MAX, 0, &label);
     scopes = new_token_scopes(req, pb);
-    if (acct_field_timestamp(req, pb, "expiry", 1, &expiry) == ACCT_FIELD_SET
+    if (acct_field_timestamp(req, pb, "expiry", 0, &expiry) == ACCT_FIELD_SET
         && expiry <= req->now) {
         acct_problem_add(pb, "expiry",
                          "Expiry must be in the future");
@@ -181,24 +182,30 @@ void api_token_create(acct_req *req, acct_resp *resp)
     acct_resp_ok(resp, req->pool, o);
 }
 
+/* Only the label changes; a body without one changes nothing. */
 void api_token_update(acct_req *req, acct_resp *resp)
 {
-    static const char *const allowed[] = {"label", NULL};
+    static const char *const settable[] = {"label", NULL};
     acct_problems *pb = acct_problems_make(req->pool);
     const char *label = NULL;
+    acct_rows *rows;
     apr_int64_t id;
 
     /* Another user's token is a 404, whatever the body says. */
-    if (!acct_own_row(req, resp, acct_token_get, &id)) {
+    if (!(rows = acct_own_row(req, resp, acct_token_get, &id))) {
         return;
     }
-    acct_fields_only(req, pb, allowed);
-    if (acct_field_string(req, pb, "label", 1, LABEL_MAX, 1, &label)
-        == ACCT_FIELD_ABSENT) {
-        acct_field_require(req, pb, "label", ACCT_FIELD_ABSENT);
-    }
+    acct_fields_settable(req, pb, settable,
+                         acct_fields_beyond(req, settable)
+                         ? acct_json_own(req->pool, render_token(req, rows, 0))
+                         : NULL);
+    acct_field_string(req, pb, "label", 1, LABEL_MAX, 0, &label);
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
+        return;
+    }
+    if (!label) {
+        acct_resp_ok(resp, req->pool, render_token(req, rows, 0));
         return;
     }
     if (acct_resp_store_failed(req, resp,

@@ -16,16 +16,58 @@ typedef enum {
     ACCT_FIELD_BAD = -1     /* present and invalid: a problem was added */
 } acct_field_rc;
 
-/* Refuses every key of the body not in `allowed` (NULL-terminated). */
-void acct_fields_only(acct_req *req, acct_problems *pb,
-                      const char *const *allowed);
+/*
+ * The keys of a body that a route does not set, judged as the public API
+ * judges them (DECISIONS.md, "Today's clients"): clients copy path ids into
+ * bodies ({"domainId": 5, ...}) and SDKs PUT back what they GET.  Every
+ * handler calls it on its body before reading a field:
+ *
+ *  - a key whose value is null is dropped from the body: null means "leave
+ *    unchanged" in a PUT and "use the default" in a POST, which is what
+ *    leaving the key out means, so no field reader sees a null;
+ *  - a key outside `settable` (NULL-terminated) that `stored` does not show
+ *    is ignored;
+ *  - one that `stored` shows is ignored when its value equals the shown one
+ *    (acct_json_same), and is the problem "<key> cannot be changed" when it
+ *    differs.
+ *
+ * `stored` is the object as a GET of it shows it, or NULL when there is
+ * none (a create, an action): every key outside `settable` is ignored then.
+ */
+void acct_fields_settable(acct_req *req, acct_problems *pb,
+                          const char *const *settable, const json_t *stored);
+
+/*
+ * The same for an object nested in the body (`object`, which may be NULL or
+ * not an object: nothing is done then), whose keys are named
+ * "<prefix><key>" in problems ("updates.").
+ */
+void acct_object_settable(apr_pool_t *pool, acct_problems *pb, json_t *object,
+                          const char *prefix, const char *const *settable,
+                          const json_t *stored);
+
+/*
+ * Does the body hold a key, not null, outside `settable`?  Only then does
+ * acct_fields_settable need the stored object: a handler that has to render
+ * it for the comparison renders it only then.
+ */
+int acct_fields_beyond(const acct_req *req, const char *const *settable);
+
+/*
+ * Are two JSON values the same value?  As json_equal, except that numbers
+ * compare by value (1 and 1.0 are the same: JavaScript clients send 0.0 back
+ * as 0).  Strings compare exactly: a timestamp equals the text a GET shows.
+ */
+int acct_json_same(const json_t *a, const json_t *b);
 
 /* A string of `min`..`max` characters (UTF-8 code points). */
 acct_field_rc acct_field_string(acct_req *req, acct_problems *pb,
                                 const char *field, size_t min, size_t max,
                                 int nullable, const char **out);
 
-/* A "YYYY-MM-DDTHH:MM:SS" timestamp, as epoch seconds. */
+/* A "YYYY-MM-DDTHH:MM:SS" timestamp (UTC), as epoch seconds; as in the
+ * public API's date-time, a fraction of a second (dropped) and "Z" or an
+ * offset from UTC ("+02:00") may follow. */
 acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
                                    const char *field, int nullable,
                                    apr_int64_t *out);

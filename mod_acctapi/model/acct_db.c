@@ -33,9 +33,9 @@ static const char *const pg_commit_types[] = {
 
 static const acct_db_engine engines[] = {
     {ACCT_DB_MYSQL, "3306", "linroot", mysql_replication, "semi_synch",
-     "Must be asynch or semi_synch for a 3-node cluster", NULL},
+     "Must be asynch or semi_synch for a cluster of 2 or 3 nodes", NULL},
     {ACCT_DB_POSTGRESQL, "5432", "linpostgres", pg_replication, "asynch",
-     "Must be asynch for a 3-node cluster", pg_commit_types},
+     "Must be asynch for a cluster of 2 or 3 nodes", pg_commit_types},
 };
 
 /*

@@ -56,7 +56,8 @@ extern const char *const acct_db_when_active[];
 extern const char *const acct_db_when_at_rest[];
 extern const char *const *const acct_db_when_provisioned;
 
-/* Cluster sizes: a single node, or a replicated 3-node cluster. */
+/* Cluster sizes: a single node, or a replicated cluster of up to 3 nodes
+ * (2: the public console's two-node clusters). */
 #define ACCT_DB_CLUSTER_SINGLE 1
 #define ACCT_DB_CLUSTER_HA 3
 
@@ -82,8 +83,8 @@ typedef struct acct_db_engine {
     const char *port;
     const char *root_username;
     const char *const *replication;   /* replication_type choices */
-    const char *ha_replication;       /* default of a 3-node cluster */
-    const char *ha_reason;            /* why "none" is refused on 3 nodes */
+    const char *ha_replication;       /* default of a replicated cluster */
+    const char *ha_reason;            /* why "none" is refused there */
     const char *const *commit_types;  /* replication_commit_type choices;
                                        * NULL: the engine takes none */
 } acct_db_engine;

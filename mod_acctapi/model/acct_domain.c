@@ -218,14 +218,13 @@ void acct_domain_read_name(acct_req *req, acct_problems *pb, acct_domain *d)
     d->domain = name;
 }
 
-/* description and group: "" or null clear, else min..max characters. */
+/* description and group: "" clears, else min..max characters. */
 static void read_display(acct_req *req, acct_problems *pb, const char *field,
                          size_t max, const char **out)
 {
     json_t *v = body_field(req, field);
 
-    if (v && (json_is_null(v)
-              || (json_is_string(v) && json_string_length(v) == 0))) {
+    if (json_is_string(v) && json_string_length(v) == 0) {
         *out = "";
         return;
     }
@@ -237,8 +236,7 @@ static void read_soa_email(acct_req *req, acct_problems *pb, acct_domain *d)
     json_t *v = body_field(req, "soa_email");
     const char *email = NULL;
 
-    if (v && (json_is_null(v)
-              || (json_is_string(v) && json_string_length(v) == 0))) {
+    if (json_is_string(v) && json_string_length(v) == 0) {
         d->soa_email = NULL;
         return;
     }
@@ -262,9 +260,9 @@ static void read_soa_email(acct_req *req, acct_problems *pb, acct_domain *d)
 }
 
 /*
- * An array of IPv4/IPv6 addresses, stored canonical as JSON array text;
- * null reads as [].  Each bad entry is named ("master_ips[2]").  Returns
- * the number of entries, or -1 after adding an error.
+ * An array of IPv4/IPv6 addresses, stored canonical as JSON array text.
+ * Each bad entry is named ("master_ips[2]").  Returns the number of
+ * entries, or -1 after adding an error.
  */
 static int read_ips(acct_req *req, acct_problems *pb, const char *field,
                     const char **out)
@@ -274,10 +272,6 @@ static int read_ips(acct_req *req, acct_problems *pb, const char *field,
     int bad = 0;
 
     if (!v) {
-        return 0;
-    }
-    if (json_is_null(v)) {
-        *out = "[]";
         return 0;
     }
     if (!json_is_array(v)) {

@@ -8,8 +8,13 @@
  *    kept, uniqueness (across every account) ignores it;
  *  - type master needs soa_email, type slave at least one master_ips entry,
  *    judged on the domain as it results from the request;
- *  - description and group are display strings; "" or null clears them
- *    (clients that send back what they read get "" for an unset one);
+ *  - description and group are display strings; "" clears them (clients
+ *    that send back what they read get "" for an unset one), and so does
+ *    "" for soa_email;
+ *  - a body's nulls are gone before these readers see it
+ *    (acct_fields_settable): null leaves a field as it is, or gives its
+ *    default on create, like an absent field (DECISIONS.md, "Today's
+ *    clients"); [] clears master_ips, axfr_ips and tags;
  *  - the timer fields round up to the contract's valid values.
  */
 #ifndef ACCT_DOMAIN_H
@@ -60,7 +65,7 @@ typedef struct acct_domain {
     unsigned invalid;          /* ACCT_DOMAIN_F_* */
 } acct_domain;
 
-/* The fields a body may set (NULL-terminated), for acct_fields_only. */
+/* The fields a body may set (NULL-terminated), for acct_fields_settable. */
 extern const char *const acct_domain_fields[];
 
 /*
@@ -83,8 +88,9 @@ void acct_domain_from_row(const acct_rows *rows, int i, acct_domain *d);
 /*
  * Applies every domain field present in the request body to `d`, adding a
  * problem for each invalid one and marking it in d->invalid.  Fields not in
- * the body keep their values.  Unknown fields and "tags" (acct_tags_read_body,
- * read after these) are the caller's business.
+ * the body keep their values.  The other keys of the body
+ * (acct_fields_settable, before this) and "tags" (acct_tags_read_body, read
+ * after these) are the caller's business.
  */
 void acct_domain_read_body(acct_req *req, acct_problems *pb, acct_domain *d);
 

@@ -30,7 +30,7 @@ typedef struct acct_profile_changes {
     const char *timezone;
     int two_factor_auth;           /* 0 also forgets the two-factor secret */
     int set_authorized_keys;       /* 1: authorized_keys replaces the keys */
-    const char *authorized_keys;   /* JSON array text, NULL for null */
+    const char *authorized_keys;   /* JSON array text */
 } acct_profile_changes;
 
 /* Leaves every field of `c` as it is. */

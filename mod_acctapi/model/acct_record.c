@@ -869,7 +869,7 @@ static void read_number(acct_req *req, acct_problems *pb, const char *field,
     *set |= bit;
 }
 
-/* A string field; JSON null clears it where `nullable`. */
+/* A string field; JSON null, where `nullable`, leaves it as it is. */
 static void read_text(acct_req *req, acct_problems *pb, const char *field,
                       size_t max, int nullable, unsigned bit,
                       const char **out, unsigned *bad)
@@ -879,9 +879,6 @@ static void read_text(acct_req *req, acct_problems *pb, const char *field,
     switch (acct_field_string(req, pb, field, 0, max, nullable, &s)) {
     case ACCT_FIELD_SET:
         *out = s;
-        break;
-    case ACCT_FIELD_NULL:
-        *out = NULL;
         break;
     case ACCT_FIELD_BAD:
         *bad |= bit;
@@ -922,14 +919,15 @@ static void read_type(acct_req *req, acct_problems *pb,
     }
 }
 
+const char *const acct_record_fields[] = {
+    "type", "name", "target", "priority", "weight", "port", "service",
+    "protocol", "ttl_sec", "tag", NULL
+};
+
 int acct_record_read(acct_req *req, acct_problems *pb,
                      const acct_record *current, const acct_record_zone *zone,
                      acct_record *out)
 {
-    static const char *const allowed[] = {
-        "type", "name", "target", "priority", "weight", "port", "service",
-        "protocol", "ttl_sec", "tag", NULL
-    };
     int before = acct_problems_count(pb);
     unsigned bad = 0;
     acct_record r;
@@ -943,7 +941,6 @@ int acct_record_read(acct_req *req, acct_problems *pb,
                              *current->name ? "." : "", zone->domain, ".",
                              NULL);
     }
-    acct_fields_only(req, pb, allowed);
     read_type(req, pb, current, &r, &bad);
     read_text(req, pb, "name", ACCT_RECORD_NAME_MAX, 0, ACCT_RECORD_NAME,
               &r.name, &bad);

@@ -77,6 +77,14 @@ typedef struct acct_record_zone {
 } acct_record_zone;
 
 /*
+ * The fields a record body sets (NULL-terminated): the handlers judge the
+ * body's other keys with acct_fields_settable before acct_record_read, which
+ * also drops its nulls (null leaves a field as it is, or gives its default
+ * on create: DECISIONS.md, "Today's clients").
+ */
+extern const char *const acct_record_fields[];
+
+/*
  * Reads the request body: a new record when `current` is NULL (type
  * required), else the changes to `current` (the stored record; every field
  * optional, the type unchangeable).  The merged record is then normalised

@@ -506,12 +506,8 @@ acct_field_rc acct_sshkey_body_list(acct_req *req, acct_problems *pb,
     size_t i;
     int bad = 0;
 
-    if (!v) {
+    if (!v || json_is_null(v)) {
         return ACCT_FIELD_ABSENT;
-    }
-    if (json_is_null(v)) {
-        *json_text = NULL;
-        return ACCT_FIELD_NULL;
     }
     if (!json_is_array(v)) {
         acct_problem_add(pb, field,

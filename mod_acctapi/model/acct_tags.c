@@ -136,9 +136,6 @@ acct_field_rc acct_tags_read_body(acct_req *req, acct_problems *pb,
         return ACCT_FIELD_ABSENT;
     }
     *labels = apr_array_make(req->pool, 4, sizeof(const char *));
-    if (json_is_null(v)) {
-        return ACCT_FIELD_SET;
-    }
     if (!json_is_array(v)) {
         acct_problem_add(pb, field,
                          apr_psprintf(req->pool, "%s must be an array of "

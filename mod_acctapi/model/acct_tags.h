@@ -71,7 +71,8 @@ void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
 /*
  * Reads body field `field` as an array of tag labels (3..50 characters
  * each): *labels gets them in request order without repeats (a label given
- * twice is one tag).  JSON null reads as an empty array.  Errors name the
+ * twice is one tag); [] clears the tags (a body's nulls are gone before:
+ * acct_fields_settable, null leaves the tags).  Errors name the
  * field or the element ("tags[2]"); ACCT_FIELD_BAD once any was added to pb.
  */
 acct_field_rc acct_tags_read_body(acct_req *req, acct_problems *pb,

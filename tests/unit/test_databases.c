@@ -328,9 +328,13 @@ static void test_create_rules(void **state)
                        BASE_MY "}", "label"},
         {&mysql_route, "{\"label\":\"a2345678901234567890123456789012\","
                        BASE_MY "}", ""},
-        {&mysql_route, "{\"label\":\"-abc\"," BASE_MY "}", "label"},
-        {&mysql_route, "{\"label\":\"ab c\"," BASE_MY "}", "label"},
-        {&mysql_route, "{\"label\":\"caf\\u00e9\"," BASE_MY "}", "label"},
+        /* 3..32 characters, as the public API's spec and console take
+         * them (DECISIONS.md, "Today's clients": never stricter) */
+        {&mysql_route, "{\"label\":\"-abc\"," BASE_MY "}", ""},
+        {&mysql_route, "{\"label\":\"ab c\"," BASE_MY "}", ""},
+        {&mysql_route, "{\"label\":\"caf\\u00e9\"," BASE_MY "}", ""},
+        {&mysql_route, "{\"label\":\"a\\u00e9\"," BASE_MY "}", "label"},  /* 2 */
+        {&mysql_route, "{\"label\":\"t\\tb\"," BASE_MY "}", "label"},
         {&mysql_route, "{\"label\":7," BASE_MY "}", "label"},
         {&mysql_route, "{\"label\":\"Ok_1.x-y\"," BASE_MY "}", ""},
         /* region, type, engine */
@@ -360,8 +364,16 @@ static void test_create_rules(void **state)
                        "\"type\":\"g6-nanode-1\",\"engine\":\"mysql\"}",
          "engine"},
         /* cluster_size and replication */
-        {&mysql_route, "{\"label\":\"cs1\",\"cluster_size\":2," BASE_MY "}",
+        {&mysql_route, "{\"label\":\"cs1\",\"cluster_size\":4," BASE_MY "}",
          "cluster_size"},
+        {&mysql_route, "{\"label\":\"cs0\",\"cluster_size\":0," BASE_MY "}",
+         "cluster_size"},
+        /* two nodes, as the public console creates them: replicated */
+        {&mysql_route, "{\"label\":\"cs4\",\"cluster_size\":2," BASE_MY "}",
+         ""},
+        {&pg_route, "{\"label\":\"cs5\",\"cluster_size\":2,"
+                    "\"replication_type\":\"none\"," BASE_PG "}",
+         "replication_type"},
         {&mysql_route, "{\"label\":\"cs2\",\"cluster_size\":\"3\"," BASE_MY "}",
          "cluster_size"},
         {&mysql_route, "{\"label\":\"cs3\",\"cluster_size\":3.0," BASE_MY "}",
@@ -385,34 +397,38 @@ static void test_create_rules(void **state)
                     BASE_PG "}", ""},
         {&pg_route, "{\"label\":\"rt8\",\"replication_commit_type\":\"sync\","
                     BASE_PG "}", "replication_commit_type"},
+        /* not a MySQL field: ignored (DECISIONS.md, "Today's clients") */
         {&mysql_route, "{\"label\":\"rt9\",\"replication_commit_type\":\"on\","
-                       BASE_MY "}", "replication_commit_type"},
+                       BASE_MY "}", ""},
         /* booleans */
         {&mysql_route, "{\"label\":\"bo1\",\"encrypted\":1," BASE_MY "}",
          "encrypted"},
         {&mysql_route, "{\"label\":\"bo2\",\"ssl_connection\":\"true\","
                        BASE_MY "}", "ssl_connection"},
+        /* null is the default */
         {&mysql_route, "{\"label\":\"bo3\",\"ssl_connection\":null," BASE_MY "}",
-         "ssl_connection"},
+         ""},
         /* allow_list */
         {&mysql_route, "{\"label\":\"al1\",\"allow_list\":\"10.0.0.1\","
                        BASE_MY "}", "allow_list"},
         {&mysql_route, "{\"label\":\"al2\",\"allow_list\":[\"10.0.0.1\",5,"
                        "\"x\",\"10.0.0.1/32\",\"10.0.0.0/33\",\"10.0.0.1/24\","
                        "\"::1/129\",\"10.0.0.0/08\",\"\",\"10.0.0.0/\"]," BASE_MY "}",
-         "allow_list[1],allow_list[2],allow_list[3],allow_list[4],"
-         "allow_list[5],allow_list[6],allow_list[7],allow_list[8],"
-         "allow_list[9]"},
+         "allow_list[1],allow_list[2],allow_list[4],allow_list[6],"
+         "allow_list[7],allow_list[8],allow_list[9]"},
+        /* a repeat and host bits set are kept, as the public API's pattern
+         * and recorded traffic take them */
         {&mysql_route, "{\"label\":\"al3\",\"allow_list\":[\"2001:db8::/32\","
-                       "\"2001:DB8:0::/32\"]," BASE_MY "}", "allow_list[1]"},
+                       "\"2001:DB8:0::/32\",\"10.0.0.1/24\"]," BASE_MY "}", ""},
         {&mysql_route, "{\"label\":\"al4\",\"allow_list\":[]," BASE_MY "}", ""},
-        /* unknown and read-only fields; everything wrong at once */
+        /* unknown and read-only fields: ignored on create (DECISIONS.md,
+         * "Today's clients"); everything wrong at once */
         {&mysql_route, "{\"label\":\"unk1\",\"status\":\"active\","
-                       "\"updates\":{}," BASE_MY "}", "status,updates"},
+                       "\"updates\":{}," BASE_MY "}", ""},
         {&pg_route, "{\"label\":\"x\",\"region\":\"mars\",\"type\":\"t\","
                     "\"engine\":\"e\",\"cluster_size\":5,\"encrypted\":0,"
                     "\"allow_list\":[\"x\"],\"port\":1}",
-         "allow_list[0],cluster_size,encrypted,engine,label,port,region,type"},
+         "allow_list[0],cluster_size,encrypted,engine,label,region,type"},
     };
     ctx c;
     size_t i;
@@ -442,8 +458,6 @@ static void test_allow_list_reasons(void **state)
     static const struct {
         const char *item, *reason;
     } cases[] = {
-        {"10.0.0.1/24", "Host bits are set; the range is 10.0.0.0/24"},
-        {"2001:db8::1/64", "Host bits are set; the range is 2001:db8::/64"},
         {"10.0.0.0/33", "The prefix length must be a whole number from 0 "
                         "to 32"},
         {"::/-1", "The prefix length must be a whole number from 0 to 128"},
@@ -467,6 +481,39 @@ static void test_allow_list_reasons(void **state)
         UNIT_CHECKF(strcmp(first_reason(doc), cases[i].reason) == 0,
                     "%s: %s", cases[i].item, first_reason(doc));
     }
+}
+
+/*
+ * What the public API takes and the module once refused (DECISIONS.md,
+ * "Today's clients": never stricter): any 3..32-character label, a
+ * two-node cluster, allow-list items with host bits set or repeated (kept
+ * as given), a 4-hour maintenance window.
+ */
+static void test_public_values(void **state)
+{
+    ctx c;
+    json_t *doc;
+    int status;
+
+    ctx_init(&c, *state, "public");
+    doc = create(&c, &mysql_route,
+                 "{\"label\":\"my db (test)\"," BASE_MY ",\"cluster_size\":2,"
+                 "\"allow_list\":[\"10.0.0.7/24\",\"192.0.2.1\",\"192.0.2.1\"]}",
+                 200);
+    assert_string_equal(str(doc, "label"), "my db (test)");
+    assert_int_equal(num(doc, "cluster_size"), 2);
+    assert_string_equal(str(doc, "replication_type"), "semi_synch");
+    assert_string_equal(acct_json_dump(c.db->pool,
+                                       json_object_get(doc, "allow_list"), NULL),
+                        "[\"10.0.0.7/24\",\"192.0.2.1\",\"192.0.2.1\"]");
+    sql(c.db, apr_psprintf(c.db->pool, "UPDATE databases SET status ="
+                           " 'active', status_next = NULL, status_due = NULL"
+                           " WHERE id = %s", sid(&c, doc)));
+    doc = call(request(&c, &mysql_route, sid(&c, doc),
+                       "{\"updates\":{\"duration\":4}}"),
+               api_database_update, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(num(json_object_get(doc, "updates"), "duration"), 4);
 }
 
 static void test_create_label_unique_and_key(void **state)
@@ -652,20 +699,28 @@ static void test_update_rules(void **state)
         {"{\"label\":\"no\"}", "label"},
         {"{\"label\":\"taken-one\"}", "label"},
         {"{\"type\":\"g6-nanode-1\"}", "type"},
-        {"{\"type\":\"g6-standard-2\"}", "type"},
+        {"{\"type\":\"g6-standard-2\"}", ""},   /* the type it has */
         {"{\"type\":\"g6-dedicated-2\"}", "type"},
         {"{\"type\":\"nope\"}", "type"},
         {"{\"type\":\"g6-standard-6\"}", ""},
-        {"{\"allow_list\":[\"1.2.3.4\",\"1.2.3.4/32\"]}", "allow_list[1]"},
-        {"{\"allow_list\":null}", "allow_list"},
-        {"{\"status\":\"active\",\"engine\":\"postgresql/13.2\","
-         "\"region\":\"us-west\",\"cluster_size\":3,\"id\":1}",
+        /* kept as given, repeats included (DECISIONS.md, "Today's
+         * clients") */
+        {"{\"allow_list\":[\"1.2.3.4\",\"1.2.3.4/32\",\"1.2.3.4\"]}", ""},
+        {"{\"allow_list\":[\"1.2.3.4\",\"1.2.3.4/33\"]}", "allow_list[1]"},
+        {"{\"allow_list\":null}", ""},        /* null: unchanged */
+        /* what the route cannot change: refused when it differs from the
+         * stored value, ignored when equal (DECISIONS.md, "Today's
+         * clients") */
+        {"{\"status\":\"provisioning\",\"engine\":\"postgresql/13.2\","
+         "\"region\":\"us-west\",\"cluster_size\":3,\"id\":0}",
          "cluster_size,engine,id,region,status"},
+        {"{\"status\":\"active\",\"engine\":\"postgresql\","
+         "\"cluster_size\":1,\"private_network\":null,\"fork\":{}}", ""},
         {"{\"updates\":[]}", "updates"},
         {"{\"updates\":{\"frequency\":\"daily\",\"duration\":0,"
          "\"hour_of_day\":24,\"day_of_week\":0,\"pending\":[]}}",
          "updates.day_of_week,updates.duration,updates.frequency,"
-         "updates.hour_of_day,updates.pending"},
+         "updates.hour_of_day"},
         {"{\"updates\":{\"frequency\":\"monthly\"}}", "updates.week_of_month"},
         {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":5}}",
          "updates.week_of_month"},
@@ -674,7 +729,10 @@ static void test_update_rules(void **state)
          "updates.duration"},
         {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":4,"
          "\"day_of_week\":7,\"duration\":1}}", ""},
-        {"{\"updates\":{\"frequency\":\"weekly\"}}", "updates.week_of_month"},
+        /* a weekly window has no week_of_month */
+        {"{\"updates\":{\"frequency\":\"weekly\"}}", ""},
+        {"{\"updates\":{\"frequency\":\"monthly\",\"week_of_month\":2}}",
+         ""},
         {"{\"updates\":{\"frequency\":\"weekly\",\"week_of_month\":null}}", ""},
     };
     ctx c;
@@ -1054,6 +1112,7 @@ int main(void)
         UNIT_DB_TEST(test_create_shape),
         UNIT_DB_TEST(test_create_rules),
         UNIT_DB_TEST(test_allow_list_reasons),
+        UNIT_DB_TEST(test_public_values),
         UNIT_DB_TEST(test_create_label_unique_and_key),
         UNIT_DB_TEST(test_lifecycle),
         UNIT_DB_TEST(test_delete_statuses),

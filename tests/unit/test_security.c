@@ -514,8 +514,10 @@ static const struct {
     {"{\"security_questions\":null}", {"security_questions"}},
     {"{\"security_questions\":\"1,2,3\"}", {"security_questions"}},
     {"{\"security_questions\":{\"question_id\":1}}", {"security_questions"}},
+    /* keys that are not fields of the route are ignored (DECISIONS.md,
+     * "Today's clients") */
     {"{\"security_questions\":[],\"two_factor_auth\":true}",
-     {"two_factor_auth", "security_questions"}},
+     {"security_questions"}},
     {"{\"security_questions\":[{\"question_id\":1,\"response\":\"abc\"},"
      "{\"question_id\":2,\"response\":\"abc\"}]}", {"security_questions"}},
     {"{\"security_questions\":[{\"question_id\":1,\"response\":\"abc\"},"
@@ -525,9 +527,9 @@ static const struct {
     {"{\"security_questions\":[1,{\"question_id\":2,\"response\":\"abc\"},"
      "{\"question_id\":3,\"response\":\"abc\"}]}", {"security_questions[0]"}},
     {"{\"security_questions\":[{\"question_id\":1,\"response\":\"abc\"},"
-     "{\"question_id\":2,\"response\":\"abc\",\"answer\":\"x\"},"
+     "{\"question_id\":2,\"response\":\"ab\",\"answer\":\"x\"},"
      "{\"question_id\":3,\"response\":\"abc\"}]}",
-     {"security_questions[1].answer"}},
+     {"security_questions[1].response"}},
     {"{\"security_questions\":[{\"response\":\"abc\"},"
      "{\"question_id\":2,\"response\":\"abc\"},{\"question_id\":3,\"response\":"
      "\"abc\"}]}", {"security_questions[0].question_id"}},
@@ -669,6 +671,20 @@ static void test_questions_answer(void **state)
     assert_string_equal(json_string_value(response_of(doc, 2)), "Fluffy");
     assert_string_equal(json_string_value(response_of(doc, 7)), seventeen);
     assert_true(json_is_null(response_of(doc, 3)));
+    json_decref(doc);
+
+    /* An answer's other keys (the question's text, its id as a GET shows
+     * them) and the body's are ignored (DECISIONS.md, "Today's clients"). */
+    req = keyed_req(db, &who);
+    req->body = body(db, apr_psprintf(db->pool,
+        "{\"security_questions\":[{\"question_id\":7,\"response\":\"%s\","
+        "\"security_question\":\"x\",\"id\":7,\"question\":null},"
+        "{\"question_id\":2,\"response\":\"Fluffy\",\"id\":9},"
+        "{\"question_id\":1,\"response\":\"Paris\"}],\"userId\":5}",
+        seventeen));
+    doc = call(req, api_security_questions_answer, &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(json_string_value(response_of(doc, 2)), "Fluffy");
     json_decref(doc);
 
     /* Stored sealed, never in clear. */
@@ -860,7 +876,8 @@ static void test_tfa_code_validation(void **state)
         {"{\"tfa_code\":\"1234567\"}", "tfa_code"},
         {"{\"tfa_code\":\"12345a\"}", "tfa_code"},
         {"{\"tfa_code\":\" 12345\"}", "tfa_code"},
-        {"{\"tfa_code\":\"123456\",\"secret\":\"x\"}", "secret"},
+        /* "secret" is not a field of the route: ignored */
+        {"{\"tfa_code\":\"12345\",\"secret\":\"x\"}", "tfa_code"},
     };
     unit_db *db = *state;
     acct_principal who;

@@ -214,10 +214,13 @@ static void test_tag_create_refusals(void **state)
     assert_int_equal(results(db, &who, api_tags_list, NULL), 0);
 
     req = unit_req(db, &who);
+    /* "colour" is not a field of the route: ignored (DECISIONS.md,
+     * "Today's clients"); the label is too short */
     req->body = body(db, "{\"label\":\"ab\",\"colour\":1}");
     doc = call(req, api_tag_create, &status);
     assert_int_equal(status, 400);
-    assert_int_equal(json_array_size(json_object_get(doc, "errors")), 2);
+    assert_int_equal(json_array_size(json_object_get(doc, "errors")), 1);
+    assert_string_equal(error_field(doc, 0), "label");
     json_decref(doc);
     req->body = body(db, "{}");
     doc = call(req, api_tag_create, &status);

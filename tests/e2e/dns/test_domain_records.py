@@ -213,8 +213,10 @@ REFUSALS = [
     ({}, [("type", "type is required")]),
     ({"type": "SOA", "target": "x"},
      [("type", "type must be one of: A, AAAA, NS, MX, CNAME, TXT, SRV, PTR, CAA")]),
-    ({"type": "A", "target": "192.0.2.1", "colour": "red"},
-     [("colour", "colour is not a field that can be set here")]),
+    # a key that is not a record field is ignored (DECISIONS.md, "Today's
+    # clients"): only the target is refused
+    ({"type": "A", "target": "2001:db8::1", "colour": "red", "domainId": 1},
+     [("target", "target must be an IPv4 address, such as 192.0.2.10, or [remote_addr]")]),
     ({"type": "A", "name": "@", "target": "192.0.2.1"},
      [("name", "@ is not a valid name: use an empty string for the domain itself")]),
     ({"type": "A", "name": "x" * 101, "target": "192.0.2.1"},
@@ -435,11 +437,17 @@ def test_update(acct, backend, clock):
     r = acct.client.put(f"/domains/{did}/records/{a['id']}",
                         json={"port": 80, "target": "nope"})
     assert sorted(f for f, _ in errors_of(r)) == ["port", "target"]
-    r = acct.client.put(f"/domains/{did}/records/{srv['id']}", json={"service": None})
-    assert errors_of(r) == [("service", "service is required for SRV records")]
+    r = acct.client.put(f"/domains/{did}/records/{srv['id']}", json={"service": ""})
+    assert [f for f, _ in errors_of(r)] == ["service"], r
     # refusals changed nothing
     assert acct.client.get(f"/domains/{did}/records/{a['id']}").json == a
     assert acct.client.get(f"/domains/{did}/records/{srv['id']}").json == doc
+    # null leaves a field as it is (DECISIONS.md, "Today's clients")
+    r = acct.client.put(f"/domains/{did}/records/{srv['id']}",
+                        json={"service": None, "protocol": None, "name": None, "target": None,
+                              "port": None, "ttl_sec": None, "type": None})
+    assert r.status == 200, r
+    assert without_times(r.json) == without_times(doc)
 
 
 def test_delete(acct, backend):

@@ -154,15 +154,19 @@ REFUSALS = [
     (master("x.example", axfr_ips=["192.0.2.1", "10.0.0.256"]), ["axfr_ips[1]"]),
     (master("x.example", axfr_ips=["2001:db8:1111:2222:3333:4444:5555:6666"] * 26),
      ["axfr_ips"]),
+    # null is the default (DECISIONS.md, "Today's clients")
     (master("x.example", expire_sec=-1.0, refresh_sec="300", retry_sec=1.5, ttl_sec=None),
-     ["expire_sec", "refresh_sec", "retry_sec", "ttl_sec"]),
+     ["expire_sec", "refresh_sec", "retry_sec"]),
     (master("x.example", tags=["ok-tag", "no", "t" * 51]), ["tags[1]", "tags[2]"]),
     (master("x.example", tags="abc"), ["tags"]),
-    (master("x.example", id=1, created="2024-01-01T00:00:00", updated=None, serial=3),
-     ["created", "id", "serial", "updated"]),
+    # what a create does not set is ignored (DECISIONS.md, "Today's clients"):
+    # only the bad status is refused
+    (master("x.example", id=1, created="2024-01-01T00:00:00", updated=None, serial=3,
+            status="paused"),
+     ["status"]),
     ({"domain": "bad", "type": "x", "status": "y", "expire_sec": 0.5, "colour": "red",
       "axfr_ips": ["z"]},
-     ["axfr_ips[0]", "colour", "domain", "expire_sec", "status", "type"]),
+     ["axfr_ips[0]", "domain", "expire_sec", "status", "type"]),
 ]
 
 
@@ -242,19 +246,25 @@ def test_update(acct, acct2, clock):
 
     # the rules judge the resulting domain; a refusal stores nothing
     assert fields_of(acct.client.put(path, json={"master_ips": []})) == ["master_ips"]
-    assert fields_of(acct.client.put(path, json={"type": "master", "soa_email": None})) == \
+    assert fields_of(acct.client.put(path, json={"type": "master", "soa_email": ""})) == \
         ["soa_email"]
-    assert fields_of(acct.client.put(path, json={"id": 5, "updated": u["updated"],
-                                                 "ttl_sec": 0.5})) == ["id", "ttl_sec", "updated"]
+    # read-only keys: a different value is refused, the stored one ignored
+    assert fields_of(acct.client.put(path, json={"id": 0, "updated": u["updated"],
+                                                 "ttl_sec": 0.5})) == ["id", "ttl_sec"]
+    assert fields_of(acct.client.put(path, json={"id": d["id"], "updated": "2000-01-01T00:00:00",
+                                                 "created": d["created"]})) == ["updated"]
     other = acct2.create(domain=name("taken"))
     assert_error(acct.client.put(path, json={"domain": other["domain"].upper()}), 400, TAKEN,
                  "domain")
     assert acct.client.get(path).json == u
-    # switching back to master with an address; null clears the group
+    # switching back to master with an address; null leaves the group
+    # (DECISIONS.md, "Today's clients"), "" clears it
     r = acct.client.put(path, json={"type": "master", "soa_email": "a@b.example",
                                     "group": None, "tags": []})
     assert r.status == 200, r
-    assert (r.json["type"], r.json["group"], r.json["tags"]) == ("master", "", [])
+    assert (r.json["type"], r.json["group"], r.json["tags"]) == ("master", "g", [])
+    r = acct.client.put(path, json={"group": ""})
+    assert r.status == 200 and r.json["group"] == "", r
 
 
 def test_delete(acct, backend):
@@ -446,9 +456,10 @@ def test_clone_settings_and_tags(acct, clock):
                                   json={"domain": want.lower()}), 400, TAKEN, "domain")
     assert_error(acct.client.post(f"/domains/{src['id']}/clone", json={}), 400,
                  "domain is required", "domain")
+    # a clone sets the name only: the other keys are ignored
     assert fields_of(acct.client.post(f"/domains/{src['id']}/clone",
                                       json={"domain": "x", "type": "slave"})) == \
-        ["domain", "type"]
+        ["domain"]
 
 
 RECORDS = [

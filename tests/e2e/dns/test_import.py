@@ -509,13 +509,15 @@ BODIES = [
     ({"domain": 5, "remote_nameserver": ["192.0.2.1"]},
      [("domain", "domain must be a string"),
       ("remote_nameserver", "remote_nameserver must be a string")]),
+    # null is an absent field (DECISIONS.md, "Today's clients")
     ({"domain": "x.example", "remote_nameserver": None},
-     [("remote_nameserver", "remote_nameserver must be a string")]),
+     [("remote_nameserver", "remote_nameserver is required")]),
     ({"domain": "x.example", "remote_nameserver": ""},
      [("remote_nameserver", "Length must be 1-260 characters")]),
     ({"domain": "com", "remote_nameserver": "192.0.2.1"}, [("domain", None)]),
-    ({"domain": "x.example", "remote_nameserver": "192.0.2.1",
-      "type": "master"}, [("type", "type is not a field that can be set here")]),
+    # keys that are not fields of the route are ignored
+    ({"domain": "x.example", "remote_nameserver": "192.0.2.300",
+      "type": "master", "domainId": 5}, [("remote_nameserver", R_SERVER)]),
 ] + [({"domain": "x.example", "remote_nameserver": s}, [("remote_nameserver", R_PORT)])
      for s in ("192.0.2.1:", "192.0.2.1:0", "192.0.2.1:65536", "[2001:db8::1]:x",
                "ns1.example.net:5 3")] \

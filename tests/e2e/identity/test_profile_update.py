@@ -1,5 +1,7 @@
-"""PUT /profile: only the writable fields change; read-only and unknown
-fields are refused by name and change nothing."""
+"""PUT /profile: only the writable fields change.  As the public API does
+(DECISIONS.md, "Today's clients"), unknown fields are ignored, a read-only
+field is accepted when it equals the stored value and refused by name when
+it differs, and null leaves a field as it is."""
 
 import pytest
 
@@ -37,6 +39,17 @@ def test_update_writable_fields(own):
     assert assert_json(own.get("/profile")) == p
 
 
+def test_empty_timezone_clears_it(own):
+    """The public API takes a profile without a time zone (DECISIONS.md,
+    "Today's clients": never stricter)."""
+    r = own.put("/profile", json={"timezone": ""})
+    assert r.status == 200, r
+    assert assert_json(r)["timezone"] == ""
+    assert assert_json(own.get("/profile"))["timezone"] == ""
+    assert_error(own.put("/profile", json={"timezone": "Mars/Olympus"}), 400,
+                 field="timezone")
+
+
 def test_empty_body_changes_nothing(own):
     before = assert_json(own.get("/profile"))
     r = own.put("/profile", json={})
@@ -45,8 +58,8 @@ def test_empty_body_changes_nothing(own):
 
 
 @pytest.mark.parametrize("field,value", [
-    ("uid", 1), ("username", "mallory"), ("referrals", {"code": "x"}),
-    ("authentication_type", "password"), ("verified_phone_number", "+15555550100"),
+    ("uid", 0), ("username", "mallory"), ("referrals", {"code": "x"}),
+    ("authentication_type", "github"), ("verified_phone_number", "+15555550100"),
 ])
 def test_read_only_fields_refused(own, field, value):
     before = assert_json(own.get("/profile"))
@@ -55,14 +68,51 @@ def test_read_only_fields_refused(own, field, value):
     assert assert_json(own.get("/profile")) == before, "a refused request changed something"
 
 
+@pytest.mark.parametrize("field", ["uid", "username", "referrals", "authentication_type",
+                                   "verified_phone_number"])
+def test_read_only_fields_equal_accepted(own, field):
+    before = assert_json(own.get("/profile"))
+    r = own.put("/profile", json={field: before[field], "timezone": "Europe/Paris"})
+    assert r.status == 200, r
+    after = assert_json(r)
+    assert after["timezone"] == "Europe/Paris" and after[field] == before[field]
+
+
+def test_unknown_fields_ignored(own):
+    before = assert_json(own.get("/profile"))
+    r = own.put("/profile", json={"bogus": 1, "profileId": 5, "lish": {"x": 1}})
+    assert r.status == 200, r
+    assert assert_json(r) == before
+    assert assert_json(own.get("/profile")) == before
+
+
+def test_get_then_put_changes_nothing(own):
+    before = assert_json(own.get("/profile"))
+    r = own.put("/profile", json=before)
+    assert r.status == 200, r
+    assert assert_json(r) == before
+    assert assert_json(own.get("/profile")) == before
+
+
+def test_null_leaves_every_field(own):
+    r = own.put("/profile", json={"email": "kept@example.org", "timezone": "Asia/Tokyo",
+                                  "authorized_keys": [ED25519], "email_notifications": False})
+    assert r.status == 200, r
+    before = assert_json(r)
+    r = own.put("/profile", json={k: None for k in before})
+    assert r.status == 200, r
+    assert assert_json(r) == before
+    assert assert_json(own.get("/profile")) == before
+
+
 def test_every_invalid_field_reported_at_once(own):
     r = own.put("/profile", json={"email": "not-an-address", "timezone": "Mars/Olympus",
                                   "shell_auth_method": "telnet", "email_notifications": "yes",
-                                  "bogus": 1})
+                                  "bogus": 1, "uid": -1})
     assert r.status == 400, r
     fields = sorted(e.get("field") for e in assert_json(r)["errors"])
-    assert fields == ["bogus", "email", "email_notifications", "shell_auth_method",
-                      "timezone"], r
+    assert fields == ["email", "email_notifications", "shell_auth_method", "timezone",
+                      "uid"], r
 
 
 @pytest.mark.parametrize("field,value", [
@@ -87,9 +137,13 @@ def test_authorized_keys(own):
     r = own.put("/profile", json={"authorized_keys": ["ssh-rsa not-a-key"]})
     assert_error(r, 400, field="authorized_keys[0]")
     assert assert_json(own.get("/profile"))["authorized_keys"] == [ED25519]
+    # null leaves the keys (DECISIONS.md, "Today's clients"); [] clears them
     r = own.put("/profile", json={"authorized_keys": None})
     assert r.status == 200, r
-    assert assert_json(r)["authorized_keys"] is None
+    assert assert_json(r)["authorized_keys"] == [ED25519]
+    r = own.put("/profile", json={"authorized_keys": []})
+    assert r.status == 200, r
+    assert assert_json(r)["authorized_keys"] == []
 
 
 def test_needs_read_write_scope(backend, server):

@@ -103,13 +103,15 @@ def test_questions_validation(user):
     assert [e["field"] for e in errs] == [
         "security_questions[0].response", "security_questions[1].response"], errs
 
+    # An answer's other keys are ignored, as a body's (DECISIONS.md,
+    # "Today's clients").
     r = user.post("/profile/security-questions", json={"security_questions": [
         {"question_id": "1", "response": "abc"}, 7,
-        {"question_id": 3, "response": "abc", "extra": 1}]})
+        {"question_id": 3, "response": "ab", "extra": 1}]})
     errs = assert_error(r, 400, field=None, only=False)
     assert [e["field"] for e in errs] == [
         "security_questions[0].question_id", "security_questions[1]",
-        "security_questions[2].extra"], errs
+        "security_questions[2].response"], errs
 
     # Nothing was stored by the refusals.
     doc = assert_json(user.get("/profile/security-questions"))
