@@ -183,10 +183,6 @@ function numberRefusal(field, value) {
   if ((field === 'weight' || field === 'port') && (value < 0 || value > 65535)) {
     return 'DNS: SRV weight and port are 16-bit';
   }
-  if (field === 'domainId') {
-    return "not a field: the path's id, which linode-cli before 5.55 copies "
-      + 'into the body (ignored: the request-body rules of issue 19)';
-  }
   return null;
 }
 
@@ -382,10 +378,8 @@ function recordRefusal(field, value, type, create) {
       && value.replace(/^_/, '').length > 62) {
     return 'DNS: named with its underscore, a label of more than 63 octets';
   }
-  if (field === 'service' && value === null && type === 'SRV') {
-    return create ? 'the published spec: service is required for SRV records'
-      : 'null in a PUT leaves the field unchanged: the request-body rules of '
-        + 'issue 19, tested with them';
+  if (field === 'service' && value === null && type === 'SRV' && create) {
+    return 'the published spec: service is required for SRV records';
   }
   if (field === 'tag' && type === 'CAA' && !['issue', 'issuewild', 'iodef'].includes(value)) {
     return "the published spec's tag enum: issue, issuewild, iodef";
