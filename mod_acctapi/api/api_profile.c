@@ -5,6 +5,7 @@
 #include "acct_names.h"
 #include "acct_profile.h"
 #include "acct_sshkey.h"
+#include "acct_valid.h"
 
 #include <apr_file_info.h>
 #include <ctype.h>
@@ -275,7 +276,7 @@ void api_profile_update(acct_req *req, acct_resp *resp)
                          : NULL);
 #define NOW_TRUE(col) (strcmp(acct_rows_get(current, 0, col), "1") == 0)
     email_rc = acct_field_string(req, pb, "email", 1, 254, 0, &email);
-    if (email_rc == ACCT_FIELD_SET && !acct_email_valid(email)) {
+    if (email_rc == ACCT_FIELD_SET && !acct_valid_email(email)) {
         acct_problem_add(pb, "email",
                          "email must be a valid e-mail address");
     }

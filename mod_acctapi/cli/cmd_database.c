@@ -11,12 +11,13 @@
 #include "acct_store.h"
 
 #include "admin.h"
+#include "acct_valid.h"
 
 static int check_host_opt(admin_ctx *c, const char *name)
 {
     const char *host = opt_value(c, name);
 
-    if (host && !acct_dns_name_valid(host, 0)) {
+    if (host && !acct_valid_dns_name(host, 0)) {
         return usage_error(c->topic, "invalid %s '%s' (expected a host name "
                            "such as db1.example.net)", name, host);
     }

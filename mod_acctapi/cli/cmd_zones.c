@@ -15,6 +15,7 @@
 #include "acct_publish_reload.h"
 
 #include "admin.h"
+#include "acct_valid.h"
 
 /* --nameservers into c->nameservers, validated as AcctapiNameservers is. */
 static int parse_nameservers_opt(admin_ctx *c)
@@ -35,7 +36,7 @@ static int parse_nameservers_opt(admin_ctx *c)
         if (n > 1 && name[n - 1] == '.') {
             name[n - 1] = '\0';
         }
-        if (!acct_dns_name_valid(name, 0)) {
+        if (!acct_valid_dns_name(name, 0)) {
             return usage_error(c->topic, "'%s' is not a host name", name);
         }
         APR_ARRAY_PUSH(list, const char *) = name;

@@ -85,13 +85,6 @@ acct_field_rc acct_field_enum(acct_req *req, acct_problems *pb,
                               const char *field, const char *const *choices,
                               const char **out);
 
-/*
- * An e-mail address as mail systems accept it: one '@', a local part of
- * 1..64 printable ASCII characters without spaces, a domain of dot-separated
- * labels (letters, digits, hyphens) with at least one dot; 254 at most.
- */
-int acct_email_valid(const char *email);
-
 /* Number of UTF-8 code points of a valid UTF-8 string. */
 size_t acct_utf8_length(const char *s);
 

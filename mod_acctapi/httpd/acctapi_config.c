@@ -7,6 +7,7 @@
 #include "acct_addr.h"
 #include "acct_dns.h"
 #include "acct_time.h"
+#include "acct_valid.h"
 
 #include "http_core.h"
 
@@ -323,7 +324,7 @@ static const char *add_nameserver(cmd_parms *cmd, void *dconf, const char *arg)
     const char *name = n && arg[n - 1] == '.' ? apr_pstrndup(cmd->pool, arg, n - 1)
                                               : arg;
 
-    if (!acct_dns_name_valid(name, 0)) {
+    if (!acct_valid_dns_name(name, 0)) {
         return apr_psprintf(cmd->pool, "AcctapiNameservers: '%s' is not a host "
                             "name", arg);
     }
@@ -430,7 +431,7 @@ static const char *set_db_provision(cmd_parms *cmd, void *dconf,
 static const char *set_db_host_suffix(cmd_parms *cmd, void *dconf,
                                       const char *arg)
 {
-    if (!acct_dns_name_valid(arg, 0)) {
+    if (!acct_valid_dns_name(arg, 0)) {
         return "AcctapiDatabaseHostSuffix: must be a domain name";
     }
     ((acctapi_dir_conf *)dconf)->db_host_suffix = arg;

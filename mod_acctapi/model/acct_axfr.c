@@ -68,7 +68,7 @@ static const char *host_name(apr_pool_t *pool, const char *s)
         n--;
     }
     name = apr_pstrmemdup(pool, s, n);
-    if (!acct_dns_name_valid(name, ACCT_DNS_RELATIVE)) {
+    if (!acct_valid_dns_name(name, ACCT_DNS_RELATIVE)) {
         return NULL;
     }
     last = strrchr(name, '.');
@@ -843,7 +843,7 @@ const char *acct_axfr_soa_email(apr_pool_t *pool, const ldns_rdf *rname)
     }
     ldns_rdf_deep_free(mailbox);
     ldns_rdf_deep_free(host);
-    return email && acct_dns_mailbox_valid(email) ? email : NULL;
+    return email && acct_valid_mailbox(email) ? email : NULL;
 }
 
 void acct_axfr_soa_domain(apr_pool_t *pool, const ldns_rr *soa,

@@ -2,9 +2,6 @@
 #include "acct_grants.h"
 #include "acct_tags.h"
 
-#include <ctype.h>
-#include <string.h>
-
 /* The contract's valid values; 0 means "the default" for both lists. */
 static const apr_int64_t domain_seconds[] = {
     0, 30, 120, 300, 3600, 7200, 14400, 28800, 57600, 86400, 172800, 345600,
@@ -41,84 +38,6 @@ apr_int64_t acct_dns_round_record_ttl(apr_int64_t seconds)
 {
     return round_up(record_ttls, sizeof(record_ttls) / sizeof(record_ttls[0]),
                     seconds);
-}
-
-int acct_dns_name_valid(const char *name, unsigned flags)
-{
-    size_t total = strlen(name), label = 0, labels = 0;
-    const char *p;
-
-    if (total == 0 || total > ACCT_DNS_NAME_MAX) {
-        return 0;
-    }
-    if ((flags & ACCT_DNS_WILDCARD) && name[0] == '*'
-        && (name[1] == '.' || name[1] == '\0')) {
-        if (name[1] == '\0') {
-            return (flags & ACCT_DNS_RELATIVE) != 0;
-        }
-        name += 2;
-        labels = 1;
-    }
-    for (p = name;; p++) {
-        if (*p == '.' || *p == '\0') {
-            if (label == 0 || p[-1] == '-') {
-                return 0;
-            }
-            labels++;
-            label = 0;
-            if (*p == '\0') {
-                break;
-            }
-            continue;
-        }
-        if (++label > ACCT_DNS_LABEL_MAX) {
-            return 0;
-        }
-        if (isalnum((unsigned char)*p)
-            || ((flags & ACCT_DNS_UNDERSCORE) && *p == '_')) {
-            continue;
-        }
-        if (*p != '-' || label == 1) {
-            return 0;
-        }
-    }
-    return labels >= ((flags & ACCT_DNS_RELATIVE) ? 1 : 2);
-}
-
-/* The characters of an e-mail local part in the WHATWG form. */
-#define MAILBOX_LOCAL_CHARS ".!#$%&'*+/=?^_`{|}~-"
-
-int acct_dns_mailbox_valid(const char *email)
-{
-    const char *at = strchr(email, '@'), *p;
-    size_t label = 0;
-
-    if (!at || at == email || at - email > ACCT_DNS_LABEL_MAX
-        || strlen(email) > ACCT_DNS_NAME_MAX) {
-        return 0;
-    }
-    for (p = email; p < at; p++) {
-        if (!isalnum((unsigned char)*p) && !strchr(MAILBOX_LOCAL_CHARS, *p)) {
-            return 0;
-        }
-    }
-    /* The host: one label or more of letters, digits and inner hyphens. */
-    for (p = at + 1;; p++) {
-        if (*p == '.' || *p == '\0') {
-            if (label == 0 || p[-1] == '-') {
-                return 0;
-            }
-            if (*p == '\0') {
-                return 1;
-            }
-            label = 0;
-            continue;
-        }
-        if (++label > ACCT_DNS_LABEL_MAX
-            || !(isalnum((unsigned char)*p) || (*p == '-' && label > 1))) {
-            return 0;
-        }
-    }
 }
 
 static const acct_sql q_touch = ACCT_SQL("domain_touch",

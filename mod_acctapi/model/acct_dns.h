@@ -1,6 +1,6 @@
 /*
  * DNS primitives shared by domains, records, the zone renderer and import:
- * host name syntax, the valid TTL/timer values, and the zone serial.
+ * the valid TTL/timer values and the zone serial (name syntax: acct_valid.h).
  */
 #ifndef ACCT_DNS_H
 #define ACCT_DNS_H
@@ -9,9 +9,8 @@
 
 #include "acct_api.h"
 #include "acct_store.h"
+#include "acct_valid.h"
 
-#define ACCT_DNS_NAME_MAX 253
-#define ACCT_DNS_LABEL_MAX 63
 #define ACCT_DNS_SECONDS_MAX 2419200
 
 /*
@@ -21,27 +20,6 @@
 #define ACCT_DNS_DEFAULT_NAMESERVERS \
     {"ns1.example.com", "ns2.example.com", "ns3.example.com", NULL}
 
-/* Flags of acct_dns_name_valid. */
-#define ACCT_DNS_WILDCARD   0x01 /* the left-most label may be "*" */
-#define ACCT_DNS_UNDERSCORE 0x02 /* labels may hold '_' (_dmarc, _sip._tcp) */
-#define ACCT_DNS_RELATIVE   0x04 /* one label or more, no dot needed */
-
-/*
- * RFC 1035 host name: dot-separated labels of letters, digits and hyphens,
- * not starting or ending with a hyphen, each 1..63 octets, 253 in all; no
- * trailing dot (callers strip an allowed one first).  Without
- * ACCT_DNS_RELATIVE the name needs two labels at least.
- */
-int acct_dns_name_valid(const char *name, unsigned flags);
-
-/*
- * An SOA mailbox (soa_email): what the public API's e-mail format accepts
- * (the WHATWG form its console validates with: any of the local part's
- * characters in any order, dots included, a host of one label or more)
- * and an SOA RNAME can carry: the local part becomes one label of at most
- * 63 octets, and the whole a name of at most 253 characters.
- */
-int acct_dns_mailbox_valid(const char *email);
 
 /* Domain timers (expire, refresh, retry, ttl): 0 for 0 or less (the
  * default), else the next valid value. */

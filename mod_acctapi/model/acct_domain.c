@@ -116,7 +116,7 @@ const char *acct_domain_name(apr_pool_t *pool, const char *name,
     /* Underscores as the public API's domain pattern allows them
      * (_domainkey.example.com); the zone's names are published with
      * check-names off (acct_publish_include_text). */
-    if (!acct_dns_name_valid(name, ACCT_DNS_UNDERSCORE)) {
+    if (!acct_valid_dns_name(name, ACCT_DNS_UNDERSCORE)) {
         *reason = R_NAME_SYNTAX;
         return NULL;
     }
@@ -243,7 +243,7 @@ static void read_soa_email(acct_req *req, acct_problems *pb, acct_domain *d)
     switch (acct_field_string(req, pb, "soa_email", 1, ACCT_DNS_NAME_MAX, 0,
                               &email)) {
     case ACCT_FIELD_SET:
-        if (acct_dns_mailbox_valid(email)) {
+        if (acct_valid_mailbox(email)) {
             d->soa_email = email;
             return;
         }

@@ -4,6 +4,7 @@
 #include "acct_body.h"
 #include "acct_crypto.h"
 #include "acct_scope.h"
+#include "acct_valid.h"
 
 #include <apr_strings.h>
 #include <apr_uri.h>
@@ -160,7 +161,7 @@ acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
         return invalid(res, "the username must be 3..32 letters, digits, "
                        "'_' or '-'");
     }
-    if (!email || !acct_email_valid(email)) {
+    if (!email || !acct_valid_email(email)) {
         return invalid(res, "the email address is not valid");
     }
     args[0] = acct_i64(pool, account_id);

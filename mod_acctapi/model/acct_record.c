@@ -123,7 +123,7 @@ static int fqdn_valid(const char *name, unsigned flags)
 {
     const char *last;
 
-    if (!acct_dns_name_valid(name, flags & ~(unsigned)ACCT_DNS_RELATIVE)) {
+    if (!acct_valid_dns_name(name, flags & ~(unsigned)ACCT_DNS_RELATIVE)) {
         return 0;
     }
     last = strrchr(name, '.') + 1;
@@ -194,7 +194,7 @@ static int ptr_name_valid(apr_pool_t *pool, const char *name)
         }
         label = p + 1;
     }
-    return acct_dns_name_valid(s, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
+    return acct_valid_dns_name(s, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
                                   | ACCT_DNS_RELATIVE);
 }
 
@@ -207,7 +207,7 @@ static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
                              const char *rel)
 {
     if (is_type(r, ACCT_RECORD_TYPE_NS)) {
-        return acct_dns_name_valid(rel, ACCT_DNS_UNDERSCORE
+        return acct_valid_dns_name(rel, ACCT_DNS_UNDERSCORE
                                         | ACCT_DNS_RELATIVE);
     }
     if (is_type(r, ACCT_RECORD_TYPE_MX)) {
@@ -216,7 +216,7 @@ static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
     if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
         return ptr_name_valid(pool, rel);
     }
-    return acct_dns_name_valid(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
+    return acct_valid_dns_name(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
                                     | ACCT_DNS_RELATIVE);
 }
 
@@ -340,7 +340,7 @@ static int url_rest_valid(apr_pool_t *pool, const char *p)
 static int caa_iodef_valid(apr_pool_t *pool, const char *value)
 {
     if (strncasecmp(value, "mailto:", 7) == 0) {
-        return acct_email_valid(value + 7);
+        return acct_valid_email(value + 7);
     }
     if (strncasecmp(value, "https://", 8) == 0) {
         return url_rest_valid(pool, value + 8);
@@ -488,7 +488,7 @@ static const char *srv_label(apr_pool_t *pool, acct_problems *pb,
         v++;
     }
     if (strchr(v, '.')
-        || !acct_dns_name_valid(v, ACCT_DNS_UNDERSCORE | ACCT_DNS_RELATIVE)) {
+        || !acct_valid_dns_name(v, ACCT_DNS_UNDERSCORE | ACCT_DNS_RELATIVE)) {
         acct_problem_add(pb, field,
                 apr_psprintf(pool, "%s must be one label of letters, digits, "
                              "hyphens and underscores, with or without a "
@@ -661,7 +661,7 @@ static const char *target_srv(apr_pool_t *pool, acct_problems *pb,
     const char *host = strip_trailing_dot(pool, t);
 
     if (host == t && !strchr(host, '.')
-        && acct_dns_name_valid(host, ACCT_DNS_UNDERSCORE
+        && acct_valid_dns_name(host, ACCT_DNS_UNDERSCORE
                                      | ACCT_DNS_RELATIVE)) {
         host = apr_pstrcat(pool, host, ".", domain, NULL);
     }

@@ -9,6 +9,7 @@
 
 #include "unit_db.h"
 #include "acct_dns.h"
+#include "acct_valid.h"
 
 #define W ACCT_DNS_WILDCARD
 #define U ACCT_DNS_UNDERSCORE
@@ -120,7 +121,7 @@ static void test_name_valid_table(void **state)
     for (i = 0; i < sizeof(name_cases) / sizeof(name_cases[0]); i++) {
         const name_case *c = &name_cases[i];
 
-        UNIT_CHECKF(acct_dns_name_valid(c->name, c->flags) == c->valid,
+        UNIT_CHECKF(acct_valid_dns_name(c->name, c->flags) == c->valid,
                     "'%s' flags %u", c->name, c->flags);
     }
 }
@@ -136,20 +137,20 @@ static void test_name_lengths(void **state)
         char *n253 = name_of_length(253), *n254 = name_of_length(254);
 
         assert_int_equal(strlen(n253), 253);
-        UNIT_CHECKF(acct_dns_name_valid(l63, flags), "63 flags %u", flags);
-        UNIT_CHECKF(!acct_dns_name_valid(l64, flags), "64 flags %u", flags);
-        UNIT_CHECKF(acct_dns_name_valid(n253, flags), "253 flags %u", flags);
-        UNIT_CHECKF(!acct_dns_name_valid(n254, flags), "254 flags %u", flags);
-        UNIT_CHECKF(acct_dns_name_valid(repeat('a', 63), flags)
+        UNIT_CHECKF(acct_valid_dns_name(l63, flags), "63 flags %u", flags);
+        UNIT_CHECKF(!acct_valid_dns_name(l64, flags), "64 flags %u", flags);
+        UNIT_CHECKF(acct_valid_dns_name(n253, flags), "253 flags %u", flags);
+        UNIT_CHECKF(!acct_valid_dns_name(n254, flags), "254 flags %u", flags);
+        UNIT_CHECKF(acct_valid_dns_name(repeat('a', 63), flags)
                         == ((flags & R) != 0),
                     "one label of 63, flags %u", flags);
-        UNIT_CHECKF(!acct_dns_name_valid(repeat('a', 64), flags),
+        UNIT_CHECKF(!acct_valid_dns_name(repeat('a', 64), flags),
                     "one label of 64, flags %u", flags);
     }
     /* The wildcard label counts toward the 253. */
-    assert_true(acct_dns_name_valid(
+    assert_true(acct_valid_dns_name(
         apr_pstrcat(pool, "*.", name_of_length(251), NULL), W));
-    assert_false(acct_dns_name_valid(
+    assert_false(acct_valid_dns_name(
         apr_pstrcat(pool, "*.", name_of_length(252), NULL), W));
 }
 
@@ -264,24 +265,24 @@ static void test_mailbox_valid(void **state)
     char *s;
 
     for (i = 0; i < COUNT(cases); i++) {
-        UNIT_CHECKF(acct_dns_mailbox_valid(cases[i].email) == cases[i].valid,
+        UNIT_CHECKF(acct_valid_mailbox(cases[i].email) == cases[i].valid,
                     "%s", cases[i].email);
     }
     /* The local part is one RNAME label: 63 octets at most. */
-    UNIT_CHECK("local 63", acct_dns_mailbox_valid(
+    UNIT_CHECK("local 63", acct_valid_mailbox(
         apr_pstrcat(pool, repeat('a', 63), "@example.com", NULL)));
-    UNIT_CHECK("local 64", !acct_dns_mailbox_valid(
+    UNIT_CHECK("local 64", !acct_valid_mailbox(
         apr_pstrcat(pool, repeat('a', 64), "@example.com", NULL)));
     /* The host's labels: 63 at most. */
-    UNIT_CHECK("host label 63", acct_dns_mailbox_valid(
+    UNIT_CHECK("host label 63", acct_valid_mailbox(
         apr_pstrcat(pool, "a@", repeat('b', 63), ".com", NULL)));
-    UNIT_CHECK("host label 64", !acct_dns_mailbox_valid(
+    UNIT_CHECK("host label 64", !acct_valid_mailbox(
         apr_pstrcat(pool, "a@", repeat('b', 64), ".com", NULL)));
     /* The RNAME a name of 253 characters at most. */
     s = apr_pstrcat(pool, "a@", name_of_length(251), NULL);
-    UNIT_CHECKF(acct_dns_mailbox_valid(s), "%d", (int)strlen(s));
+    UNIT_CHECKF(acct_valid_mailbox(s), "%d", (int)strlen(s));
     s = apr_pstrcat(pool, "a@", name_of_length(252), NULL);
-    UNIT_CHECKF(!acct_dns_mailbox_valid(s), "%d", (int)strlen(s));
+    UNIT_CHECKF(!acct_valid_mailbox(s), "%d", (int)strlen(s));
 }
 
 /* Every rounded value, at every second of the range, is in its set. */
