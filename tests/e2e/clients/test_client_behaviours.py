@@ -88,6 +88,8 @@ class World:
             self.backup[engine] = self.add_backup(db["id"])
         _, self.restricted = self.account.user(restricted=True)
         self.username = ok(c.get("/profile"))["username"]
+        # The newest of the events the writes above wrote.
+        self.event = ok(c.get("/account/events"))["data"][0]["id"]
         # One registered object of each type served read-only.
         self.entity = {}
         for kind in ("instance", "volume", "nodebalancer", "image"):
@@ -123,7 +125,7 @@ class World:
                "backupId": self.backup[engine.group(1)] if engine else None,
                "username": self.username, "linodeId": self.entity["instance"],
                "volumeId": self.entity["volume"], "nodeBalancerId": self.entity["nodebalancer"],
-               "imageId...": f"private/{self.entity['image']}"}
+               "imageId...": f"private/{self.entity['image']}", "eventId": self.event}
         return re.sub(r"\{([^}]+)\}", lambda m: str(ids[m.group(1)]), template)[len("/v4"):]
 
     def close(self):

@@ -496,7 +496,8 @@ def test_null_in_a_post_is_the_default(world):
                        port=None, service=None, protocol=None, ttl_sec=None, tag=None)
     assert (rec["name"], rec["priority"], rec["service"], rec["ttl_sec"]) == ("", 0, None, 0)
     token = world.token(expiry=None, scopes=None)
-    assert token["expiry"] is None and token["scopes"] == "*"
+    # a token that never expires shows the public API's "never"
+    assert token["expiry"] == "2999-12-12T05:00:00" and token["scopes"] == "*"
     db = world.database(cluster_size=None, allow_list=None, ssl_connection=None,
                         encrypted=None, replication_type=None, replication_commit_type=None)
     assert (db["cluster_size"], db["allow_list"], db["ssl_connection"], db["encrypted"],
