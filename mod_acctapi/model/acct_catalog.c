@@ -192,16 +192,26 @@ const char *acct_engine_major(apr_pool_t *pool, const char *version)
                : version;
 }
 
+/* The row of `sql` (one %s: the id) for `id`: *found 1, or 0. */
+static acct_store_rc row_of(acct_store *st, apr_pool_t *pool,
+                            const acct_sql *sql, const char *id,
+                            acct_rows **rows, int *found)
+{
+    acct_store_rc rc = acct_store_select(st, pool, sql, rows, 1, &id);
+
+    *found = rc == ACCT_STORE_OK && (*rows)->nrows == 1;
+    return rc;
+}
+
 acct_store_rc acct_catalog_engine_find(acct_store *st, apr_pool_t *pool,
                                        const char *id, acct_engine_ref *out,
                                        int *found)
 {
     acct_rows *rows = NULL;
-    acct_store_rc rc = acct_store_select(st, pool, &q_engine, &rows, 1, &id);
+    acct_store_rc rc = row_of(st, pool, &q_engine, id, &rows, found);
     const char *current;
 
     memset(out, 0, sizeof(*out));
-    *found = rc == ACCT_STORE_OK && rows->nrows == 1;
     if (!*found) {
         return rc;
     }
@@ -247,11 +257,10 @@ acct_store_rc acct_catalog_db_type_find(acct_store *st, apr_pool_t *pool,
                                         int *found)
 {
     acct_rows *rows = NULL;
-    acct_store_rc rc = acct_store_select(st, pool, &q_db_type, &rows, 1, &id);
+    acct_store_rc rc = row_of(st, pool, &q_db_type, id, &rows, found);
     const char *deprecated;
 
     memset(out, 0, sizeof(*out));
-    *found = rc == ACCT_STORE_OK && rows->nrows == 1;
     if (!*found) {
         return rc;
     }
