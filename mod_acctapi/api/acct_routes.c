@@ -86,6 +86,15 @@ const acct_route acct_routes[] = {
     PUBLIC_GET("/linode/types/{typeId}", api_type_get, 0),
     PUBLIC_GET("/databases/engines", api_engines_list, ACCT_ROUTE_LIST),
     PUBLIC_GET("/databases/engines/{engineId...}", api_engine_get, 0),
+    /* Today's managed-database catalogues (issue 21): node types with
+     * their prices, and each engine's settings (engine_config), public as
+     * the engines are; the handler reads the engine from `param`. */
+    PUBLIC_GET("/databases/types", api_db_types_list, ACCT_ROUTE_LIST),
+    PUBLIC_GET("/databases/types/{typeId}", api_db_type_get, 0),
+    {ACCT_METHOD_GET, "/databases/mysql/config", api_db_config_get,
+     ACCT_ROUTE_PUBLIC, ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE, "mysql"},
+    {ACCT_METHOD_GET, "/databases/postgresql/config", api_db_config_get,
+     ACCT_ROUTE_PUBLIC, ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE, "postgresql"},
 
     /* Profile: any valid token. */
     {ACCT_METHOD_GET, "/profile", api_profile_get, ACCT_ROUTE_ANY_TOKEN,

@@ -1,9 +1,11 @@
 #include "api_catalog.h"
 #include "api_handlers.h"
 #include "acct_catalog.h"
+#include "acct_dbconfig.h"
 #include "acct_json.h"
 #include "acct_list.h"
 #include "acct_log.h"
+#include "acct_route.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -90,6 +92,22 @@ static json_t *render_engine(acct_req *req, const acct_rows *rows, int i)
     json_object_set_new(o, "id", acct_json_str(COL("id")));
     json_object_set_new(o, "engine", acct_json_str(COL("engine")));
     json_object_set_new(o, "version", acct_json_str(COL("version")));
+    return o;
+}
+
+/* The public API's database node type, keys in the order of its answers. */
+static json_t *render_db_type(acct_req *req, const acct_rows *rows, int i)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "class", acct_json_str(COL("class")));
+    json_object_set_new(o, "deprecated", acct_json_bool(COL("deprecated")));
+    json_object_set_new(o, "disk", acct_json_int(COL("disk")));
+    json_object_set_new(o, "engines", acct_json_parse_column(COL("engines")));
+    json_object_set_new(o, "id", acct_json_str(COL("id")));
+    json_object_set_new(o, "label", acct_json_str(COL("label")));
+    json_object_set_new(o, "memory", acct_json_int(COL("memory")));
+    json_object_set_new(o, "vcpus", acct_json_int(COL("vcpus")));
     return o;
 }
 
@@ -309,7 +327,8 @@ static int has_filter(const acct_req *req)
 
 /* How each catalogue's rows are rendered, by acct_catalog_kind. */
 static acct_render_row *const renderers[] = {
-    render_region, render_availability, render_type, render_engine
+    render_region, render_availability, render_type, render_engine,
+    render_db_type
 };
 
 /*
@@ -366,7 +385,11 @@ static int find_row(const acct_rows *rows, const char *column,
     return -1;
 }
 
-/* An item, kept by kind and row (ids that name nothing are not kept). */
+/*
+ * An item, kept by kind and row (ids that name nothing are not kept).  The
+ * rows searched are those an id may name: an engine's full-version id
+ * answers its own row although the list shows the major versions.
+ */
 static void catalog_item(acct_req *req, acct_resp *resp,
                          acct_catalog_kind kind, const char *id)
 {
@@ -378,7 +401,7 @@ static void catalog_item(acct_req *req, acct_resp *resp,
     if (!s) {
         return;
     }
-    rows = acct_catalog_rows_of(&s->rows, kind);
+    rows = acct_catalog_ids_of(&s->rows, kind);
     i = find_row(rows, "id", id);
     if (i < 0) {
         acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
@@ -454,8 +477,32 @@ void api_engines_list(acct_req *req, acct_resp *resp)
     catalog_list(req, resp, ACCT_CATALOG_ENGINES);
 }
 
-/* The id arrives as one segment ("mysql%2F8.0.30", decoded) or as two. */
+/* The id arrives as one segment ("mysql%2F8", decoded) or as two; a
+ * contract client's full-version id ("mysql/8.0.30") answers its own row. */
 void api_engine_get(acct_req *req, acct_resp *resp)
 {
     catalog_item(req, resp, ACCT_CATALOG_ENGINES, req->params[0]);
+}
+
+void api_db_types_list(acct_req *req, acct_resp *resp)
+{
+    catalog_list(req, resp, ACCT_CATALOG_DB_TYPES);
+}
+
+void api_db_type_get(acct_req *req, acct_resp *resp)
+{
+    catalog_item(req, resp, ACCT_CATALOG_DB_TYPES, req->params[0]);
+}
+
+/* The description of the engine's settings: compiled in, sent as it is. */
+void api_db_config_get(acct_req *req, acct_resp *resp)
+{
+    size_t len = 0;
+    const char *doc = acct_dbconfig_document(req->route->param, &len);
+
+    if (!doc) {
+        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        return;
+    }
+    acct_resp_ok_raw(resp, doc, len);
 }

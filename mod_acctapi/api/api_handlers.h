@@ -13,6 +13,10 @@ acct_handler api_types_list;
 acct_handler api_type_get;
 acct_handler api_engines_list;
 acct_handler api_engine_get;
+acct_handler api_db_types_list;
+acct_handler api_db_type_get;
+/* req->route->param is the engine. */
+acct_handler api_db_config_get;
 
 /* api_profile.c */
 acct_handler api_profile_get;

@@ -138,7 +138,10 @@ static const list_route lists[] = {
     {"availability", api_regions_availability},
     {"types", api_types_list},
     {"engines", api_engines_list},
+    {"db types", api_db_types_list},
 };
+
+#define N_LISTS ((int)(sizeof(lists) / sizeof(lists[0])))
 
 /*
  * Every page of every list at several page sizes: the kept text equals
@@ -206,6 +209,7 @@ static void test_catalog_items(void **state)
         {api_regions_list, api_region_get},
         {api_types_list, api_type_get},
         {api_engines_list, api_engine_get},
+        {api_db_types_list, api_db_type_get},
     };
     unit_db *db = *state;
     apr_pool_t *p = db->pool;
@@ -327,7 +331,7 @@ static void *APR_THREAD_FUNC work(apr_thread_t *thread, void *data)
 
     apr_pool_create_unmanaged_ex(&p, NULL, NULL);
     for (i = 0; i < WORKER_ROUNDS; i++) {
-        int l = i % 4, s = (i / 4 + w->index) % WORKER_SIZES;
+        int l = i % N_LISTS, s = (i / N_LISTS + w->index) % WORKER_SIZES;
         answer a = run(p, w->tpl, lists[l].handler, "1",
                        apr_itoa(p, 25 + 50 * s), NULL, NULL);
 
@@ -348,7 +352,7 @@ static void test_catalog_threads(void **state)
     unit_db *db = *state;
     apr_pool_t *p = db->pool;
     const acct_req *tpl = unit_req(db, NULL);
-    const char **want = apr_palloc(p, sizeof(char *) * 4 * WORKER_SIZES);
+    const char **want = apr_palloc(p, sizeof(char *) * N_LISTS * WORKER_SIZES);
     apr_thread_t *threads[WORKERS];
     worker workers[WORKERS];
     acct_req *req;
@@ -356,7 +360,7 @@ static void test_catalog_threads(void **state)
     apr_status_t rv;
     int l, s, t;
 
-    for (l = 0; l < 4; l++) {
+    for (l = 0; l < N_LISTS; l++) {
         for (s = 0; s < WORKER_SIZES; s++) {
             want[l * WORKER_SIZES + s] =
                 run(p, tpl, lists[l].handler, "1", apr_itoa(p, 25 + 50 * s),

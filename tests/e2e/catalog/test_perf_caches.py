@@ -22,9 +22,11 @@ import pytest
 import harness
 from checks import assert_json
 
-LISTS = ["/regions", "/regions/availability", "/linode/types", "/databases/engines"]
+LISTS = ["/regions", "/regions/availability", "/linode/types", "/databases/engines",
+         "/databases/types"]
 ITEMS = {"/regions": "/regions/{}", "/linode/types": "/linode/types/{}",
-         "/databases/engines": "/databases/engines/{}"}
+         "/databases/engines": "/databases/engines/{}",
+         "/databases/types": "/databases/types/{}"}
 
 
 def compact(doc):
