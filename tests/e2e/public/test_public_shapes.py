@@ -181,6 +181,8 @@ ALLOWED = [
     Relaxed(("GET /profile/tokens",), ("data[]",), "label", ("minLength",), R_TOKEN_LABEL),
     Relaxed(("GET /linode/instances",), ("data[].backups",), "last_successful", (),
             R_NO_BACKUP, null=True),
+    Relaxed(("GET /linode/instances/{}",), ("backups",), "last_successful", (),
+            R_NO_BACKUP, null=True),
     Relaxed(("GET /tags/{}",), ("data[].data.backups",), "last_successful", (),
             R_NO_BACKUP, null=True),
     *[Relaxed((op,), (at,), "action", (), R_EVENT_DATABASE, also=DATABASE_ACTIONS)
