@@ -39,6 +39,7 @@ static json_t *entity(const acct_rows *rows, int i, const entity_columns *c)
 {
     const char *type = acct_rows_get(rows, i, c->type);
     const char *id = acct_rows_get(rows, i, c->id);
+    const char *label;
     json_t *o;
 
     if (!type) {
@@ -53,8 +54,10 @@ static json_t *entity(const acct_rows *rows, int i, const entity_columns *c)
         json_object_set_new(o, "id", c->numeric_id ? acct_json_int_or_null(id)
                                                    : acct_json_str(id));
     }
-    json_object_set_new(o, "label", acct_json_str(acct_rows_get(rows, i,
-                                                                c->label)));
+    /* "" for an object without a label (a token made without one): the
+     * public shape's label is a string. */
+    label = acct_rows_get(rows, i, c->label);
+    json_object_set_new(o, "label", acct_json_str(label ? label : ""));
     json_object_set_new(o, "type", json_string(type));
     json_object_set_new(o, "url", acct_json_str(acct_rows_get(rows, i,
                                                               c->url)));

@@ -140,14 +140,30 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
  * of the account of that kind with the user's permissions on it.  Keys the
  * public API names otherwise (instance/linode ...) come under the names
  * AcctapiFieldNames asks for, the public one next to the contract's.
+ *
+ * The public API's grants have keys the contract's do not: the lists of
+ * firewalls and placement groups, add_placement_groups and
+ * child_account_access.  The module has neither kind of object, so the
+ * lists are empty and no one may add one; child_account_access is null,
+ * as the public API answers for an account that is not a parent account
+ * (recorded traffic: linodego's TestUserGrants_Update).  Only the public
+ * names carry them: AcctapiFieldNames contract leaves them out.
  */
 void api_profile_grants(acct_req *req, acct_resp *resp)
 {
+    /* The keys that are no entity type of the module, in the contract's
+     * (alphabetical) order: each goes before the first type that sorts
+     * after it. */
+    struct {
+        const char *key;
+        json_t *value;
+        int public_only;
+    } other[4];
     const char *const *type;
     const acct_rows *rows;
     json_t *doc, *global;
     int names = req->settings->field_names;
-    size_t i;
+    size_t i, next = 0;
 
     if (!req->who->restricted) {
         resp->status = 204;
@@ -158,7 +174,7 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
     if (!rows) {
         return;
     }
-    global = json_object();
+    global = acct_json_own(req->pool, json_object());
     json_object_set_new(global, ACCT_GRANT_ACCOUNT_ACCESS,
                         acct_json_str(acct_rows_get(
                             rows, 0, ACCT_GRANT_ACCOUNT_ACCESS)));
@@ -167,16 +183,33 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
                        acct_json_bool(acct_rows_get(rows, 0,
                                                     acct_grant_flags[i])));
     }
+    acct_names_set_public_only(global, names, "add_placement_groups",
+                               json_false());
+    acct_names_set_public_only(global, names, "child_account_access",
+                               json_null());
+    other[0].key = "firewall";
+    other[1].key = "global";
+    other[2].key = "placement_group";
+    other[3].key = NULL;
+    other[0].value = acct_json_own(req->pool, json_array());
+    other[1].value = global;
+    other[2].value = acct_json_own(req->pool, json_array());
+    other[0].public_only = other[2].public_only = 1;
+    other[1].public_only = 0;
     doc = acct_json_own(req->pool, json_object());
-    acct_json_own(req->pool, global);
-    /* The contract's keys are in alphabetical order: "global" goes before
-     * the first entity type that sorts after it. */
     for (type = acct_grant_entity_types;; type++) {
         json_t *list;
 
-        if (global && (!*type || strcmp(*type, "global") > 0)) {
-            json_object_set_new(doc, "global", json_incref(global));
-            global = NULL;
+        for (; other[next].key
+               && (!*type || strcmp(other[next].key, *type) < 0); next++) {
+            json_t *v = json_incref(other[next].value);
+
+            if (other[next].public_only) {
+                acct_names_set_public_only(doc, names, other[next].key, v);
+            }
+            else {
+                json_object_set_new(doc, other[next].key, v);
+            }
         }
         if (!*type) {
             break;

@@ -9,6 +9,7 @@
 #include "api_handlers.h"
 #include "acct_body.h"
 #include "acct_domain.h"
+#include "acct_entities.h"
 #include "acct_grants.h"
 #include "acct_json.h"
 #include "acct_list.h"
@@ -58,16 +59,12 @@ static json_t *render_object(acct_req *req, const acct_rows *rows, int i)
         data = acct_domain_render(req, rows, i);
     }
     else {
-        data = json_object();
-        json_object_set_new(data, "id", acct_json_int(acct_rows_get(
-                                                rows, i, "entity_id")));
-        json_object_set_new(data, "label",
-                            acct_json_str(acct_rows_get(rows, i,
-                                                        "entity_label")));
-        json_object_set_new(data, "tags",
-                            acct_tags_from_column(req->pool,
-                                                  acct_rows_get(rows, i,
-                                                                "tags")));
+        /* A registered object: the shape its own view shows. */
+        data = acct_entities_object(req->pool, type,
+                                    acct_rows_get(rows, i, "entity_id"),
+                                    acct_rows_get(rows, i, "entity_label"),
+                                    acct_rows_get(rows, i, "entity_created"),
+                                    acct_rows_get(rows, i, "tags"));
     }
     /* A value has one name: the public API's (linode), unless the operator
      * asked for the contract's names only. */

@@ -23,76 +23,328 @@ static const acct_sql q_entity_get = ACCT_SQL2("entity_view_get",
                                               "e.entity_type", "e.entity_id"))
     ENTITY_BY_ID);
 
-/*
- * X-Filter: the fields the public API marks filterable in each shape (and,
- * for instances, image and lke_cluster_id, which the Terraform provider's
- * linode_instances sends).  A field the module does not know is NULL, so
- * an equality on it matches nothing and +neq everything; one whose value
- * follows from the kind of object is that constant.
+/* ------------------------------------------------------------------------
+ * The public shapes, one table per kind
+ *
+ * Every key of the public shape (the public API's OpenAPI document) is
+ * listed once, with where its value comes from.  The module knows an
+ * object's id, label, registration time and tags; every other key has a
+ * value of the type the public shape gives it, so that clients that
+ * validate the answer, or parse it into typed fields, accept it:
+ *  - null where the public shape allows null (an instance's image, a
+ *    volume's linode_id ...), and for the few keys the public API itself
+ *    answers null although its document does not say so (DECISIONS.md,
+ *    "Today's clients": its recorded traffic is the evidence);
+ *  - otherwise a neutral value: an empty list, 0, false or "" for a free
+ *    string (an alert threshold or a connection throttle of 0 is off, as
+ *    the public API documents them; a feature flag false is off);
+ *  - for an enumeration, the steady state of an object in service, as the
+ *    public API shows a typical one (its recorded traffic): an instance is
+ *    running, a volume active, a private image an available manual one, so
+ *    that clients that wait for that state do not wait forever; a volume is
+ *    unencrypted (the public API's default) and on nvme (the hardware type
+ *    of every volume in its recorded traffic).
+ * The X-Filter columns follow from the same table (view_filters), so a
+ * filter on a key matches what the key shows.
  */
+
+/* Where a key's value comes from. */
+typedef enum {
+    FROM_ID,        /* the object's id: a number */
+    FROM_ID_TEXT,   /* `text` followed by the id: a string (images) */
+    FROM_LABEL,
+    FROM_LABEL_AFTER, /* `text` followed by the label (a volume's path) */
+    FROM_CREATED,   /* registration time */
+    FROM_UPDATED,   /* the same: the module keeps no change time */
+    FROM_TAGS,
+    IS_NULL,
+    IS_TEXT,        /* `text` */
+    IS_ZERO,
+    IS_FALSE,
+    IS_EMPTY_LIST,
+    IS_OBJECT       /* `members` */
+} view_source;
+
+/* How X-Filter may name a key; NO_FILTER: it may not (the public API
+ * marks few keys filterable). */
+typedef enum {
+    NO_FILTER = 0, FILTER_TEXT, FILTER_INT, FILTER_BOOL, FILTER_TAGS
+} view_filter;
+
+typedef struct view_key {
+    const char *key;
+    view_source from;
+    const char *text;
+    const struct view_key *members;
+    view_filter filter;
+} view_key;
+
+/* What every view has; label and tags filterable in each. */
+#define COMMON_KEYS \
+    {"label", FROM_LABEL, NULL, NULL, FILTER_TEXT}, \
+    {"created", FROM_CREATED, NULL, NULL, NO_FILTER}, \
+    {"updated", FROM_UPDATED, NULL, NULL, NO_FILTER}, \
+    {"tags", FROM_TAGS, NULL, NULL, FILTER_TAGS}
+#define KEY(k, from) {k, from, NULL, NULL, NO_FILTER}
+#define TEXT(k, value) {k, IS_TEXT, value, NULL, NO_FILTER}
+#define OBJECT(k, members) {k, IS_OBJECT, NULL, members, NO_FILTER}
+#define END {NULL, IS_NULL, NULL, NULL, NO_FILTER}
+
+static const view_key instance_alerts[] = {
+    KEY("cpu", IS_ZERO), KEY("io", IS_ZERO), KEY("network_in", IS_ZERO),
+    KEY("network_out", IS_ZERO), KEY("transfer_quota", IS_ZERO), END
+};
+static const view_key instance_schedule[] = {
+    KEY("day", IS_NULL), KEY("window", IS_NULL), END
+};
+static const view_key instance_backups[] = {
+    KEY("available", IS_FALSE), KEY("enabled", IS_FALSE),
+    /* No backup: the public API's null (its document says a date). */
+    KEY("last_successful", IS_NULL),
+    OBJECT("schedule", instance_schedule), END
+};
+static const view_key instance_specs[] = {
+    KEY("disk", IS_ZERO), KEY("gpus", IS_ZERO), KEY("memory", IS_ZERO),
+    KEY("transfer", IS_ZERO), KEY("vcpus", IS_ZERO), END
+};
+
+/* X-Filter: the keys the public API marks filterable, and image and
+ * lke_cluster_id, which the Terraform provider's linode_instances sends. */
+static const view_key instance_view[] = {
+    {"id", FROM_ID, NULL, NULL, FILTER_INT},
+    COMMON_KEYS,
+    OBJECT("alerts", instance_alerts),
+    OBJECT("backups", instance_backups),
+    KEY("capabilities", IS_EMPTY_LIST),
+    /* No group: the public API's value for none (the key is deprecated). */
+    {"group", IS_TEXT, "", NULL, FILTER_TEXT},
+    KEY("has_user_data", IS_FALSE),
+    TEXT("host_uuid", ""),
+    /* The only hypervisor the public API names. */
+    TEXT("hypervisor", "kvm"),
+    {"image", IS_NULL, NULL, NULL, FILTER_TEXT},
+    {"ipv4", IS_EMPTY_LIST, NULL, NULL, FILTER_TEXT},
+    KEY("ipv6", IS_NULL),
+    {"lke_cluster_id", IS_NULL, NULL, NULL, FILTER_INT},
+    KEY("placement_group", IS_NULL),
+    {"region", IS_TEXT, "", NULL, FILTER_TEXT},
+    OBJECT("specs", instance_specs),
+    TEXT("status", "running"),
+    TEXT("type", ""),
+    KEY("watchdog_enabled", IS_FALSE),
+    END
+};
+
+static const view_key volume_view[] = {
+    KEY("id", FROM_ID),
+    COMMON_KEYS,
+    TEXT("encryption", "disabled"),
+    /* The public API derives the path from the label. */
+    {"filesystem_path", FROM_LABEL_AFTER,
+     "/dev/disk/by-id/scsi-0Linode_Volume_", NULL, NO_FILTER},
+    TEXT("hardware_type", "nvme"),
+    KEY("linode_id", IS_NULL),
+    KEY("linode_label", IS_NULL),
+    TEXT("region", ""),
+    KEY("size", IS_ZERO),
+    TEXT("status", "active"),
+    END
+};
+
+static const view_key nodebalancer_transfer[] = {
+    KEY("in", IS_NULL), KEY("out", IS_NULL), KEY("total", IS_NULL), END
+};
+
+static const view_key nodebalancer_view[] = {
+    KEY("id", FROM_ID),
+    COMMON_KEYS,
+    /* 0: no throttle, the public API's default. */
+    KEY("client_conn_throttle", IS_ZERO),
+    TEXT("hostname", ""),
+    {"ipv4", IS_TEXT, "", NULL, FILTER_TEXT},
+    KEY("ipv6", IS_NULL),
+    {"region", IS_TEXT, "", NULL, FILTER_TEXT},
+    OBJECT("transfer", nodebalancer_transfer),
+    END
+};
+
+/* Private images, as the public API shows them: no vendor, description,
+ * end of life or expiry; never public or deprecated. */
+static const view_key image_view[] = {
+    {"id", FROM_ID_TEXT, ACCT_IMAGE_PRIVATE_PREFIX, NULL, NO_FILTER},
+    COMMON_KEYS,
+    KEY("capabilities", IS_EMPTY_LIST),
+    TEXT("created_by", ""),
+    {"deprecated", IS_FALSE, NULL, NULL, FILTER_BOOL},
+    KEY("description", IS_NULL),
+    KEY("eol", IS_NULL),
+    KEY("expiry", IS_NULL),
+    {"is_public", IS_FALSE, NULL, NULL, FILTER_BOOL},
+    KEY("regions", IS_EMPTY_LIST),
+    {"size", IS_ZERO, NULL, NULL, FILTER_INT},
+    {"status", IS_TEXT, "available", NULL, FILTER_TEXT},
+    KEY("total_size", IS_ZERO),
+    {"type", IS_TEXT, "manual", NULL, FILTER_TEXT},
+    {"vendor", IS_NULL, NULL, NULL, FILTER_TEXT},
+    END
+};
+
+static const view_key *view_of(const char *entity_type)
+{
+    if (!entity_type) {
+        return NULL;
+    }
+    if (strcmp(entity_type, ACCT_ENTITY_INSTANCE) == 0) {
+        return instance_view;
+    }
+    if (strcmp(entity_type, ACCT_ENTITY_VOLUME) == 0) {
+        return volume_view;
+    }
+    if (strcmp(entity_type, ACCT_ENTITY_NODEBALANCER) == 0) {
+        return nodebalancer_view;
+    }
+    if (strcmp(entity_type, ACCT_ENTITY_IMAGE) == 0) {
+        return image_view;
+    }
+    return NULL;
+}
+
 #define TAGGED \
     "EXISTS (SELECT 1 FROM tag_links tl JOIN tags t ON t.id = tl.tag_id" \
     " WHERE tl.entity_type = e.entity_type AND tl.entity_id = e.entity_id" \
     " AND t.label = %s)"
-#define UNKNOWN_TEXT "CAST(NULL AS TEXT)"
-#define UNKNOWN_INT "CAST(NULL AS BIGINT)"
 
-static const acct_filter_field instance_fields[] = {
-    {"group", "''", ACCT_FIELD_TEXT},
-    {"id", "e.entity_id", ACCT_FIELD_INT},
-    {"image", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {"ipv4", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {"label", "e.label", ACCT_FIELD_TEXT},
-    {"lke_cluster_id", UNKNOWN_INT, ACCT_FIELD_INT},
-    {"region", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {"tags", TAGGED, ACCT_FIELD_TAG},
-    {NULL, NULL, 0}
-};
-
-static const acct_filter_field volume_fields[] = {
-    {"label", "e.label", ACCT_FIELD_TEXT},
-    {"tags", TAGGED, ACCT_FIELD_TAG},
-    {NULL, NULL, 0}
-};
-
-static const acct_filter_field nodebalancer_fields[] = {
-    {"ipv4", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {"label", "e.label", ACCT_FIELD_TEXT},
-    {"region", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {"tags", TAGGED, ACCT_FIELD_TAG},
-    {NULL, NULL, 0}
-};
-
-/* Every image served is private: not public, never deprecated. */
-static const acct_filter_field image_fields[] = {
-    {"deprecated", "0", ACCT_FIELD_BOOL},
-    {"is_public", "0", ACCT_FIELD_BOOL},
-    {"label", "e.label", ACCT_FIELD_TEXT},
-    {"size", UNKNOWN_INT, ACCT_FIELD_INT},
-    {"status", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {"tags", TAGGED, ACCT_FIELD_TAG},
-    {"type", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {"vendor", UNKNOWN_TEXT, ACCT_FIELD_TEXT},
-    {NULL, NULL, 0}
-};
-
-static const acct_filter_field no_fields[] = {{NULL, NULL, 0}};
-
-static const acct_filter_field *fields_of(const char *entity_type)
+/*
+ * The SQL value of key `k`, the same as its JSON: a constant is cast, so
+ * that both engines take it as an expression (a bare constant in ORDER BY
+ * is a column position, or refused); null and an empty list hold no
+ * value, so an equality on them matches nothing and +neq everything.
+ */
+static const char *filter_column(apr_pool_t *pool, const view_key *k,
+                                 acct_field_type *type)
 {
-    if (strcmp(entity_type, ACCT_ENTITY_INSTANCE) == 0) {
-        return instance_fields;
+    static const acct_field_type types[] = {
+        ACCT_FIELD_TEXT, ACCT_FIELD_TEXT, ACCT_FIELD_INT, ACCT_FIELD_BOOL,
+        ACCT_FIELD_TAG
+    };
+    const char *sql_type;
+
+    *type = types[k->filter];
+    sql_type = *type == ACCT_FIELD_TEXT ? "TEXT"
+             : *type == ACCT_FIELD_INT ? "BIGINT" : "INTEGER";
+    switch (k->from) {
+    case FROM_ID:
+        return "e.entity_id";
+    case FROM_LABEL:
+        return "e.label";
+    case FROM_TAGS:
+        return TAGGED;
+    case IS_TEXT:
+        /* Our constants: no quote in them. */
+        return apr_pstrcat(pool, "CAST('", k->text, "' AS TEXT)", NULL);
+    case IS_ZERO:
+    case IS_FALSE:
+        return apr_pstrcat(pool, "CAST(0 AS ", sql_type, ")", NULL);
+    default:
+        return apr_pstrcat(pool, "CAST(NULL AS ", sql_type, ")", NULL);
     }
-    if (strcmp(entity_type, ACCT_ENTITY_VOLUME) == 0) {
-        return volume_fields;
+}
+
+/* The X-Filter fields of a view: its filterable top-level keys. */
+static const acct_filter_field *view_filters(apr_pool_t *pool,
+                                             const view_key *view)
+{
+    acct_filter_field *fields;
+    int n = 0, i;
+
+    for (i = 0; view && view[i].key; i++) {
+        n += view[i].filter != NO_FILTER;
     }
-    if (strcmp(entity_type, ACCT_ENTITY_NODEBALANCER) == 0) {
-        return nodebalancer_fields;
+    fields = apr_pcalloc(pool, (n + 1) * sizeof(*fields));
+    for (i = 0, n = 0; view && view[i].key; i++) {
+        if (view[i].filter != NO_FILTER) {
+            fields[n].name = view[i].key;
+            fields[n].column = filter_column(pool, &view[i], &fields[n].type);
+            n++;
+        }
     }
-    if (strcmp(entity_type, ACCT_ENTITY_IMAGE) == 0) {
-        return image_fields;
+    return fields;
+}
+
+/* The values a view is built from. */
+typedef struct view_values {
+    const char *id, *label, *created, *tags;
+} view_values;
+
+static json_t *view_object(apr_pool_t *pool, const view_key *k,
+                           const view_values *v)
+{
+    json_t *o = json_object();
+
+    for (; k->key; k++) {
+        json_t *value;
+
+        switch (k->from) {
+        case FROM_ID:
+            value = acct_json_int(v->id);
+            break;
+        case FROM_ID_TEXT:
+            value = acct_json_str(apr_pstrcat(pool, k->text,
+                                              v->id ? v->id : "", NULL));
+            break;
+        case FROM_LABEL:
+            value = acct_json_str(v->label);
+            break;
+        case FROM_LABEL_AFTER:
+            value = acct_json_str(apr_pstrcat(pool, k->text,
+                                              v->label ? v->label : "", NULL));
+            break;
+        case FROM_CREATED:
+        case FROM_UPDATED:
+            value = acct_json_time(pool, v->created);
+            break;
+        case FROM_TAGS:
+            value = acct_tags_from_column(pool, v->tags);
+            break;
+        case IS_TEXT:
+            value = json_string(k->text);
+            break;
+        case IS_ZERO:
+            value = json_integer(0);
+            break;
+        case IS_FALSE:
+            value = json_false();
+            break;
+        case IS_EMPTY_LIST:
+            value = json_array();
+            break;
+        case IS_OBJECT:
+            value = view_object(pool, k->members, v);
+            break;
+        default:
+            value = json_null();
+            break;
+        }
+        json_object_set_new(o, k->key, value);
     }
-    return no_fields;
+    return o;
+}
+
+json_t *acct_entities_object(apr_pool_t *pool, const char *entity_type,
+                             const char *id, const char *label,
+                             const char *created, const char *tags_column)
+{
+    static const view_key bare[] = {
+        KEY("id", FROM_ID), COMMON_KEYS, END
+    };
+    const view_key *view = view_of(entity_type);
+    view_values v;
+
+    v.id = id;
+    v.label = label;
+    v.created = created;
+    v.tags = tags_column;
+    return view_object(pool, view ? view : bare, &v);
 }
 
 void acct_entities_list_query(acct_req *req, acct_store *st,
@@ -106,7 +358,7 @@ void acct_entities_list_query(acct_req *req, acct_store *st,
                                   req->pool, acct_store_dialect(st),
                                   "e.entity_type", "e.entity_id"));
     q->from = "entities e";
-    q->fields = fields_of(entity_type);
+    q->fields = view_filters(req->pool, view_of(entity_type));
     q->stable_order = "e.entity_id";
     q->render = acct_entities_render;
     if (!req->who) {
@@ -165,130 +417,11 @@ acct_rows *acct_entities_load(acct_req *req, acct_resp *resp,
     return rows;
 }
 
-/* ------------------------------------------------------------------------
- * The public shapes
- */
-
-/* Fields the module does not know: null. */
-static void set_null(json_t *o, const char *const *keys)
-{
-    for (; *keys; keys++) {
-        json_object_set_new(o, *keys, json_null());
-    }
-}
-
-/* An object of the public shape whose members the module does not know:
- * its keys, each null, rather than a null object, so that clients that read
- * a member (the Terraform provider reads specs.disk) find one. */
-static json_t *unknown_object(const char *const *keys)
-{
-    json_t *o = json_object();
-
-    set_null(o, keys);
-    return o;
-}
-
-static void render_instance(json_t *o)
-{
-    static const char *const unknown[] = {
-        "capabilities", "has_user_data", "host_uuid", "image", "ipv4", "ipv6",
-        "lke_cluster_id", "placement_group", "region", "status", "type",
-        "watchdog_enabled", NULL
-    };
-    static const char *const alerts[] = {
-        "cpu", "io", "network_in", "network_out", "transfer_quota", NULL
-    };
-    static const char *const specs[] = {
-        "disk", "gpus", "memory", "transfer", "vcpus", NULL
-    };
-    static const char *const backups[] = {
-        "available", "enabled", "last_successful", NULL
-    };
-    static const char *const schedule[] = {"day", "window", NULL};
-    json_t *b = unknown_object(backups);
-
-    set_null(o, unknown);
-    /* No group: the public API's value for none (the field is deprecated). */
-    json_object_set_new(o, "group", json_string(""));
-    /* The only hypervisor the public API names. */
-    json_object_set_new(o, "hypervisor", json_string("kvm"));
-    json_object_set_new(o, "alerts", unknown_object(alerts));
-    json_object_set_new(b, "schedule", unknown_object(schedule));
-    json_object_set_new(o, "backups", b);
-    json_object_set_new(o, "specs", unknown_object(specs));
-}
-
-static void render_volume(json_t *o, apr_pool_t *pool, const char *label)
-{
-    static const char *const unknown[] = {
-        "encryption", "hardware_type", "linode_id", "linode_label", "region",
-        "size", "status", NULL
-    };
-
-    set_null(o, unknown);
-    /* The public API derives the path from the label. */
-    json_object_set_new(o, "filesystem_path", acct_json_str(apr_pstrcat(
-        pool, "/dev/disk/by-id/scsi-0Linode_Volume_", label ? label : "",
-        NULL)));
-}
-
-static void render_nodebalancer(json_t *o)
-{
-    static const char *const unknown[] = {
-        "client_conn_throttle", "hostname", "ipv4", "ipv6", "region", NULL
-    };
-    static const char *const transfer[] = {"in", "out", "total", NULL};
-
-    set_null(o, unknown);
-    json_object_set_new(o, "transfer", unknown_object(transfer));
-}
-
-/* Private images, as the public API describes them: no vendor, no end of
- * life, no expiry, never public or deprecated. */
-static void render_image(json_t *o, apr_pool_t *pool, const char *id)
-{
-    static const char *const unknown[] = {
-        "capabilities", "created_by", "description", "eol", "expiry",
-        "regions", "size", "status", "total_size", "type", "vendor", NULL
-    };
-
-    set_null(o, unknown);
-    json_object_set_new(o, "id", acct_json_str(apr_pstrcat(
-        pool, ACCT_IMAGE_PRIVATE_PREFIX, id ? id : "", NULL)));
-    json_object_set_new(o, "is_public", json_false());
-    json_object_set_new(o, "deprecated", json_false());
-}
-
 json_t *acct_entities_render(acct_req *req, const acct_rows *rows, int i)
 {
-    const char *kind = acct_rows_get(rows, i, "kind");
-    const char *id = acct_rows_get(rows, i, "id");
-    const char *label = acct_rows_get(rows, i, "label");
-    const char *created = acct_rows_get(rows, i, "created");
-    json_t *o = json_object();
-
-    json_object_set_new(o, "id", acct_json_int(id));
-    json_object_set_new(o, "label", acct_json_str(label));
-    json_object_set_new(o, "created", acct_json_time(req->pool, created));
-    /* The module keeps no change time: registration is the last it saw. */
-    json_object_set_new(o, "updated", acct_json_time(req->pool, created));
-    json_object_set_new(o, "tags", acct_tags_from_column(
-                                       req->pool,
-                                       acct_rows_get(rows, i, "tags")));
-    if (!kind) {
-        return o;
-    }
-    if (strcmp(kind, ACCT_ENTITY_INSTANCE) == 0) {
-        render_instance(o);
-    }
-    else if (strcmp(kind, ACCT_ENTITY_VOLUME) == 0) {
-        render_volume(o, req->pool, label);
-    }
-    else if (strcmp(kind, ACCT_ENTITY_NODEBALANCER) == 0) {
-        render_nodebalancer(o);
-    }
-    else if (strcmp(kind, ACCT_ENTITY_IMAGE) == 0) {
-        render_image(o, req->pool, id);
-    }
-    return o;
+    return acct_entities_object(req->pool, acct_rows_get(rows, i, "kind"),
+                                acct_rows_get(rows, i, "id"),
+                                acct_rows_get(rows, i, "label"),
+                                acct_rows_get(rows, i, "created"),
+                                acct_rows_get(rows, i, "tags"));
 }

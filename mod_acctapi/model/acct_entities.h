@@ -1,13 +1,12 @@
 /*
  * The objects of other services that the operator registered (`entities`,
  * acctapi-admin entity add; acct_tags.h) as the public API's read-only views
- * show them: /linode/instances, /volumes, /nodebalancers and /images.  The
- * module knows an object's type, id, account, label, registration time and
- * tags; every other field of the public shape is null (an object-valued one
- * keeps its members, each null), or the public API's own value where it is
- * the same for every such object (a private image is neither public nor
- * deprecated, an instance's hypervisor is kvm, a volume's filesystem path
- * follows from its label).
+ * show them: /linode/instances, /volumes, /nodebalancers and /images, and
+ * as GET /tags/{label} shows the tagged ones.  The module knows an object's
+ * type, id, account, label, registration time and tags; every other key of
+ * the public shape has a value of the type that shape gives it (null only
+ * where the public API answers null), chosen once per kind in one table
+ * (acct_entities.c says how).
  */
 #ifndef ACCT_ENTITIES_H
 #define ACCT_ENTITIES_H
@@ -41,5 +40,15 @@ acct_rows *acct_entities_load(acct_req *req, acct_resp *resp,
 
 /* Row `i` (of a list or a load) in the public shape of its type. */
 json_t *acct_entities_render(acct_req *req, const acct_rows *rows, int i);
+
+/*
+ * Registered object `id` of `entity_type` in the public shape of its type,
+ * from its label, registration time (epoch seconds) and tags column
+ * (acct_tags_column_sql); a type without a view gets id, label, created,
+ * updated and tags only.
+ */
+json_t *acct_entities_object(apr_pool_t *pool, const char *entity_type,
+                             const char *id, const char *label,
+                             const char *created, const char *tags_column);
 
 #endif

@@ -65,6 +65,16 @@ void acct_names_set(json_t *o, int mode, const char *name, json_t *value)
     json_object_set_new(o, pub, value);
 }
 
+void acct_names_set_public_only(json_t *o, int mode, const char *name,
+                                json_t *value)
+{
+    if (mode == ACCT_NAMES_CONTRACT) {
+        json_decref(value);
+        return;
+    }
+    json_object_set_new(o, name, value);
+}
+
 const char *acct_names_value(int mode, const char *name)
 {
     return mode == ACCT_NAMES_CONTRACT ? name : acct_name_public(name);

@@ -38,6 +38,15 @@ const char *acct_name_contract(const char *name);
  */
 void acct_names_set(json_t *o, int mode, const char *name, json_t *value);
 
+/*
+ * Sets `value` under `name`, a key only the public API has (no contract
+ * name stands for it: the grants of kinds the module has none of), unless
+ * `mode` asks for the contract's names only; then `value` is released.
+ * Steals the reference to `value`, as json_object_set_new.
+ */
+void acct_names_set_public_only(json_t *o, int mode, const char *name,
+                                json_t *value);
+
 /* Where a name is a value (the type of a tagged object): the contract's
  * value in ACCT_NAMES_CONTRACT, else the public one; a value cannot be
  * both. */

@@ -428,7 +428,9 @@ void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
     memset(q, 0, sizeof(*q));
     q->columns = apr_pstrcat(pool,
                              "x.entity_type AS kind, x.entity_id AS entity_id,"
-                             " e.label AS entity_label, " ACCT_DOMAIN_COLUMNS
+                             " e.label AS entity_label,"
+                             " e.created AS entity_created, "
+                             ACCT_DOMAIN_COLUMNS
                              ", ",
                              acct_tags_column_sql_typed(pool, dialect,
                                                         "x.entity_type",

@@ -60,9 +60,9 @@ void acct_tags_list_query(apr_pool_t *pool, apr_int64_t account_id,
 /*
  * The list of tag `tag_id`'s objects (not filterable), ordered by type and
  * id, one row per linked object that still exists in the tag's account:
- * columns kind (the entity type), entity_id, entity_label (registered
- * objects), ACCT_DOMAIN_COLUMNS (domains) and tags (JSON array text, see
- * acct_tags_from_column).  `dialect` is the store's.
+ * columns kind (the entity type), entity_id, entity_label and
+ * entity_created (registered objects), ACCT_DOMAIN_COLUMNS (domains) and
+ * tags (JSON array text, see acct_tags_from_column).  `dialect` is the store's.
  */
 void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
                              apr_int64_t tag_id, acct_render_row *render,

@@ -303,47 +303,6 @@ static void test_profile(void **state)
     json_decref(doc);
 }
 
-/* Both names of instance/linode, monitoring/longview and three global
- * grants by default (DECISIONS.md, today's clients). */
-static void test_grants(void **state)
-{
-    static const char *const keys[] = {
-        "database", "domain", "global", "image", "instance", "linode",
-        "monitoring", "longview", "nodebalancer", "stackscript", "volume",
-        "vpc"
-    };
-    unit_db *db = *state;
-    acct_principal boss, limited;
-    json_t *doc, *global;
-    size_t i;
-    int status;
-
-    unit_identity(db, "boss", 0, "*", &boss);
-    doc = call(unit_req(db, &boss), api_profile_grants, &status);
-    assert_int_equal(status, 204);
-    assert_null(doc);
-
-    unit_identity(db, "limited", 1, "*", &limited);
-    doc = call(unit_req(db, &limited), api_profile_grants, &status);
-    assert_int_equal(status, 200);
-    assert_int_equal(json_object_size(doc), sizeof(keys) / sizeof(keys[0]));
-    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        assert_non_null(json_object_get(doc, keys[i]));
-    }
-    global = json_object_get(doc, "global");
-    assert_true(json_is_null(json_object_get(global, "account_access")));
-    assert_int_equal(json_array_size(json_object_get(doc, "domain")), 0);
-    assert_true(json_is_false(json_object_get(global, "add_domains")));
-    assert_true(json_is_false(json_object_get(global, "monitoring_subscription")));
-    assert_true(json_is_false(json_object_get(global, "longview_subscription")));
-    assert_true(json_is_false(json_object_get(global, "add_linodes")));
-    assert_true(json_is_false(json_object_get(global, "add_longview")));
-    /* account_access and 12 flags, 3 of them under two names */
-    assert_int_equal(json_object_size(global), 16);
-    assert_true(json_is_array(json_object_get(doc, "domain")));
-    json_decref(doc);
-}
-
 /* The names a document's keys carry: `want` in order, nothing else. */
 static void assert_keys(json_t *o, const char *const *want)
 {
@@ -359,6 +318,52 @@ static void assert_keys(json_t *o, const char *const *want)
     assert_null(want[i]);
 }
 
+/* Both names of instance/linode, monitoring/longview and three global
+ * grants by default (DECISIONS.md, today's clients), and the keys only the
+ * public API has. */
+static void test_grants(void **state)
+{
+    static const char *const keys[] = {
+        "database", "domain", "firewall", "global", "image", "instance",
+        "linode", "monitoring", "longview", "nodebalancer", "placement_group",
+        "stackscript", "volume", "vpc", NULL
+    };
+    unit_db *db = *state;
+    acct_principal boss, limited;
+    json_t *doc, *global;
+    int status;
+
+    unit_identity(db, "boss", 0, "*", &boss);
+    doc = call(unit_req(db, &boss), api_profile_grants, &status);
+    assert_int_equal(status, 204);
+    assert_null(doc);
+
+    unit_identity(db, "limited", 1, "*", &limited);
+    doc = call(unit_req(db, &limited), api_profile_grants, &status);
+    assert_int_equal(status, 200);
+    assert_keys(doc, keys);
+    global = json_object_get(doc, "global");
+    assert_true(json_is_null(json_object_get(global, "account_access")));
+    assert_int_equal(json_array_size(json_object_get(doc, "domain")), 0);
+    assert_true(json_is_false(json_object_get(global, "add_domains")));
+    assert_true(json_is_false(json_object_get(global, "monitoring_subscription")));
+    assert_true(json_is_false(json_object_get(global, "longview_subscription")));
+    assert_true(json_is_false(json_object_get(global, "add_linodes")));
+    assert_true(json_is_false(json_object_get(global, "add_longview")));
+    /* The public API's only: the module has no placement groups, firewalls
+     * or parent accounts. */
+    assert_true(json_is_false(json_object_get(global, "add_placement_groups")));
+    assert_true(json_is_null(json_object_get(global, "child_account_access")));
+    assert_int_equal(json_array_size(json_object_get(doc, "firewall")), 0);
+    assert_int_equal(json_array_size(json_object_get(doc, "placement_group")),
+                     0);
+    /* account_access, 12 flags (3 of them under two names) and the public
+     * API's add_placement_groups and child_account_access */
+    assert_int_equal(json_object_size(global), 18);
+    assert_true(json_is_array(json_object_get(doc, "domain")));
+    json_decref(doc);
+}
+
 /*
  * AcctapiFieldNames public: the public API's names only (its schema forbids
  * other keys); contract: the contract's only.  The values are the same
@@ -367,8 +372,9 @@ static void assert_keys(json_t *o, const char *const *want)
 static void test_field_names(void **state)
 {
     static const char *const public_grants[] = {
-        "database", "domain", "global", "image", "linode", "longview",
-        "nodebalancer", "stackscript", "volume", "vpc", NULL
+        "database", "domain", "firewall", "global", "image", "linode",
+        "longview", "nodebalancer", "placement_group", "stackscript",
+        "volume", "vpc", NULL
     };
     static const char *const contract_grants[] = {
         "database", "domain", "global", "image", "instance", "monitoring",
@@ -378,7 +384,8 @@ static void test_field_names(void **state)
         "account_access", "add_databases", "add_domains", "add_firewalls",
         "add_images", "add_linodes", "add_longview", "add_nodebalancers",
         "add_stackscripts", "add_volumes", "add_vpcs", "cancel_account",
-        "longview_subscription", NULL
+        "longview_subscription", "add_placement_groups",
+        "child_account_access", NULL
     };
     unit_db *db = *state;
     acct_settings pub = {0, 0, "https://r.example/"};

@@ -2,8 +2,12 @@
 entity add) under the public API's paths (issue 19, today's clients):
 /linode/instances, /volumes, /nodebalancers and /images, each with its
 /{id}, in the public shapes.  What the module knows (id, label, registration
-time, tags) is filled in; what it does not is null; values that follow from
-the kind of object are the public API's.  Scopes, grants, isolation,
+time, tags) is filled in; every other key has a value of the type the
+public shape gives it: null only where the public API answers null, else a
+neutral value (0, false, "", an empty list) or the member of an enumeration
+that describes an object in service; values that follow from the kind of
+object are the public API's.  Tagged objects show the same shapes under
+GET /tags/{label}.  Scopes, grants, isolation,
 pagination and X-Filter as on every list; writes are the router's 405 or
 404; and linode-cli configure's requests (GET /images without a token)
 answered in a form it reads."""
@@ -119,14 +123,21 @@ def test_instances(world):
     first = next(i for i in items if i["id"] == world.ids["instance"][0])
     check_common(first, world.ids["instance"][0], "instance-0-", [world.tag])
     assert first["group"] == "" and first["hypervisor"] == "kvm", first
-    for key in ("region", "type", "status", "image", "ipv4", "ipv6", "host_uuid",
-                "lke_cluster_id", "placement_group", "watchdog_enabled", "has_user_data",
-                "capabilities"):
+    # Nullable in the public shape: null.
+    for key in ("image", "ipv6", "lke_cluster_id", "placement_group"):
         assert first[key] is None, (key, first)
-    assert first["specs"] == dict.fromkeys(("disk", "gpus", "memory", "transfer", "vcpus")), first
+    # Not nullable: a value of its type.
+    assert {k: first[k] for k in ("region", "type", "status", "ipv4", "host_uuid",
+                                  "watchdog_enabled", "has_user_data", "capabilities")} == {
+        "region": "", "type": "", "status": "running", "ipv4": [], "host_uuid": "",
+        "watchdog_enabled": False, "has_user_data": False, "capabilities": []}, first
+    assert first["specs"] == dict.fromkeys(("disk", "gpus", "memory", "transfer", "vcpus"),
+                                           0), first
+    # 0: no alert.
     assert first["alerts"] == dict.fromkeys(
-        ("cpu", "io", "network_in", "network_out", "transfer_quota")), first
-    assert first["backups"] == {"available": None, "enabled": None, "last_successful": None,
+        ("cpu", "io", "network_in", "network_out", "transfer_quota"), 0), first
+    # No backup: last_successful null, as the public API answers.
+    assert first["backups"] == {"available": False, "enabled": False, "last_successful": None,
                                 "schedule": {"day": None, "window": None}}, first
     assert ok(world.owner.get(one("/linode/instances", "instance", first["id"]))) == first
 
@@ -138,9 +149,10 @@ def test_volumes(world):
         assert set(item) == VOLUME_KEYS, item
         # The public API's path of a volume follows from its label.
         assert item["filesystem_path"] == "/dev/disk/by-id/scsi-0Linode_Volume_" + item["label"]
-        for key in VOLUME_KEYS - {"id", "label", "created", "updated", "tags",
-                                  "filesystem_path"}:
-            assert item[key] is None, (key, item)
+        assert {k: item[k] for k in VOLUME_KEYS - {"id", "label", "created", "updated",
+                                                   "tags", "filesystem_path"}} == {
+            "encryption": "disabled", "hardware_type": "nvme", "linode_id": None,
+            "linode_label": None, "region": "", "size": 0, "status": "active"}, item
     first = next(i for i in items if i["id"] == world.ids["volume"][0])
     check_common(first, first["id"], "volume-0-", [world.tag])
     assert ok(world.owner.get(f"/volumes/{first['id']}")) == first
@@ -152,8 +164,10 @@ def test_nodebalancers(world):
     for item in items:
         assert set(item) == NODEBALANCER_KEYS, item
         assert item["transfer"] == {"in": None, "out": None, "total": None}, item
-        for key in ("client_conn_throttle", "hostname", "ipv4", "ipv6", "region"):
-            assert item[key] is None, (key, item)
+        assert {k: item[k] for k in ("client_conn_throttle", "hostname", "ipv4", "ipv6",
+                                     "region")} == {
+            "client_conn_throttle": 0, "hostname": "", "ipv4": "", "ipv6": None,
+            "region": ""}, item
     first = next(i for i in items if i["id"] == world.ids["nodebalancer"][0])
     check_common(first, first["id"], "nodebalancer-0-", [world.tag])
     assert ok(world.owner.get(f"/nodebalancers/{first['id']}")) == first
@@ -165,11 +179,15 @@ def test_images(world):
     for item in items:
         assert set(item) == IMAGE_KEYS, item
         # A private image: not public, not deprecated; no vendor, end of
-        # life or expiry (the public API: null for private images).
+        # life or expiry (the public API: null for private images); an
+        # available manual image.
         assert item["is_public"] is False and item["deprecated"] is False, item
-        for key in ("vendor", "eol", "expiry", "description", "created_by", "size",
-                    "total_size", "status", "type", "regions", "capabilities"):
+        for key in ("vendor", "eol", "expiry", "description"):
             assert item[key] is None, (key, item)
+        assert {k: item[k] for k in ("created_by", "size", "total_size", "status", "type",
+                                     "regions", "capabilities")} == {
+            "created_by": "", "size": 0, "total_size": 0, "status": "available",
+            "type": "manual", "regions": [], "capabilities": []}, item
     n = world.ids["image"][0]
     first = next(i for i in items if i["id"] == f"private/{n}")
     check_common(first, n, "image-0-", [])
@@ -179,6 +197,17 @@ def test_images(world):
     for bad in (str(n), f"linode/{n}", "linode/debian12", f"private/{n}x", "private/0",
                 f"private/-{n}", "private/", "upload"):
         assert_error(world.owner.get(f"/images/{bad}"), 404, "Not found")
+
+
+def test_tagged_objects_are_the_views(world):
+    """GET /tags/{label} shows each tagged registered object as its own view."""
+    objs = assert_envelope(ok(world.owner.get(f"/tags/{quote(world.tag)}")))
+    by_type = {o["type"]: o["data"] for o in objs}
+    assert sorted(by_type) == ["linode", "nodebalancer", "volume"], objs
+    for kind, public in (("instance", "linode"), ("volume", "volume"),
+                         ("nodebalancer", "nodebalancer")):
+        path = KINDS[kind][0]
+        assert by_type[public] == ok(world.owner.get(f"{path}/{world.ids[kind][0]}")), kind
 
 
 # --------------------------------------------------------------------------
@@ -281,12 +310,15 @@ def test_filter_instances(world):
     assert ids_of(c.get("/linode/instances",
                         xfilter={"+order_by": "label", "+order": "desc"})) == [second, first]
     assert ids_of(c.get("/linode/instances", xfilter={"+and": []})) == sorted([first, second])
-    # Unknown to the module: equality matches nothing, +neq everything.
+    # A filter matches what the key shows: region is "", ipv4 an empty
+    # list, image and lke_cluster_id null (an equality on these matches
+    # nothing, +neq everything).
     for field, value in (("region", "us-east"), ("ipv4", "192.0.2.1"), ("image", "linode/debian12"),
-                         ("lke_cluster_id", 5)):
+                         ("lke_cluster_id", 5), ("ipv4", "")):
         assert ok(c.get("/linode/instances", xfilter={field: value})) == EMPTY, field
     assert ids_of(c.get("/linode/instances", xfilter={"region": {"+neq": "us-east"}})) == \
         sorted([first, second])
+    assert ids_of(c.get("/linode/instances", xfilter={"region": ""})) == sorted([first, second])
     assert ids_of(c.get("/linode/instances", xfilter={"group": ""})) == sorted([first, second])
     # The Terraform provider's linode_instances: an id and a label, AND-ed.
     assert ids_of(c.get("/linode/instances", xfilter={"+and": [
@@ -309,6 +341,8 @@ def test_filter_volumes_and_nodebalancers(world):
     assert ids_of(c.get("/nodebalancers", xfilter={"label": label})) == [n2]
     assert ok(c.get("/nodebalancers", xfilter={"ipv4": "192.0.2.7"})) == EMPTY
     assert ok(c.get("/nodebalancers", xfilter={"region": "us-east"})) == EMPTY
+    assert ids_of(c.get("/nodebalancers", xfilter={"region": "", "ipv4": ""})) == \
+        sorted([n1, n2])
     assert ids_of(c.get("/nodebalancers", xfilter={"tags": world.tag})) == [n1]
 
 
@@ -322,10 +356,37 @@ def test_filter_images(world):
     assert ids_of(c.get("/images", xfilter={"deprecated": False})) == mine
     assert ok(c.get("/images", xfilter={"vendor": "Debian"})) == EMPTY
     assert ok(c.get("/images", xfilter={"size": {"+gte": 1}})) == EMPTY
+    # What every registered image shows.
+    assert ids_of(c.get("/images", xfilter={"status": "available", "type": "manual",
+                                            "size": 0})) == mine
+    assert ok(c.get("/images", xfilter={"type": "automatic"})) == EMPTY
     label = ok(c.get(f"/images/{mine[1]}"))["label"]
     assert ids_of(c.get("/images", xfilter={"label": label})) == [mine[1]]
     assert_error(c.get("/images", xfilter={"id": mine[0]}), 400, "Cannot filter on id",
                  "X-Filter")
+
+
+# What X-Filter may name on each view, apart from tags (a condition, not an
+# order); each is orderable, also where every object shows the same value.
+FILTERABLE = {
+    "instance": ("id", "label", "group", "image", "ipv4", "lke_cluster_id", "region"),
+    "volume": ("label",),
+    "nodebalancer": ("label", "ipv4", "region"),
+    "image": ("label", "deprecated", "is_public", "size", "status", "type", "vendor"),
+}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_order_by_every_filterable_field(world, kind):
+    path, _, pub = KINDS[kind]
+    mine = [pub(n) if kind == "image" else n for n in sorted(world.ids[kind])]
+    for field in FILTERABLE[kind]:
+        for order in ("asc", "desc"):
+            got = ids_of(world.owner.get(path, xfilter={"+order_by": field, "+order": order}))
+            assert sorted(got) == sorted(mine), (field, order, got)
+            if field not in ("id", "label"):
+                # One value for all: the stable order (by id) decides.
+                assert got == mine, (field, order, got)
 
 
 # --------------------------------------------------------------------------

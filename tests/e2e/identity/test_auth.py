@@ -13,11 +13,15 @@ PROFILE_KEYS = {"authentication_type", "authorized_keys", "email", "email_notifi
                 "restricted", "timezone", "two_factor_auth", "uid", "username",
                 "verified_phone_number"}
 REFERRAL_KEYS = {"code", "completed", "credit", "pending", "total", "url"}
-GRANT_KEYS = {"database", "domain", "global", "image", "instance", "linode", "monitoring",
-              "longview", "nodebalancer", "stackscript", "volume", "vpc"}
+# Both names by default; firewall, placement_group, add_placement_groups and
+# child_account_access are the public API's only (no firewalls, placement
+# groups or parent accounts here: empty, false, null).
+GRANT_KEYS = {"database", "domain", "firewall", "global", "image", "instance", "linode",
+              "monitoring", "longview", "nodebalancer", "placement_group", "stackscript",
+              "volume", "vpc"}
 ADD_GRANTS = ["add_databases", "add_domains", "add_firewalls", "add_images", "add_instances",
               "add_linodes", "add_monitoring", "add_longview", "add_nodebalancers",
-              "add_stackscripts", "add_volumes", "add_vpcs"]
+              "add_placement_groups", "add_stackscripts", "add_volumes", "add_vpcs"]
 INVALID_TOKEN = {"errors": [{"reason": "Invalid Token"}]}
 
 
@@ -143,12 +147,14 @@ def test_grants_restricted(anon, backend):
     glob = g["global"]
     assert isinstance(glob, dict), g
     assert "account_access" in glob and glob["account_access"] is None, glob
+    assert "child_account_access" in glob and glob["child_account_access"] is None, glob
+    assert g["firewall"] == [] and g["placement_group"] == [], g
     for k in ADD_GRANTS:
         assert glob.get(k) is False, (k, glob)
     for k in ("cancel_account", "monitoring_subscription", "longview_subscription"):
         assert glob.get(k) is False, (k, glob)
     assert set(glob) == {"account_access", "cancel_account", "monitoring_subscription",
-                         "longview_subscription", *ADD_GRANTS}, glob
+                         "longview_subscription", "child_account_access", *ADD_GRANTS}, glob
 
 
 def test_grants_without_token(anon):

@@ -21,6 +21,9 @@ GLOBAL_PAIRS = {"add_instances": "add_linodes", "add_monitoring": "add_longview"
 
 # The keys the public API's schema allows (linode-api-docs v4.191.2: the
 # profile, GrantsResponse and its global grants; additionalProperties false).
+# The grants keys only the public API has (no contract name stands for them).
+PUBLIC_ONLY_GRANTS = {"firewall", "placement_group"}
+PUBLIC_ONLY_GLOBAL = {"add_placement_groups", "child_account_access"}
 PUBLIC_PROFILE = {"authentication_type", "authorized_keys", "email", "email_notifications",
                   "ip_whitelist_enabled", "lish_auth_method", "referrals", "restricted",
                   "timezone", "two_factor_auth", "uid", "username", "verified_phone_number"}
@@ -107,6 +110,14 @@ def test_both_names_by_default(scene):
     keys = list(grants)
     for contract, public in GRANT_PAIRS.items():
         assert keys.index(public) == keys.index(contract) + 1, keys
+    # Keys only the public API has: the module has no firewalls, placement
+    # groups or parent accounts.
+    assert {k: grants[k] for k in PUBLIC_ONLY_GRANTS} == {"firewall": [],
+                                                         "placement_group": []}, grants
+    assert {k: glob[k] for k in PUBLIC_ONLY_GLOBAL} == {"add_placement_groups": False,
+                                                       "child_account_access": None}, glob
+    assert set(grants) == PUBLIC_GRANTS | set(GRANT_PAIRS), grants
+    assert set(glob) == PUBLIC_GLOBAL | set(GLOBAL_PAIRS), glob
     assert scene.tagged_types() == ["linode"]
 
 
@@ -153,9 +164,13 @@ def test_one_name_only(backend, make_server, mode, location):
         assert not dropped(GRANT_PAIRS) & set(grants), grants
         assert not dropped(GLOBAL_PAIRS) & set(glob), grants
         if public:
-            assert set(grants) <= PUBLIC_GRANTS and set(glob) <= PUBLIC_GLOBAL, grants
+            # Every key of the public shape, the public-only ones included.
+            assert set(grants) == PUBLIC_GRANTS and set(glob) == PUBLIC_GLOBAL, grants
         else:
+            # The contract's keys only: no key the public API alone has.
             assert len(grants) == 10 and len(glob) == 13, grants
+            assert not (PUBLIC_ONLY_GRANTS & set(grants)
+                        or PUBLIC_ONLY_GLOBAL & set(glob)), grants
         for name in kept(GRANT_PAIRS):
             listed, want = grant_values(s, grants, name)
             assert listed == [want], grants

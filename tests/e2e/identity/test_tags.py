@@ -60,9 +60,13 @@ def test_tag_lifecycle(backend, server):
         assert by_type["domain"]["tags"] == [label]
         # An instance's type is the public API's value (DECISIONS.md, today's
         # clients: "the public API's value (linode) is sent").
-        assert by_type["linode"] == {"id": vm, "label": "web-1", "tags": [label]}
-        assert by_type["volume"] == {"id": vol, "label": "data-1", "tags": [label]}
-        assert by_type["nodebalancer"] == {"id": nb, "label": "lb-1", "tags": [label]}
+        # A registered object is the whole public object, as its view shows it.
+        for kind, path, n, name in (("linode", "/linode/instances", vm, "web-1"),
+                                    ("volume", "/volumes", vol, "data-1"),
+                                    ("nodebalancer", "/nodebalancers", nb, "lb-1")):
+            assert (by_type[kind]["id"], by_type[kind]["label"], by_type[kind]["tags"]) \
+                == (n, name, [label]), by_type[kind]
+            assert by_type[kind] == assert_json(c.get(f"{path}/{n}")), kind
         assert assert_json(c.get("/tags/aaa-first"))["data"] == []
 
         # Domains see tags made through /tags.

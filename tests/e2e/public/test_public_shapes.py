@@ -12,8 +12,9 @@ required (the document itself marks few).  A difference either way fails
 unless ALLOWED below lists it, with its reason: a key this module adds on
 purpose (DECISIONS.md "Names": both names; the contract's extra fields), or
 a defect of the document itself (a key named otherwise than the public API
-sends it, a key it does not send, a request rule written on the response),
-shown by the public API's recorded traffic or its clients.
+sends it, a key it does not send, a request rule written on the response,
+a value it sends that the document's enum lacks, a null where the document
+says otherwise), shown by the public API's recorded traffic or its clients.
 
 One test per backend creates what the operations need (a user of its own,
 domains and records, a zone to import from a private named, tags on
@@ -68,16 +69,18 @@ class Allowed:
 @dataclass(frozen=True)
 class Relaxed:
     """The document's keywords `drop` do not hold for key `key` of the object
-    at `at` in the answers of `ops`, and with `null` the value may be null:
-    defects of the document (a request rule written on the response, a key
-    the public API does not send).  "required" in `drop`: the key may be
-    absent."""
+    at `at` in the answers of `ops`, with `null` the value may be null, and
+    `also` are values its enum lacks: defects of the document (a request
+    rule written on the response, a key the public API does not send, a
+    value it sends that the document does not list).  "required" in `drop`:
+    the key may be absent."""
     ops: tuple
     at: tuple
     key: str
     drop: tuple
     why: str
     null: bool = False
+    also: tuple = ()
 
 
 DOMAIN_OPS = ("GET /domains/{}", "POST /domains", "PUT /domains/{}",
@@ -109,6 +112,26 @@ R_THUMBNAIL = ("defect of the document: an app without a thumbnail has thumbnail
 R_TOKEN_LABEL = ("defect of the document: minLength 1 is the create request's rule, and "
                  "that request may leave label out; a token created so has none, which "
                  "this module shows as \"\"")
+R_NO_BACKUP = ("defect of the document: an instance without a successful backup has "
+               "backups.last_successful null in the public API (recorded traffic: "
+               "linodego's TestInstance_GetTransfer, as every instance without backups "
+               "in its fixtures; its InstanceBackup.LastSuccessful is a pointer)")
+R_EVENT_DATABASE = ("defect of the document: its enums lack the managed databases' event "
+                    "actions and entity type, which the public API sends (recorded traffic: "
+                    "linodego's TestDatabase_MySQL_Suite, database_create and database_update "
+                    "on entity type database; linodego's ActionDatabase* and EntityDatabase; "
+                    "@linode/api-v4's EventActionKeys, with database_backup_delete, and "
+                    "EntityType)")
+R_EVENT_NULL = ("defect of the document: the public API sends percent_complete, rate "
+                "and secondary_entity null where they do not apply (recorded traffic: "
+                "linodego's TestAccountEvents_List and TestDatabase_MySQL_Suite; "
+                "@linode/api-v4's Event types them null | number, null | string and "
+                "Entity | null)")
+DATABASE_ACTIONS = ("database_create", "database_update", "database_resize",
+                    "database_delete", "database_backup_create", "database_backup_restore",
+                    "database_backup_delete", "database_credentials_reset",
+                    "database_degraded", "database_failed")
+EVENT_AT = {"GET /account/events": "data[]", "GET /account/events/{}": ""}
 R_ENGINE_DISK = ("defect of the document: it gives engines the disk sizes of a "
                  "database; the public API's engines are id, engine and version "
                  "(recorded traffic: linodego's TestDatabase_Engine; its DatabaseEngine)")
@@ -156,6 +179,20 @@ ALLOWED = [
     *[Relaxed((op,), ("",), "label", ("minLength",), R_TOKEN_LABEL)
       for op in ("GET /profile/tokens/{}", "POST /profile/tokens")],
     Relaxed(("GET /profile/tokens",), ("data[]",), "label", ("minLength",), R_TOKEN_LABEL),
+    Relaxed(("GET /linode/instances",), ("data[].backups",), "last_successful", (),
+            R_NO_BACKUP, null=True),
+    Relaxed(("GET /linode/instances/{}",), ("backups",), "last_successful", (),
+            R_NO_BACKUP, null=True),
+    Relaxed(("GET /tags/{}",), ("data[].data.backups",), "last_successful", (),
+            R_NO_BACKUP, null=True),
+    *[Relaxed((op,), (at,), "action", (), R_EVENT_DATABASE, also=DATABASE_ACTIONS)
+      for op, at in EVENT_AT.items()],
+    *[Relaxed((op,), (f"{at}.entity".lstrip("."),), "type", (), R_EVENT_DATABASE,
+              also=("database",))
+      for op, at in EVENT_AT.items()],
+    *[Relaxed((op,), (at,), k, (), R_EVENT_NULL, null=True)
+      for op, at in EVENT_AT.items()
+      for k in ("percent_complete", "rate", "secondary_entity")],
     *[Relaxed(("GET /databases/engines",), ("data[]",), k, ("required",), R_ENGINE_DISK)
       for k in ("total_disk_size_gb", "used_disk_size_gb")],
     *[Relaxed(("GET /databases/engines/{}",), ("",), k, ("required",), R_ENGINE_DISK)
@@ -273,7 +310,7 @@ def schema_for(op, status, allowed=ALLOWED):
                 # The objects (alternatives) where the key has what is dropped.
                 targets = [obj for obj in targets if a.key in obj["properties"]
                            and all(kw == "required" or kw in obj["properties"][a.key]
-                                   for kw in a.drop)]
+                                   for kw in a.drop + (("enum",) if a.also else ()))]
                 assert targets, f"Relaxed {a.key}: no {a.drop} at {at!r} in {op}"
             for obj in targets:
                 if isinstance(a, Relaxed):
@@ -283,6 +320,9 @@ def schema_for(op, status, allowed=ALLOWED):
                             obj["required"].remove(a.key)
                         else:
                             del prop[kw]
+                    if a.also:
+                        prop["enum"] = prop["enum"] + [v for v in a.also
+                                                       if v not in prop["enum"]]
                     if a.null:
                         obj["properties"][a.key] = {"anyOf": [prop, {"type": "null"}]}
                 elif a.like is not None:
@@ -835,6 +875,27 @@ def test_allowed_keys_only_where_listed():
     assert problems_of("GET /regions/{}", 200, dict(region, site_type="core")) == []
     # Without the allow-list, the same domain fails.
     assert problems_of("GET /domains/{}", 200, DOMAIN, allowed=[])
+
+
+def test_relaxed_enum_takes_only_the_listed_values():
+    # A database event: its action and entity type are among the values the
+    # allow-list adds to the document's enums, its nulls allowed there.
+    event = {"id": 1, "action": "database_create", "created": "2024-01-01T00:00:00",
+             "duration": 0, "entity": {"id": 5, "label": "db", "type": "database",
+                                       "url": "/v4/databases/mysql/instances/5"},
+             "message": None, "percent_complete": None, "rate": None, "read": False,
+             "secondary_entity": None, "seen": False, "status": "notification",
+             "time_remaining": None, "username": "u"}
+    assert problems_of("GET /account/events/{}", 200, event) == []
+    assert any("'database_nonsense' is not one of" in p for p in problems_of(
+        "GET /account/events/{}", 200, dict(event, action="database_nonsense")))
+    assert any("'databases' is not one of" in p for p in problems_of(
+        "GET /account/events/{}", 200,
+        dict(event, entity=dict(event["entity"], type="databases"))))
+    # Not where the allow-list does not put them: null has no place in `read`.
+    assert problems_of("GET /account/events/{}", 200, dict(event, read=None))
+    # Without the allow-list, the same event fails.
+    assert problems_of("GET /account/events/{}", 200, event, allowed=[])
 
 
 def test_route_matching_follows_the_route_table():
