@@ -70,7 +70,7 @@ static const char *const pg_create_fields[] = {
     "allow_list", "engine_config", NULL
 };
 static const char *const update_fields[] = {"label", "allow_list", "type",
-                                            "updates", NULL};
+                                            "updates", "engine_config", NULL};
 static const char *const updates_fields[] = {"frequency", "duration",
                                              "hour_of_day", "day_of_week",
                                              "week_of_month", NULL};
@@ -918,6 +918,39 @@ static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
 }
 
 /*
+ * The body's engine_config merged onto the database's settings (what a GET
+ * shows), checked: the merged settings as JSON text, or NULL when absent or
+ * invalid.  Every accepted PUT passes through updating for the operation
+ * time, so a setting that restarts the server (acct_dbconfig_needs_restart)
+ * has its restart inside that operation.
+ */
+static const char *read_engine_config_change(acct_req *req,
+                                             acct_problems *pb,
+                                             const acct_rows *db)
+{
+    const char *engine = acct_rows_get(db, 0, "engine");
+    json_t *given = json_object_get(req->body, "engine_config"), *stored;
+
+    if (!given) {
+        return NULL;
+    }
+    if (!json_is_object(given)) {
+        acct_problem_add(pb, "engine_config", "Must be an object");
+        return NULL;
+    }
+    if (acct_dbconfig_validate(req->pool, engine, given, pb,
+                               "engine_config") > 0) {
+        return NULL;
+    }
+    stored = acct_json_own(req->pool, render_engine_config(db, 0, engine));
+    return acct_json_dump(req->pool,
+                          acct_json_own(req->pool,
+                                        acct_dbconfig_merge(engine, stored,
+                                                            given)),
+                          NULL);
+}
+
+/*
  * What a PUT changes that depends on the stored row: the merged maintenance
  * window into *updates, the new type and its disk (*gb, -1 for none).  0, or
  * -1 after a store failure (answered).
@@ -940,6 +973,7 @@ static int row_changes(acct_req *req, acct_resp *resp, acct_problems *pb,
                          &c->disk_gb) != 0) {
         return -1;
     }
+    c->engine_config = read_engine_config_change(req, pb, db);
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
         return -1;

@@ -661,3 +661,31 @@ def test_engine_config_refusals(acct):
     r = acct.client.post(PG, json=pg_body("bad-config", engine_config=[]))
     assert fields_of(r) == ["engine_config"], r
     assert labels(acct.client) == []
+
+
+def test_update_merges_engine_config(acct, clock):
+    """A PUT's engine_config changes the settings it names and keeps the
+    others, through updating; the GET's own value sent back changes
+    nothing; a bad setting refuses the whole PUT."""
+    db = acct.active(MY, label="cfg-merge", engine="mysql/8",
+                     engine_config={"mysql": {"connect_timeout": 20}})
+    before = acct.get(db, MY)
+    r = acct.client.put(f"{MY}/{db['id']}", json={"engine_config": {
+        "mysql": {"wait_timeout": 3600}, "binlog_retention_period": 900}})
+    assert r.status == 200, r
+    cfg = r.json["engine_config"]
+    assert r.json["status"] == "updating"
+    assert (cfg["mysql"]["connect_timeout"], cfg["mysql"]["wait_timeout"],
+            cfg["binlog_retention_period"]) == (20, 3600, 900)
+    assert cfg["mysql"]["sql_require_primary_key"] == \
+        before["engine_config"]["mysql"]["sql_require_primary_key"]
+    clock("advance", OPERATED)
+    now = acct.get(db, MY)
+    assert now["status"] == "active" and now["engine_config"] == cfg
+    r = acct.client.put(f"{MY}/{db['id']}", json=dict(now))
+    assert r.status == 200 and r.json["engine_config"] == cfg, r
+    clock("advance", OPERATED)
+    r = acct.client.put(f"{MY}/{db['id']}", json={"engine_config": {
+        "mysql": {"wait_timeout": -1}}, "label": "never"})
+    assert fields_of(r) == ["engine_config.mysql.wait_timeout"], r
+    assert acct.get(db, MY)["label"] == "cfg-merge"
