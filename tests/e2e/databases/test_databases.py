@@ -689,3 +689,21 @@ def test_update_merges_engine_config(acct, clock):
         "mysql": {"wait_timeout": -1}}, "label": "never"})
     assert fields_of(r) == ["engine_config.mysql.wait_timeout"], r
     assert acct.get(db, MY)["label"] == "cfg-merge"
+
+
+def test_planned_maintenance(acct, clock):
+    """updates.pending: 28 days into a cycle an update is planned for the
+    next maintenance window (weekly, Monday 00:00 by default) and is gone
+    once that window has started (applied); the next cycle starts then."""
+    db = acct.active(label="maint")
+    assert acct.get(db)["updates"]["pending"] == []
+    clock("advance", "28d")
+    clock("advance", "1m")
+    pending = acct.get(db)["updates"]["pending"]
+    assert len(pending) == 1, pending
+    item = pending[0]
+    assert sorted(item) == ["deadline", "description", "planned_for"]
+    assert TIMESTAMP.fullmatch(item["planned_for"]) and item["planned_for"].endswith("T00:00:00")
+    assert item["deadline"].endswith("T03:00:00")     # the 3-hour window's end
+    clock("advance", "8d")
+    assert acct.get(db)["updates"]["pending"] == []
