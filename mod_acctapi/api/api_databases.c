@@ -34,6 +34,8 @@
  */
 #include "api_handlers.h"
 #include "acct_body.h"
+#include "acct_catalog.h"
+#include "acct_dbconfig.h"
 #include "acct_crypto.h"
 #include "acct_addr.h"
 #include "acct_db.h"
@@ -59,15 +61,16 @@
 
 static const char *const mysql_create_fields[] = {
     "label", "region", "type", "engine", "cluster_size", "encrypted",
-    "ssl_connection", "replication_type", "allow_list", NULL
+    "ssl_connection", "replication_type", "allow_list", "engine_config",
+    NULL
 };
 static const char *const pg_create_fields[] = {
     "label", "region", "type", "engine", "cluster_size", "encrypted",
     "ssl_connection", "replication_type", "replication_commit_type",
-    "allow_list", NULL
+    "allow_list", "engine_config", NULL
 };
 static const char *const update_fields[] = {"label", "allow_list", "type",
-                                            "updates", NULL};
+                                            "updates", "engine_config", NULL};
 static const char *const updates_fields[] = {"frequency", "duration",
                                              "hour_of_day", "day_of_week",
                                              "week_of_month", NULL};
@@ -153,14 +156,89 @@ static json_t *json_column(const acct_rows *rows, int i, const char *column,
 }
 
 /*
- * DECISIONS' shape.  `all`: the all-engines list, which adds instance_uri
- * and leaves out ssl_connection and the replication settings.
+ * The cluster's nodes as the public API lists them (`members`: address ->
+ * "primary" or "failover"), once provisioned: one address per node, from
+ * the benchmarking range 198.18.0.0/15 (RFC 2544, never routed), node n of
+ * database `id` at offset 3 * id + n, so no two nodes of one module share
+ * one until 43690 databases exist.
+ */
+static json_t *render_members(const acct_rows *rows, int i)
+{
+    json_t *o = json_object();
+    apr_int64_t id = 0, nodes = 0, n, k;
+    char addr[32];
+
+    if (!acct_rows_get(rows, i, "host_primary")) {
+        return o;
+    }
+    acct_parse_i64(acct_rows_get(rows, i, "id"), &id);
+    acct_parse_i64(acct_rows_get(rows, i, "cluster_size"), &nodes);
+    for (n = 0; n < nodes; n++) {
+        k = (ACCT_DB_CLUSTER_HA * id + n) % (2 * 65536);
+        apr_snprintf(addr, sizeof(addr), "198.%d.%d.%d", (int)(18 + k / 65536),
+                     (int)(k / 256 % 256), (int)(k % 256));
+        json_object_set_new(o, addr, json_string(n == 0 ? "primary"
+                                                        : "failover"));
+    }
+    return o;
+}
+
+/*
+ * The oldest moment a fork may restore (acct_db_oldest_restore): null
+ * until the database is provisioned.
+ */
+static json_t *render_oldest_restore(acct_req *req, const acct_rows *rows,
+                                     int i)
+{
+    apr_int64_t t;
+
+    if (!acct_rows_get(rows, i, "host_primary")
+        || acct_db_oldest_restore(rows, i, req->now, &t) != 0) {
+        return json_null();
+    }
+    return acct_json_time(req->pool, acct_i64(req->pool, t));
+}
+
+/* The engine's settings: the stored ones, or the engine's defaults for a
+ * database made before settings were kept ("{}"). */
+static json_t *render_engine_config(const acct_rows *rows, int i,
+                                    const char *engine)
+{
+    json_t *v = json_column(rows, i, "engine_config", json_object());
+
+    if (json_object_size(v) == 0) {
+        json_decref(v);
+        v = acct_dbconfig_initial(engine, NULL);
+    }
+    return v ? v : json_object();
+}
+
+/* fork: null, or the source database and the moment restored. */
+static json_t *render_fork(acct_req *req, const acct_rows *rows, int i)
+{
+    const char *source = acct_rows_get(rows, i, "fork_source");
+
+    if (!source) {
+        return json_null();
+    }
+    return json_pack("{s:o, s:o}", "source", acct_json_int(source),
+                     "restore_time",
+                     acct_json_time(req->pool,
+                                    acct_rows_get(rows, i,
+                                                  "fork_restore_time")));
+}
+
+/*
+ * DECISIONS' shape, then what today's public API adds (members, platform,
+ * oldest_restore_time, engine_config, private_network, fork; hosts.standby
+ * and updates.pending).  `all`: the all-engines list, which adds
+ * instance_uri and leaves out ssl_connection and the replication settings.
  */
 static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
 {
     const char *engine = acct_rows_get(rows, i, "engine");
     const acct_db_engine *e = acct_db_engine_named(engine);
-    json_t *o = json_object(), *hosts = json_object();
+    json_t *o = json_object(), *hosts = json_object(), *updates;
 
     set_int(o, "id", rows, i, "id");
     set_str(o, "label", rows, i, "label");
@@ -181,6 +259,8 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
     set_int(o, "port", rows, i, "port");
     set_str(hosts, "primary", rows, i, "host_primary");
     set_str(hosts, "secondary", rows, i, "host_secondary");
+    /* The public API's name of the private host. */
+    set_str(hosts, "standby", rows, i, "host_secondary");
     json_object_set_new(o, "hosts", hosts);
     set_str(o, "status", rows, i, "status");
     json_object_set_new(o, "created",
@@ -191,19 +271,31 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
                                        acct_rows_get(rows, i, "updated")));
     set_int(o, "total_disk_size_gb", rows, i, "total_disk_size_gb");
     set_int(o, "used_disk_size_gb", rows, i, "used_disk_size_gb");
-    json_object_set_new(o, "updates",
-                        json_column(rows, i, "updates", json_object()));
+    updates = json_column(rows, i, "updates", json_object());
+    json_object_set_new(updates, "pending",
+                        acct_db_pending_render(req->pool, rows, i, req->now));
+    json_object_set_new(o, "updates", updates);
     if (all) {
         json_object_set_new(o, "instance_uri", acct_json_str(apr_psprintf(
             req->pool, "/v4/databases/%s/instances/%s", engine,
             acct_rows_get(rows, i, "id"))));
-        return o;
     }
-    set_str(o, "replication_type", rows, i, "replication_type");
-    if (e && e->commit_types) {
-        set_str(o, "replication_commit_type", rows, i,
-                "replication_commit_type");
+    else {
+        set_str(o, "replication_type", rows, i, "replication_type");
+        if (e && e->commit_types) {
+            set_str(o, "replication_commit_type", rows, i,
+                    "replication_commit_type");
+        }
     }
+    json_object_set_new(o, "members", render_members(rows, i));
+    set_str(o, "platform", rows, i, "platform");
+    json_object_set_new(o, "oldest_restore_time",
+                        render_oldest_restore(req, rows, i));
+    json_object_set_new(o, "engine_config",
+                        render_engine_config(rows, i, engine));
+    json_object_set_new(o, "private_network",
+                        json_column(rows, i, "private_network", json_null()));
+    json_object_set_new(o, "fork", render_fork(req, rows, i));
     return o;
 }
 
@@ -392,7 +484,7 @@ static int check_region(acct_req *req, acct_resp *resp, acct_problems *pb,
     return 0;
 }
 
-/* The disk of compute type `type` in MB into *disk; -1 there if unknown. */
+/* The disk of node type `type` in MB into *disk; -1 there if unknown. */
 static int type_disk(acct_req *req, acct_resp *resp, acct_problems *pb,
                      const char *type, apr_int64_t *disk)
 {
@@ -409,32 +501,99 @@ static int type_disk(acct_req *req, acct_resp *resp, acct_problems *pb,
     return 0;
 }
 
-/* "engine/version" of the route's engine: its version into *version. */
+/*
+ * The engine id of a create body, as the public API names engines
+ * ("mysql/8") or the contract does ("mysql/8.0.30", kept as an alias): of
+ * the route's engine, its full version (the current release of a major)
+ * into *version.
+ */
 static int check_engine(acct_req *req, acct_resp *resp, acct_problems *pb,
                         const acct_db_engine *e, const char *id,
                         const char **version)
 {
     acct_store *st = body_store(req, resp);
-    const char *engine = NULL, *found = NULL;
+    acct_engine_ref ref;
+    int found = 0;
 
     *version = NULL;
-    if (!st || check_store(req, resp, acct_db_engine_version(st, req->pool, id,
-                                                             &engine, &found))
+    if (!st || check_store(req, resp, acct_catalog_engine_find(st, req->pool,
+                                                               id, &ref,
+                                                               &found))
                != 0) {
         return -1;
     }
-    if (!engine) {
+    if (!found) {
         acct_problem_add(pb, "engine", "Engine not found");
     }
-    else if (strcmp(engine, e->name) != 0) {
+    else if (strcmp(ref.engine, e->name) != 0) {
         acct_problem_add(pb, "engine",
                          apr_psprintf(req->pool, "Must be a %s engine "
                                       "(%s/<version>)", e->name, e->name));
     }
     else {
-        *version = found;
+        *version = ref.full_version;
     }
     return 0;
+}
+
+/*
+ * The node type of a create body (GET /databases/types): it must be sold
+ * for the engine in clusters of `nodes` (0: not known, not checked); its
+ * disk in MB into *disk, -1 when it is not acceptable.
+ */
+static int check_type(acct_req *req, acct_resp *resp, acct_problems *pb,
+                      const acct_db_engine *e, const char *type,
+                      apr_int64_t nodes, apr_int64_t *disk)
+{
+    acct_store *st = body_store(req, resp);
+    acct_db_type t;
+    int found = 0;
+
+    *disk = -1;
+    if (!st || check_store(req, resp, acct_catalog_db_type_find(st, req->pool,
+                                                                type, &t,
+                                                                &found))
+               != 0) {
+        return -1;
+    }
+    if (!found) {
+        acct_problem_add(pb, "type", "Type not found");
+    }
+    else if (nodes > 0
+             && !acct_db_type_offers(&t, e->name, (int)nodes, NULL, NULL)) {
+        acct_problem_add(pb, "cluster_size",
+                         apr_psprintf(req->pool, "Type %s is not offered in "
+                                      "a cluster of %" APR_INT64_T_FMT
+                                      " nodes", type, nodes));
+    }
+    else {
+        *disk = t.disk;
+    }
+    return 0;
+}
+
+/*
+ * The body's engine_config of engine `e`, checked: the settings a new
+ * database gets (the defaults, with those given) as JSON text, or NULL
+ * after the problems.
+ */
+static const char *read_engine_config(acct_req *req, acct_problems *pb,
+                                      const acct_db_engine *e)
+{
+    json_t *given = json_object_get(req->body, "engine_config");
+
+    if (given && !json_is_object(given)) {
+        acct_problem_add(pb, "engine_config", "Must be an object");
+        return NULL;
+    }
+    if (acct_dbconfig_validate(req->pool, e->name, given, pb,
+                               "engine_config") > 0) {
+        return NULL;
+    }
+    return acct_json_dump(req->pool,
+                          acct_json_own(req->pool,
+                                        acct_dbconfig_initial(e->name, given)),
+                          NULL);
 }
 
 /* ------------------------------------------------------------------------
@@ -518,10 +677,12 @@ static int read_new(acct_req *req, acct_resp *resp, acct_problems *pb,
     if (!row->allow_list) {
         row->allow_list = "[]";
     }
+    row->engine_config = read_engine_config(req, pb, e);
     d->disk_mb = -1;
     if ((row->region && check_region(req, resp, pb, row->region) != 0)
         || (row->type
-            && type_disk(req, resp, pb, row->type, &d->disk_mb) != 0)
+            && check_type(req, resp, pb, e, row->type, row->cluster_size,
+                          &d->disk_mb) != 0)
         || (d->engine_id && check_engine(req, resp, pb, e, d->engine_id,
                                          &row->version) != 0)) {
         return -1;
@@ -757,6 +918,39 @@ static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
 }
 
 /*
+ * The body's engine_config merged onto the database's settings (what a GET
+ * shows), checked: the merged settings as JSON text, or NULL when absent or
+ * invalid.  Every accepted PUT passes through updating for the operation
+ * time, so a setting that restarts the server (acct_dbconfig_needs_restart)
+ * has its restart inside that operation.
+ */
+static const char *read_engine_config_change(acct_req *req,
+                                             acct_problems *pb,
+                                             const acct_rows *db)
+{
+    const char *engine = acct_rows_get(db, 0, "engine");
+    json_t *given = json_object_get(req->body, "engine_config"), *stored;
+
+    if (!given) {
+        return NULL;
+    }
+    if (!json_is_object(given)) {
+        acct_problem_add(pb, "engine_config", "Must be an object");
+        return NULL;
+    }
+    if (acct_dbconfig_validate(req->pool, engine, given, pb,
+                               "engine_config") > 0) {
+        return NULL;
+    }
+    stored = acct_json_own(req->pool, render_engine_config(db, 0, engine));
+    return acct_json_dump(req->pool,
+                          acct_json_own(req->pool,
+                                        acct_dbconfig_merge(engine, stored,
+                                                            given)),
+                          NULL);
+}
+
+/*
  * What a PUT changes that depends on the stored row: the merged maintenance
  * window into *updates, the new type and its disk (*gb, -1 for none).  0, or
  * -1 after a store failure (answered).
@@ -779,6 +973,7 @@ static int row_changes(acct_req *req, acct_resp *resp, acct_problems *pb,
                          &c->disk_gb) != 0) {
         return -1;
     }
+    c->engine_config = read_engine_config_change(req, pb, db);
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
         return -1;
@@ -796,7 +991,7 @@ void api_database_update(acct_req *req, acct_resp *resp)
 {
     acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
                                  ACCT_LEVEL_READ_WRITE), *was;
-    acct_db_changes c = {NULL, NULL, NULL, -1, NULL, NULL, 0};
+    acct_db_changes c;
     acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t id;
     int changed = 0;
@@ -805,6 +1000,8 @@ void api_database_update(acct_req *req, acct_resp *resp)
         return;
     }
     id = acct_db_id(db);
+    memset(&c, 0, sizeof(c));
+    c.disk_gb = c.cluster_size = -1;
     c.username = req->who->username;
     c.now = req->now;
     acct_fields_settable(req, pb, update_fields,

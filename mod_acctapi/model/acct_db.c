@@ -2,9 +2,11 @@
 #include "acct_crypto.h"
 #include "acct_event.h"
 #include "acct_grants.h"
+#include "acct_json.h"
 
 #include <apr_strings.h>
 #include <string.h>
+#include <time.h>
 
 const char *const acct_db_statuses[] = {
     ACCT_DB_PROVISIONING, ACCT_DB_ACTIVE, ACCT_DB_SUSPENDING,
@@ -102,11 +104,13 @@ static const acct_sql q_insert = ACCT_SQL("db_insert",
     " cluster_size, encrypted, ssl_connection, replication_type,"
     " replication_commit_type, allow_list, port, status, total_disk_size_gb,"
     " used_disk_size_gb, updates, root_username, root_password_sealed,"
-    " created, updated)"
+    " created, updated, engine_config, private_network, fork_source,"
+    " fork_restore_time)"
     " VALUES (CAST(%s AS BIGINT), %s, %s, %s, %s, %s, CAST(%s AS INTEGER),"
     " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, %s,"
     " CAST(%s AS INTEGER), '" ACCT_DB_PROVISIONING "', CAST(%s AS INTEGER),"
-    " 0, %s, %s, '', CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
+    " 0, %s, %s, '', CAST(%s AS BIGINT), CAST(%s AS BIGINT), %s, %s,"
+    " CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
     " ON CONFLICT (account_id, label) DO NOTHING RETURNING id");
 
 static const acct_sql q_password = ACCT_SQL("db_password",
@@ -122,7 +126,13 @@ static const acct_sql q_update = ACCT_SQL("db_update",
     "UPDATE databases SET label = COALESCE(%s, label),"
     " allow_list = COALESCE(%s, allow_list), type = COALESCE(%s, type),"
     " total_disk_size_gb = COALESCE(CAST(%s AS INTEGER), total_disk_size_gb),"
-    " updates = COALESCE(%s, updates)"
+    " updates = COALESCE(%s, updates),"
+    " engine_config = COALESCE(%s, engine_config),"
+    " version = COALESCE(%s, version),"
+    " cluster_size = COALESCE(CAST(%s AS INTEGER), cluster_size),"
+    " replication_type = COALESCE(%s, replication_type),"
+    " private_network = CASE WHEN CAST(%s AS INTEGER) = 1 THEN %s"
+    "   ELSE private_network END"
     " WHERE id = CAST(%s AS BIGINT) AND NOT EXISTS (SELECT 1 FROM databases o"
     " WHERE o.account_id = CAST(%s AS BIGINT) AND o.label = %s"
     " AND o.id <> CAST(%s AS BIGINT))");
@@ -138,10 +148,7 @@ static const acct_sql q_region = ACCT_SQL("db_region",
     "SELECT status, capabilities FROM regions WHERE id = %s");
 
 static const acct_sql q_type = ACCT_SQL("db_type",
-    "SELECT disk FROM compute_types WHERE id = %s");
-
-static const acct_sql q_engine = ACCT_SQL("db_engine",
-    "SELECT engine, version FROM database_engines WHERE id = %s");
+    "SELECT disk FROM database_types WHERE id = %s");
 
 static const acct_filter_field list_fields[] = {
     {"label", "db.label", ACCT_FIELD_TEXT},
@@ -267,6 +274,101 @@ void acct_db_list_query(acct_req *req, const char *engine,
     args[0] = acct_i64(req->pool, req->who->account_id);
     args[1] = args[2] = engine;
     acct_grant_visible_args(req, args + 3);
+}
+
+int acct_db_oldest_restore(const acct_rows *rows, int i, apr_int64_t now,
+                           apr_int64_t *out)
+{
+    apr_int64_t created;
+
+    if (acct_parse_i64(acct_rows_get(rows, i, "created"), &created) != 0) {
+        return -1;
+    }
+    *out = created > now - ACCT_DB_RESTORE_WINDOW
+           ? created : now - ACCT_DB_RESTORE_WINDOW;
+    return 0;
+}
+
+/* An integer member of a window, or -1. */
+static int window_int(const json_t *w, const char *key)
+{
+    const json_t *v = json_object_get(w, key);
+
+    return json_is_integer(v) ? (int)json_integer_value(v) : -1;
+}
+
+/* The length of window `updates` in hours (its duration; 1 if unreadable). */
+static int window_hours(const char *updates)
+{
+    json_t *w = json_loads(updates ? updates : "", 0, NULL);
+    int hours = window_int(w, "duration");
+
+    json_decref(w);
+    return hours > 0 ? hours : 1;
+}
+
+apr_int64_t acct_db_window_next(const char *updates, apr_int64_t after)
+{
+    json_t *w = json_loads(updates ? updates : "", 0, NULL);
+    const char *frequency = json_string_value(json_object_get(w, "frequency"));
+    int monthly = frequency && strcmp(frequency, ACCT_DB_MONTHLY) == 0;
+    int dow = window_int(w, "day_of_week"), hour = window_int(w, "hour_of_day");
+    int week = window_int(w, "week_of_month");
+    apr_int64_t day, start = -1;
+    int d;
+
+    json_decref(w);
+    if (dow < 1 || dow > 7 || hour < 0 || hour > 23
+        || (monthly && (week < 1 || week > 4))) {
+        return -1;
+    }
+    /* Day by day from the day of `after` (at most a month and a half). */
+    for (d = 0, day = after - after % 86400; d < 62 && start < 0; d++,
+         day += 86400) {
+        time_t t = (time_t)day;
+        struct tm tm;
+
+        gmtime_r(&t, &tm);
+        /* tm_wday: 0 Sunday; day_of_week: 1 Monday .. 7 Sunday. */
+        if ((tm.tm_wday == 0 ? 7 : tm.tm_wday) != dow
+            || (monthly && (tm.tm_mday - 1) / 7 + 1 != week)
+            || day + hour * 3600 <= after) {
+            continue;
+        }
+        start = day + hour * 3600;
+    }
+    return start;
+}
+
+json_t *acct_db_pending_render(apr_pool_t *pool, const acct_rows *rows, int i,
+                               apr_int64_t now)
+{
+    const char *updates = acct_rows_get(rows, i, "updates");
+    json_t *out = json_array();
+    apr_int64_t base, planned, window;
+
+    if (acct_parse_i64(acct_rows_get(rows, i, "created"), &base) != 0) {
+        return out;
+    }
+    for (;;) {
+        planned = base + ACCT_DB_MAINTENANCE_EVERY;
+        window = acct_db_window_next(updates, planned);
+        if (now < planned || window < 0) {
+            return out;
+        }
+        if (now < window) {
+            /* Applied in that window: planned for its start, done by its
+             * end at the latest. */
+            json_array_append_new(out, json_pack(
+                "{s:o, s:s, s:o}",
+                "deadline", acct_json_time(pool, acct_i64(pool, window
+                                           + window_hours(updates) * 3600)),
+                "description", ACCT_DB_MAINTENANCE_DESCRIPTION,
+                "planned_for", acct_json_time(pool, acct_i64(pool, window))));
+            return out;
+        }
+        base = window;
+    }
 }
 
 /* What a user is waiting for in each transient status. */
@@ -453,7 +555,7 @@ acct_store_rc acct_db_label_lock(acct_store *st, apr_pool_t *pool,
 acct_store_rc acct_db_create(acct_store *st, apr_pool_t *pool,
                              const acct_db_new *d, apr_int64_t *id)
 {
-    const char *args[18];
+    const char *args[22];
     acct_rows *rows = NULL;
     acct_store_rc rc;
 
@@ -474,8 +576,13 @@ acct_store_rc acct_db_create(acct_store *st, apr_pool_t *pool,
     args[14] = ACCT_DB_UPDATES_DEFAULT;
     args[15] = d->root_username ? d->root_username : d->engine->root_username;
     args[16] = args[17] = acct_i64(pool, d->now);
+    args[18] = d->engine_config ? d->engine_config : "{}";
+    args[19] = d->private_network;
+    args[20] = d->fork_source > 0 ? acct_i64(pool, d->fork_source) : NULL;
+    args[21] = d->fork_source > 0 ? acct_i64(pool, d->fork_restore_time)
+                                  : NULL;
     *id = 0;
-    rc = acct_store_select(st, pool, &q_insert, &rows, 18, args);
+    rc = acct_store_select(st, pool, &q_insert, &rows, 22, args);
     if (rc == ACCT_STORE_OK
         && acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0) {
         *id = 0;  /* no row: the label is taken */
@@ -509,30 +616,38 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
                              apr_int64_t account_id, apr_int64_t id,
                              const acct_db_changes *c, int *changed)
 {
-    const char *args[9];
+    const char *args[15];
+    int resize = c->type || c->cluster_size >= 0;
+    acct_store_rc rc;
 
     args[0] = c->label;
     args[1] = c->allow_list;
     args[2] = c->type;
     args[3] = c->disk_gb >= 0 ? acct_i64(pool, c->disk_gb) : NULL;
     args[4] = c->updates;
-    acct_store_rc rc;
-
-    args[5] = args[8] = acct_i64(pool, id);
-    args[6] = acct_i64(pool, account_id);
-    args[7] = c->label;
-    rc = acct_store_exec(st, pool, &q_update, changed, 9, args);
+    args[5] = c->engine_config;
+    args[6] = c->version;
+    args[7] = c->cluster_size >= 0 ? acct_i64(pool, c->cluster_size) : NULL;
+    args[8] = c->replication_type;
+    args[9] = c->private_network_set ? "1" : "0";
+    args[10] = c->private_network;
+    args[11] = args[14] = acct_i64(pool, id);
+    args[12] = acct_i64(pool, account_id);
+    args[13] = c->label;
+    rc = acct_store_exec(st, pool, &q_update, changed, 15, args);
     if (rc != ACCT_STORE_OK || *changed == 0) {
         return rc;
     }
     /* The Terraform provider waits on database_update for a changed label,
-     * allow list or window and on database_resize for a new type. */
-    if (c->type) {
+     * allow list, window, settings, version or network and on
+     * database_resize for a new type or node count. */
+    if (resize) {
         rc = acct_event_database(st, pool, id, ACCT_EVENT_DATABASE_RESIZE,
                                  c->username, c->now);
     }
-    if (rc == ACCT_STORE_OK && (!c->type || c->label || c->allow_list
-                                || c->updates)) {
+    if (rc == ACCT_STORE_OK && (!resize || c->label || c->allow_list
+                                || c->updates || c->engine_config
+                                || c->version || c->private_network_set)) {
         rc = acct_event_database(st, pool, id, ACCT_EVENT_DATABASE_UPDATE,
                                  c->username, c->now);
     }
@@ -600,18 +715,6 @@ acct_store_rc acct_db_type_disk(acct_store *st, apr_pool_t *pool,
         || acct_parse_i64(acct_rows_get(rows, 0, "disk"), disk_mb) != 0) {
         *disk_mb = -1;
     }
-    return rc;
-}
-
-acct_store_rc acct_db_engine_version(acct_store *st, apr_pool_t *pool,
-                                     const char *id, const char **engine,
-                                     const char **version)
-{
-    acct_rows *rows;
-    acct_store_rc rc = catalog_row(st, pool, &q_engine, id, &rows);
-
-    *engine = rc == ACCT_STORE_OK ? acct_rows_get(rows, 0, "engine") : NULL;
-    *version = rc == ACCT_STORE_OK ? acct_rows_get(rows, 0, "version") : NULL;
     return rc;
 }
 

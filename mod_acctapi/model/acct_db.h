@@ -105,7 +105,8 @@ const acct_db_engine *acct_db_engine_named(const char *name);
     " db.status_next, db.status_due, db.total_disk_size_gb," \
     " db.used_disk_size_gb, db.updates, db.root_username," \
     " db.root_password_sealed, db.credentials_reset, db.ca_certificate," \
-    " db.created, db.updated"
+    " db.created, db.updated, db.engine_config, db.platform," \
+    " db.private_network, db.fork_source, db.fork_restore_time"
 
 /* The id of the first row of `rows` (ACCT_DB_COLUMNS or any with an id). */
 apr_int64_t acct_db_id(const acct_rows *rows);
@@ -133,6 +134,46 @@ acct_store_rc acct_db_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
  */
 void acct_db_list_query(acct_req *req, const char *engine,
                         acct_render_row *render, acct_list_query *q);
+
+/* ------------------------------------------------------------------------
+ * What the public API's answers add, derived from the row
+ */
+
+/* How far back a database can be restored to (a fork's restore_time). */
+#define ACCT_DB_RESTORE_WINDOW (7 * 86400)
+
+/*
+ * The oldest moment database row `i` can be restored to at `now`: its
+ * creation, or ACCT_DB_RESTORE_WINDOW ago when older.  0, or -1 when the
+ * row cannot be read.
+ */
+int acct_db_oldest_restore(const acct_rows *rows, int i, apr_int64_t now,
+                           apr_int64_t *out);
+
+/*
+ * Planned maintenance (updates.pending).  The emulation plans one update
+ * per cycle: ACCT_DB_MAINTENANCE_EVERY after a cycle starts (the database's
+ * creation, then each update applied) an update is planned, and it is
+ * applied at the start of the first maintenance window of the database's
+ * `updates` after that; the next cycle starts then.  So at any moment at
+ * most one update is pending, and it follows from the row and the clock
+ * alone (a changed window moves the updates not yet applied).
+ */
+#define ACCT_DB_MAINTENANCE_EVERY (28 * 86400)
+#define ACCT_DB_MAINTENANCE_DESCRIPTION \
+    "Scheduled maintenance: operating system and engine minor updates"
+
+/*
+ * The first start of maintenance window `updates` (the stored JSON text)
+ * strictly after `after`; -1 when the window cannot be read.
+ */
+apr_int64_t acct_db_window_next(const char *updates, apr_int64_t after);
+
+/* updates.pending of database row `i` at `now`: [] or one
+ * {deadline, description, planned_for}: planned for the window's start,
+ * done by its end. */
+json_t *acct_db_pending_render(apr_pool_t *pool, const acct_rows *rows, int i,
+                               apr_int64_t now);
 
 /* ------------------------------------------------------------------------
  * Status
@@ -217,6 +258,11 @@ typedef struct acct_db_new {
     const char *allow_list;        /* canonical JSON array text */
     apr_int64_t disk_gb;           /* the type's disk */
     const char *root_username;     /* NULL: the engine's own */
+    const char *engine_config;     /* JSON object text; NULL: "{}" (the
+                                    * engine's defaults when answered) */
+    const char *private_network;   /* JSON object text, or NULL */
+    apr_int64_t fork_source;       /* the database forked, or 0 */
+    apr_int64_t fork_restore_time; /* the moment forked (with a source) */
     apr_int64_t now;
 } acct_db_new;
 
@@ -239,20 +285,27 @@ acct_store_rc acct_db_password_reset(acct_store *st, apr_pool_t *pool,
                                      apr_int64_t id, const char *sealed,
                                      apr_int64_t now, int *changed);
 
-/* What a PUT changes; NULL (disk_gb -1) leaves a column as it is. */
+/* What a PUT changes; NULL (disk_gb, cluster_size -1) leaves a column as it
+ * is. */
 typedef struct acct_db_changes {
     const char *label;
     const char *allow_list;        /* canonical JSON array text */
     const char *type;
     apr_int64_t disk_gb;           /* the new type's disk, or -1 */
     const char *updates;           /* the merged window as JSON text */
+    const char *engine_config;     /* the merged settings as JSON text */
+    const char *version;           /* a new full version (an upgrade) */
+    apr_int64_t cluster_size;      /* a new node count, or -1 */
+    const char *replication_type;  /* with a new node count */
+    int private_network_set;       /* 1: private_network replaces it */
+    const char *private_network;   /* JSON object text, NULL: none */
     const char *username;          /* who, and when, for its events */
     apr_int64_t now;
 } acct_db_changes;
 
 /*
  * Changes database `id` of `account_id`, which acct_db_begin has put in
- * updating, with its events: database_resize for a new type,
+ * updating, with its events: database_resize for a new type or node count,
  * database_update for anything else (or nothing else: every PUT runs an
  * update).  *changed is 0 when another database of the account has the
  * new label (nothing changes then).
@@ -282,15 +335,10 @@ acct_store_rc acct_db_region(acct_store *st, apr_pool_t *pool, const char *id,
 /* Does a region's capabilities text offer Managed Databases? */
 int acct_db_region_offers(const char *capabilities);
 
-/* The disk of compute type `id` in MB, or -1 when there is no such type. */
+/* The disk of database node type `id` (GET /databases/types) in MB, or -1
+ * when there is no such type. */
 acct_store_rc acct_db_type_disk(acct_store *st, apr_pool_t *pool,
                                 const char *id, apr_int64_t *disk_mb);
-
-/* Catalogue engine `id` ("mysql/8.0.30"): its engine name and version, both
- * NULL when there is no such engine. */
-acct_store_rc acct_db_engine_version(acct_store *st, apr_pool_t *pool,
-                                     const char *id, const char **engine,
-                                     const char **version);
 
 /* ------------------------------------------------------------------------
  * Root password

@@ -12,6 +12,7 @@
 
 #include "unit_db.h"
 #include "acct_auth.h"
+#include "acct_catalog.h"
 #include "acct_db.h"
 #include "acct_ident.h"
 #include "acct_json.h"
@@ -230,7 +231,8 @@ static void test_create_shape(void **state)
         "encrypted", "ssl_connection", "allow_list", "port", "hosts",
         "status", "created", "updated", "total_disk_size_gb",
         "used_disk_size_gb", "updates", "replication_type",
-        "replication_commit_type"
+        "replication_commit_type", "members", "platform",
+        "oldest_restore_time", "engine_config", "private_network", "fork"
     };
     ctx c;
     json_t *doc, *hosts;
@@ -250,7 +252,8 @@ static void test_create_shape(void **state)
     assert_string_equal(str(doc, "status"), "provisioning");
     assert_int_equal(num(doc, "port"), 5432);
     assert_int_equal(num(doc, "cluster_size"), 1);
-    assert_int_equal(num(doc, "total_disk_size_gb"), 80);
+    /* the disk of the database node type (GET /databases/types) */
+    assert_int_equal(num(doc, "total_disk_size_gb"), 58);
     assert_int_equal(num(doc, "used_disk_size_gb"), 0);
     assert_true(json_is_false(json_object_get(doc, "encrypted")));
     assert_true(json_is_true(json_object_get(doc, "ssl_connection")));
@@ -260,11 +263,21 @@ static void test_create_shape(void **state)
     hosts = json_object_get(doc, "hosts");
     assert_true(json_is_null(json_object_get(hosts, "primary")));
     assert_true(json_is_null(json_object_get(hosts, "secondary")));
+    assert_true(json_is_null(json_object_get(hosts, "standby")));
     assert_string_equal(acct_json_dump(c.db->pool,
                                        json_object_get(doc, "updates"), NULL),
                         "{\"frequency\":\"weekly\",\"duration\":3,"
                         "\"hour_of_day\":0,\"day_of_week\":1,"
-                        "\"week_of_month\":null}");
+                        "\"week_of_month\":null,\"pending\":[]}");
+    /* What the public API adds: a new database's. */
+    assert_string_equal(str(doc, "platform"), "rdbms-default");
+    assert_int_equal(json_object_size(json_object_get(doc, "members")), 0);
+    assert_true(json_is_null(json_object_get(doc, "oldest_restore_time")));
+    assert_true(json_is_null(json_object_get(doc, "private_network")));
+    assert_true(json_is_null(json_object_get(doc, "fork")));
+    assert_true(json_is_object(json_object_get(json_object_get(doc,
+                                                               "engine_config"),
+                                               "pg")));
 
     /* The root password: sealed to this row, 24 letters and digits. */
     password = acct_unseal(c.db->pool, seal_key,
@@ -293,7 +306,7 @@ static void test_create_shape(void **state)
     assert_int_equal(json_object_size(doc), sizeof(keys) / sizeof(keys[0]) - 1);
     assert_null(json_object_get(doc, "replication_commit_type"));
     assert_int_equal(num(doc, "port"), 3306);
-    assert_int_equal(num(doc, "total_disk_size_gb"), 25);
+    assert_int_equal(num(doc, "total_disk_size_gb"), 9);
     assert_string_equal(str(doc, "replication_type"), "semi_synch");
     assert_true(json_is_true(json_object_get(doc, "encrypted")));
     assert_true(json_is_false(json_object_get(doc, "ssl_connection")));
@@ -368,11 +381,17 @@ static void test_create_rules(void **state)
          "cluster_size"},
         {&mysql_route, "{\"label\":\"cs0\",\"cluster_size\":0," BASE_MY "}",
          "cluster_size"},
-        /* two nodes, as the public console creates them: replicated */
-        {&mysql_route, "{\"label\":\"cs4\",\"cluster_size\":2," BASE_MY "}",
-         ""},
+        /* two nodes, as the public API sells dedicated types:
+         * replicated; a type not sold in two-node clusters is refused
+         * (GET /databases/types) */
+        {&mysql_route, "{\"label\":\"cs4\",\"cluster_size\":2,"
+                       "\"region\":\"us-east\",\"type\":\"g6-dedicated-2\","
+                       "\"engine\":\"mysql/8\"}", ""},
+        {&mysql_route, "{\"label\":\"cs6\",\"cluster_size\":2," BASE_MY "}",
+         "cluster_size"},
         {&pg_route, "{\"label\":\"cs5\",\"cluster_size\":2,"
-                    "\"replication_type\":\"none\"," BASE_PG "}",
+                    "\"replication_type\":\"none\",\"region\":\"us-east\","
+                    "\"type\":\"g6-dedicated-2\",\"engine\":\"postgresql/16\"}",
          "replication_type"},
         {&mysql_route, "{\"label\":\"cs2\",\"cluster_size\":\"3\"," BASE_MY "}",
          "cluster_size"},
@@ -497,7 +516,9 @@ static void test_public_values(void **state)
 
     ctx_init(&c, *state, "public");
     doc = create(&c, &mysql_route,
-                 "{\"label\":\"my db (test)\"," BASE_MY ",\"cluster_size\":2,"
+                 "{\"label\":\"my db (test)\",\"region\":\"us-east\","
+                 "\"type\":\"g6-dedicated-2\",\"engine\":\"mysql/8.0.30\","
+                 "\"cluster_size\":2,"
                  "\"allow_list\":[\"10.0.0.7/24\",\"192.0.2.1\",\"192.0.2.1\"]}",
                  200);
     assert_string_equal(str(doc, "label"), "my db (test)");
@@ -589,12 +610,12 @@ static void test_lifecycle(void **state)
     assert_string_equal(str(doc, "status"), "updating");
     assert_string_equal(str(doc, "label"), "life-renamed");
     assert_string_equal(str(doc, "type"), "g6-standard-4");
-    assert_int_equal(num(doc, "total_disk_size_gb"), 160);
+    assert_int_equal(num(doc, "total_disk_size_gb"), 130);
     assert_string_equal(acct_json_dump(c.db->pool,
                                        json_object_get(doc, "updates"), NULL),
                         "{\"frequency\":\"monthly\",\"duration\":3,"
                         "\"hour_of_day\":23,\"day_of_week\":1,"
-                        "\"week_of_month\":2}");
+                        "\"week_of_month\":2,\"pending\":[]}");
     assert_string_equal(str(json_object_get(doc, "hosts"), "primary"),
                         str(hosts, "primary"));
     doc = call(request(&c, &pg_route, id, "{}"), api_database_update, &status);
@@ -715,7 +736,11 @@ static void test_update_rules(void **state)
          "\"region\":\"us-west\",\"cluster_size\":3,\"id\":0}",
          "cluster_size,engine,id,region,status"},
         {"{\"status\":\"active\",\"engine\":\"postgresql\","
-         "\"cluster_size\":1,\"private_network\":null,\"fork\":{}}", ""},
+         "\"cluster_size\":1,\"private_network\":null,\"fork\":null}", ""},
+        /* fork is shown now (null for a database created empty): another
+         * value is refused (DECISIONS.md, "Today's clients": managed
+         * databases as the public API serves them) */
+        {"{\"fork\":{}}", "fork"},
         {"{\"updates\":[]}", "updates"},
         {"{\"updates\":{\"frequency\":\"daily\",\"duration\":0,"
          "\"hour_of_day\":24,\"day_of_week\":0,\"pending\":[]}}",
@@ -952,8 +977,10 @@ static void test_model_words(void **state)
 static void test_model_catalogue(void **state)
 {
     unit_db *db = *state;
-    const char *status, *caps, *engine, *version;
+    const char *status, *caps;
+    acct_engine_ref ref;
     apr_int64_t disk;
+    int found = -1;
 
     assert_int_equal(acct_db_region(db->store, db->pool, "us-east", &status,
                                     &caps), ACCT_STORE_OK);
@@ -967,19 +994,24 @@ static void test_model_catalogue(void **state)
     assert_null(caps);
     assert_int_equal(acct_db_type_disk(db->store, db->pool, "g6-standard-2",
                                        &disk), ACCT_STORE_OK);
-    assert_int_equal(disk, 81920);
+    assert_int_equal(disk, 59392);      /* database_types, not compute */
     assert_int_equal(acct_db_type_disk(db->store, db->pool, "g0-none", &disk),
                      ACCT_STORE_OK);
     assert_int_equal(disk, -1);
-    assert_int_equal(acct_db_engine_version(db->store, db->pool,
-                                            "postgresql/16.4", &engine,
-                                            &version), ACCT_STORE_OK);
-    assert_string_equal(engine, ACCT_DB_POSTGRESQL);
-    assert_string_equal(version, "16.4");
-    assert_int_equal(acct_db_engine_version(db->store, db->pool, "mysql/0",
-                                            &engine, &version), ACCT_STORE_OK);
-    assert_null(engine);
-    assert_null(version);
+    /* The create route's engine: a major id runs its current release. */
+    assert_int_equal(acct_catalog_engine_find(db->store, db->pool, "mysql/8",
+                                              &ref, &found), ACCT_STORE_OK);
+    assert_int_equal(found, 1);
+    assert_string_equal(ref.engine, ACCT_DB_MYSQL);
+    assert_string_equal(ref.full_version, "8.0.35");
+    assert_int_equal(acct_catalog_engine_find(db->store, db->pool,
+                                              "postgresql/16.4", &ref,
+                                              &found), ACCT_STORE_OK);
+    assert_int_equal(found, 1);
+    assert_string_equal(ref.full_version, "16.4");
+    assert_int_equal(acct_catalog_engine_find(db->store, db->pool, "mysql/0",
+                                              &ref, &found), ACCT_STORE_OK);
+    assert_int_equal(found, 0);
 }
 
 /* A row through acct_db_create, as the create route checked it. */
@@ -1023,7 +1055,8 @@ static const char *column(ctx *c, apr_int64_t id, const char *name)
 
 static void test_model_rows(void **state)
 {
-    acct_db_changes ch = {NULL, NULL, NULL, -1, NULL};
+    acct_db_changes ch = {NULL, NULL, NULL, -1, NULL, NULL, NULL, -1, NULL,
+                          0, NULL, NULL, 0};
     acct_rows *rows = NULL;
     apr_int64_t id, other;
     int changed = -1;
@@ -1039,6 +1072,10 @@ static void test_model_rows(void **state)
     assert_string_equal(column(&c, id, "updates"), ACCT_DB_UPDATES_DEFAULT);
     assert_string_equal(column(&c, id, "total_disk_size_gb"), "80");
     assert_string_equal(column(&c, id, "replication_commit_type"), "local");
+    assert_string_equal(column(&c, id, "engine_config"), "{}");
+    assert_string_equal(column(&c, id, "platform"), "rdbms-default");
+    assert_null(column(&c, id, "private_network"));
+    assert_null(column(&c, id, "fork_source"));
     assert_int_equal(acct_db_get(c.db->store, c.db->pool, id + 100, &rows),
                      ACCT_STORE_OK);
     assert_int_equal(rows->nrows, 0);

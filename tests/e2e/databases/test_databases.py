@@ -23,10 +23,16 @@ KEYS = ["id", "label", "engine", "version", "region", "type", "cluster_size",
         "encrypted", "ssl_connection", "allow_list", "port", "hosts", "status",
         "created", "updated", "total_disk_size_gb", "used_disk_size_gb",
         "updates", "replication_type", "replication_commit_type"]
+# What today's public API adds (DECISIONS.md, "Today's clients": managed
+# databases as the public API serves them).
+PUBLIC_KEYS = ["members", "platform", "oldest_restore_time", "engine_config",
+               "private_network", "fork"]
 ALL_KEYS = [k for k in KEYS if k not in
-            ("ssl_connection", "replication_type", "replication_commit_type")] + ["instance_uri"]
+            ("ssl_connection", "replication_type", "replication_commit_type")] + \
+    ["instance_uri"] + PUBLIC_KEYS
+KEYS = KEYS + PUBLIC_KEYS
 DEFAULT_UPDATES = {"frequency": "weekly", "duration": 3, "hour_of_day": 0,
-                   "day_of_week": 1, "week_of_month": None}
+                   "day_of_week": 1, "week_of_month": None, "pending": []}
 STATUSES = ["provisioning", "active", "suspending", "suspended", "resuming",
             "restoring", "failed", "degraded", "updating", "backing_up"]
 PROVISIONED = "31m"     # past the longest default provisioning time
@@ -92,8 +98,13 @@ def test_new_user_postgresql_cluster(acct, clock, backend):
     assert db["allow_list"] == ["203.0.113.0/24"]
     assert db["port"] == 5432
     assert db["status"] == "provisioning"
-    assert db["hosts"] == {"primary": None, "secondary": None}
-    assert (db["total_disk_size_gb"], db["used_disk_size_gb"]) == (80, 0)
+    assert db["hosts"] == {"primary": None, "secondary": None, "standby": None}
+    # the disk of the database node type (GET /databases/types)
+    assert (db["total_disk_size_gb"], db["used_disk_size_gb"]) == (58, 0)
+    assert (db["members"], db["platform"], db["oldest_restore_time"]) == \
+        ({}, "rdbms-default", None)
+    assert (db["private_network"], db["fork"]) == (None, None)
+    assert set(db["engine_config"]) >= {"pg"}
     assert db["updates"] == DEFAULT_UPDATES
     assert TIMESTAMP.fullmatch(db["created"]) and db["created"] == db["updated"]
 
@@ -108,6 +119,9 @@ def test_new_user_postgresql_cluster(acct, clock, backend):
     host = rf"lin-{acct.id}-{db['id']}-postgresql-primary"
     assert re.fullmatch(host + r"\.db\.example\.com", now["hosts"]["primary"]), now
     assert re.fullmatch(host + r"-private\.db\.example\.com", now["hosts"]["secondary"]), now
+    assert now["hosts"]["standby"] == now["hosts"]["secondary"]
+    assert sorted(now["members"].values()) == ["failover", "failover", "primary"]
+    assert now["oldest_restore_time"] == now["created"]
     assert now["updated"] > now["created"]
 
     r = acct.client.get("/databases/instances")
@@ -130,13 +144,13 @@ def test_mysql_shape_and_choices(acct, backend):
                     "0.0.0.0/0"]))
     assert r.status == 200, r
     db = r.json
-    assert list(db) == KEYS[:-1]                # no replication_commit_type
+    assert list(db) == [k for k in KEYS if k != "replication_commit_type"]
     assert (db["engine"], db["version"], db["port"]) == ("mysql", "8.0.30", 3306)
     assert (db["encrypted"], db["ssl_connection"]) == (True, False)
     assert db["replication_type"] == "asynch"
     assert db["allow_list"] == ["192.0.2.7", "2001:db8::1", "10.0.0.0/8",
                                 "2001:db8:1::/48", "0.0.0.0/0"]
-    assert db["total_disk_size_gb"] == 25
+    assert db["total_disk_size_gb"] == 9     # g6-nanode-1 of /databases/types
     # The three-node default of each engine, and none for a single node.
     assert acct.create(MY, label="my-ha", cluster_size=3)["replication_type"] == "semi_synch"
     assert acct.create(MY, label="my-single")["replication_type"] == "none"
@@ -213,17 +227,22 @@ def test_create_refusals(acct, path, body, fields):
 def test_values_the_public_api_takes(acct):
     """DECISIONS.md, "Today's clients": never stricter than the public API.
     Labels of 3..32 characters (its spec and console set no pattern), two
-    nodes (its console's choices are 1, 2 and 3), allow-list items kept as
-    given (its pattern admits host bits; its recorded traffic repeats an
-    item), 4-hour maintenance windows (its SDKs' tests send 4)."""
-    db = acct.create(MY, label="My DB (test)", cluster_size=2,
+    nodes of the dedicated types it sells so (GET /databases/types),
+    allow-list items kept as given (its pattern admits host bits; its
+    recorded traffic repeats an item), 4-hour maintenance windows (its SDKs'
+    tests send 4)."""
+    db = acct.create(MY, label="My DB (test)", cluster_size=2, type="g6-dedicated-2",
                      allow_list=["10.0.0.7/24", "192.0.2.1", "192.0.2.1"])
     assert (db["label"], db["cluster_size"], db["replication_type"]) == \
         ("My DB (test)", 2, "semi_synch")
     assert db["allow_list"] == ["10.0.0.7/24", "192.0.2.1", "192.0.2.1"]
-    pg = acct.create(label="-dash first", cluster_size=2)
+    pg = acct.create(label="-dash first", cluster_size=2, type="g6-dedicated-4")
     assert pg["replication_type"] == "asynch"
-    r = acct.client.post(PG, json=pg_body("two-none", cluster_size=2, replication_type="none"))
+    r = acct.client.post(PG, json=pg_body("two-shared", cluster_size=2))
+    assert_error(r, 400, "Type g6-standard-2 is not offered in a cluster of 2 nodes",
+                 "cluster_size")
+    r = acct.client.post(PG, json=pg_body("two-none", cluster_size=2, replication_type="none",
+                                          type="g6-dedicated-2"))
     assert_error(r, 400, "Must be asynch for a cluster of 2 or 3 nodes", "replication_type")
     acct.set_status(db, "active")
     r = acct.client.put(f"{MY}/{db['id']}", json={"updates": {"duration": 4}})
@@ -305,10 +324,10 @@ def test_update_and_its_operation(acct, clock):
     up = r.json
     assert list(up) == KEYS
     assert up["status"] == "updating"
-    assert (up["label"], up["type"], up["total_disk_size_gb"]) == ("changed", "g6-standard-6", 320)
+    assert (up["label"], up["type"], up["total_disk_size_gb"]) == ("changed", "g6-standard-6", 280)
     assert up["allow_list"] == ["198.51.100.0/24", "::1"]
     assert up["updates"] == {"frequency": "monthly", "duration": 1, "hour_of_day": 22,
-                             "day_of_week": 7, "week_of_month": 3}
+                             "day_of_week": 7, "week_of_month": 3, "pending": []}
     assert up["hosts"] == hosts
     assert acct.get(db)["status"] == "updating"
     status_refused(acct.client.put(f"{PG}/{db['id']}", json={"label": "again"}), "updating")
@@ -323,7 +342,7 @@ def test_update_and_its_operation(acct, clock):
                                                              "week_of_month": None}})
     assert r.status == 200, r
     assert r.json["updates"] == {"frequency": "weekly", "duration": 1, "hour_of_day": 22,
-                                 "day_of_week": 7, "week_of_month": None}
+                                 "day_of_week": 7, "week_of_month": None, "pending": []}
     assert r.json["allow_list"] == ["198.51.100.0/24", "::1"]
 
 
@@ -478,7 +497,7 @@ def test_lists_and_filters(acct, acct2, clock):
     assert [d["label"] for d in items] == ["alpha", "gamma"]
     assert all(list(d) == KEYS for d in items)
     items = assert_envelope(acct.client.get(MY).json)
-    assert [d["label"] for d in items] == ["beta"] and list(items[0]) == KEYS[:-1]
+    assert [d["label"] for d in items] == ["beta"] and list(items[0]) == [k for k in KEYS if k != "replication_commit_type"]
     items = assert_envelope(acct.client.get("/databases/instances").json)
     assert [d["id"] for d in items] == [a["id"], b["id"], c["id"]]
     assert all(list(d) == ALL_KEYS for d in items)
@@ -524,13 +543,14 @@ def test_external_backend_never_moves(backend, make_server, clock):
         assert db["status"] == "provisioning"
         clock("advance", "3d")
         assert acct.get(db)["status"] == "provisioning"
-        assert acct.get(db)["hosts"] == {"primary": None, "secondary": None}
+        assert acct.get(db)["hosts"] == {"primary": None, "secondary": None, "standby": None}
         acct.set_status(db, "active", "--primary", "pg1.orchestrator.example",
                         "--secondary", "pg2.orchestrator.example")
         now = acct.get(db)
         assert now["status"] == "active"
         assert now["hosts"] == {"primary": "pg1.orchestrator.example",
-                                "secondary": "pg2.orchestrator.example"}
+                                "secondary": "pg2.orchestrator.example",
+                                "standby": "pg2.orchestrator.example"}
         r = acct.client.put(f"{PG}/{db['id']}", json={"label": "orchestrated-2"})
         assert r.status == 200 and r.json["status"] == "updating", r
         clock("advance", "1d")
@@ -548,12 +568,12 @@ def test_set_status_drops_the_pending_transition(acct, clock, backend):
     clock("advance", PROVISIONED)
     now = acct.get(db)
     assert now["status"] == "failed"
-    assert now["hosts"] == {"primary": None, "secondary": None}
+    assert now["hosts"] == {"primary": None, "secondary": None, "standby": None}
     assert backend.admin("database", "set-status", db["id"], "degraded",
                          "--primary=p.example.net") == "degraded"
     now = acct.get(db)
     assert (now["status"], now["hosts"]) == \
-        ("degraded", {"primary": "p.example.net", "secondary": None})
+        ("degraded", {"primary": "p.example.net", "secondary": None, "standby": None})
 
 
 SET_STATUS_USAGE = [
@@ -600,3 +620,90 @@ def test_set_status_failures_and_help(acct, backend):
     for s in STATUSES:
         assert acct.set_status(db, s) == s
         assert acct.get(db)["status"] == s
+
+
+# --------------------------------------------------------------------------
+# Today's public API (issue 21): engines by major, engine_config, node types
+# --------------------------------------------------------------------------
+
+def test_create_as_terraform_v2_sends_it(acct, clock):
+    """The Terraform provider's v2 resources name the engine by major
+    (engine_id "mysql/8") and always send engine_config; a database of a
+    major runs its current release."""
+    r = acct.client.post(MY, json={"label": "tf-mysql", "region": "us-east",
+                                   "type": "g6-nanode-1", "engine": "mysql/8",
+                                   "cluster_size": 1, "allow_list": [],
+                                   "engine_config": {"mysql": {}}})
+    assert r.status == 200, r
+    my = r.json
+    assert (my["engine"], my["version"]) == ("mysql", "8.0.35")
+    # a new database's defaults, as the public API answered {"mysql": {}}
+    assert my["engine_config"]["mysql"]["sql_require_primary_key"] is True
+    pg = acct.create(PG, label="tf-pg", engine="postgresql/17",
+                     engine_config={"pg": {"jit": False}, "work_mem": 8})
+    assert pg["version"] == "17.4"
+    assert pg["engine_config"]["pg"]["jit"] is False
+    assert pg["engine_config"]["work_mem"] == 8
+    # the contract's full-version ids stay accepted
+    assert acct.create(PG, label="tf-pg-full")["version"] == "16.4"
+    clock("advance", PROVISIONED)
+    again = acct.get(pg)
+    assert again["engine_config"] == pg["engine_config"]
+    assert again["status"] == "active" and len(again["members"]) == 1
+    listed = {d["label"]: d for d in acct.client.all_pages("/databases/instances")}
+    assert listed["tf-pg"]["engine_config"] == pg["engine_config"]
+
+
+def test_engine_config_refusals(acct):
+    r = acct.client.post(MY, json=my_body("bad-config", engine_config={
+        "mysql": {"connect_timeout": 1}}))
+    assert fields_of(r) == ["engine_config.mysql.connect_timeout"], r
+    r = acct.client.post(PG, json=pg_body("bad-config", engine_config=[]))
+    assert fields_of(r) == ["engine_config"], r
+    assert labels(acct.client) == []
+
+
+def test_update_merges_engine_config(acct, clock):
+    """A PUT's engine_config changes the settings it names and keeps the
+    others, through updating; the GET's own value sent back changes
+    nothing; a bad setting refuses the whole PUT."""
+    db = acct.active(MY, label="cfg-merge", engine="mysql/8",
+                     engine_config={"mysql": {"connect_timeout": 20}})
+    before = acct.get(db, MY)
+    r = acct.client.put(f"{MY}/{db['id']}", json={"engine_config": {
+        "mysql": {"wait_timeout": 3600}, "binlog_retention_period": 900}})
+    assert r.status == 200, r
+    cfg = r.json["engine_config"]
+    assert r.json["status"] == "updating"
+    assert (cfg["mysql"]["connect_timeout"], cfg["mysql"]["wait_timeout"],
+            cfg["binlog_retention_period"]) == (20, 3600, 900)
+    assert cfg["mysql"]["sql_require_primary_key"] == \
+        before["engine_config"]["mysql"]["sql_require_primary_key"]
+    clock("advance", OPERATED)
+    now = acct.get(db, MY)
+    assert now["status"] == "active" and now["engine_config"] == cfg
+    r = acct.client.put(f"{MY}/{db['id']}", json=dict(now))
+    assert r.status == 200 and r.json["engine_config"] == cfg, r
+    clock("advance", OPERATED)
+    r = acct.client.put(f"{MY}/{db['id']}", json={"engine_config": {
+        "mysql": {"wait_timeout": -1}}, "label": "never"})
+    assert fields_of(r) == ["engine_config.mysql.wait_timeout"], r
+    assert acct.get(db, MY)["label"] == "cfg-merge"
+
+
+def test_planned_maintenance(acct, clock):
+    """updates.pending: 28 days into a cycle an update is planned for the
+    next maintenance window (weekly, Monday 00:00 by default) and is gone
+    once that window has started (applied); the next cycle starts then."""
+    db = acct.active(label="maint")
+    assert acct.get(db)["updates"]["pending"] == []
+    clock("advance", "28d")
+    clock("advance", "1m")
+    pending = acct.get(db)["updates"]["pending"]
+    assert len(pending) == 1, pending
+    item = pending[0]
+    assert sorted(item) == ["deadline", "description", "planned_for"]
+    assert TIMESTAMP.fullmatch(item["planned_for"]) and item["planned_for"].endswith("T00:00:00")
+    assert item["deadline"].endswith("T03:00:00")     # the 3-hour window's end
+    clock("advance", "8d")
+    assert acct.get(db)["updates"]["pending"] == []
