@@ -184,16 +184,17 @@ static json_t *render_members(const acct_rows *rows, int i)
 }
 
 /*
- * The oldest moment a fork may restore (acct_db_oldest_restore): null
- * until the database is provisioned.
+ * The oldest moment a fork may restore (acct_db_oldest_restore).  A time
+ * from the start, as the public API answers even while a database
+ * provisions (linodego's recorded create answers; @linode/api-v4 types it
+ * a string).
  */
 static json_t *render_oldest_restore(acct_req *req, const acct_rows *rows,
                                      int i)
 {
     apr_int64_t t;
 
-    if (!acct_rows_get(rows, i, "host_primary")
-        || acct_db_oldest_restore(rows, i, req->now, &t) != 0) {
+    if (acct_db_oldest_restore(rows, i, req->now, &t) != 0) {
         return json_null();
     }
     return acct_json_time(req->pool, acct_i64(req->pool, t));
@@ -537,9 +538,11 @@ static int check_engine(acct_req *req, acct_resp *resp, acct_problems *pb,
 }
 
 /*
- * The node type of a create body (GET /databases/types): it must be sold
- * for the engine in clusters of `nodes` (0: not known, not checked); its
- * disk in MB into *disk, -1 when it is not acceptable.
+ * The node type of a create body: a type of GET /databases/types must be
+ * sold for the engine in clusters of `nodes` (0: not known, not checked);
+ * any other compute type is what the contract names a database's type, in
+ * clusters of the contract's sizes.  Its disk in MB into *disk, -1 when it
+ * is not acceptable.
  */
 static int check_type(acct_req *req, acct_resp *resp, acct_problems *pb,
                       const acct_db_engine *e, const char *type,
@@ -557,10 +560,10 @@ static int check_type(acct_req *req, acct_resp *resp, acct_problems *pb,
         return -1;
     }
     if (!found) {
-        acct_problem_add(pb, "type", "Type not found");
+        return type_disk(req, resp, pb, type, disk);
     }
-    else if (nodes > 0
-             && !acct_db_type_offers(&t, e->name, (int)nodes, NULL, NULL)) {
+    if (nodes > 0
+        && !acct_db_type_offers(&t, e->name, (int)nodes, NULL, NULL)) {
         acct_problem_add(pb, "cluster_size",
                          apr_psprintf(req->pool, "Type %s is not offered in "
                                       "a cluster of %" APR_INT64_T_FMT

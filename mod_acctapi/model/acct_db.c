@@ -150,6 +150,10 @@ static const acct_sql q_region = ACCT_SQL("db_region",
 static const acct_sql q_type = ACCT_SQL("db_type",
     "SELECT disk FROM database_types WHERE id = %s");
 
+/* The contract's node types: any compute type (GET /compute/types). */
+static const acct_sql q_compute_type = ACCT_SQL("db_compute_type",
+    "SELECT disk FROM compute_types WHERE id = %s");
+
 static const acct_filter_field list_fields[] = {
     {"label", "db.label", ACCT_FIELD_TEXT},
     {"type", "db.type", ACCT_FIELD_TEXT},
@@ -711,6 +715,11 @@ acct_store_rc acct_db_type_disk(acct_store *st, apr_pool_t *pool,
     acct_rows *rows;
     acct_store_rc rc = catalog_row(st, pool, &q_type, id, &rows);
 
+    if (rc == ACCT_STORE_OK && (!rows || rows->nrows == 0)) {
+        /* Not a database type of today's API: a compute type, as the
+         * contract names a database's type, still is one. */
+        rc = catalog_row(st, pool, &q_compute_type, id, &rows);
+    }
     if (rc != ACCT_STORE_OK
         || acct_parse_i64(acct_rows_get(rows, 0, "disk"), disk_mb) != 0) {
         *disk_mb = -1;

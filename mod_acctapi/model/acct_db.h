@@ -335,8 +335,9 @@ acct_store_rc acct_db_region(acct_store *st, apr_pool_t *pool, const char *id,
 /* Does a region's capabilities text offer Managed Databases? */
 int acct_db_region_offers(const char *capabilities);
 
-/* The disk of database node type `id` (GET /databases/types) in MB, or -1
- * when there is no such type. */
+/* The disk of database node type `id` in MB, or -1 when there is no such
+ * type: a database type of today's API (GET /databases/types), else a
+ * compute type, which is what the contract names a database's type. */
 acct_store_rc acct_db_type_disk(acct_store *st, apr_pool_t *pool,
                                 const char *id, apr_int64_t *disk_mb);
 

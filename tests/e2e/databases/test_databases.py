@@ -101,8 +101,9 @@ def test_new_user_postgresql_cluster(acct, clock, backend):
     assert db["hosts"] == {"primary": None, "secondary": None, "standby": None}
     # the disk of the database node type (GET /databases/types)
     assert (db["total_disk_size_gb"], db["used_disk_size_gb"]) == (58, 0)
+    # oldest_restore_time from the start, as the public API answers a create
     assert (db["members"], db["platform"], db["oldest_restore_time"]) == \
-        ({}, "rdbms-default", None)
+        ({}, "rdbms-default", db["created"])
     assert (db["private_network"], db["fork"]) == (None, None)
     assert set(db["engine_config"]) >= {"pg"}
     assert db["updates"] == DEFAULT_UPDATES

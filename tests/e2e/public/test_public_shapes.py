@@ -136,7 +136,40 @@ R_ENGINE_DISK = ("defect of the document: it gives engines the disk sizes of a "
                  "database; the public API's engines are id, engine and version "
                  "(recorded traffic: linodego's TestDatabase_Engine; its DatabaseEngine)")
 
+R_TODAY_DATABASE = ("today's public API, newer than the document: the managed databases' "
+                    "fields it added after 4.189.0 (DECISIONS.md, \"Managed databases\"; "
+                    "recorded traffic: linodego's TestDatabaseMySQL_EngineConfig_Suite and "
+                    "TestDatabase_MySQL_Suite; linodego's MySQLDatabase/PostgresDatabase)")
+DB_ITEM_OPS = tuple(f"{m} /databases/{e}/instances{s}" for e in ("mysql", "postgresql")
+                    for m, s in (("GET", "/{}"), ("POST", ""), ("PUT", "/{}")))
+DB_LIST_OPS = ("GET /databases/instances", "GET /databases/mysql/instances",
+               "GET /databases/postgresql/instances")
+NULL_OR_OBJECT = {"type": ["object", "null"]}
+TODAY_DATABASE_KEYS = {
+    "engine_config": {"type": "object"},
+    "fork": NULL_OR_OBJECT,
+    "members": {"type": "object", "additionalProperties": {"enum": ["primary", "failover"]}},
+    "oldest_restore_time": TIMESTAMP,
+    "platform": {"enum": ["rdbms-default", "rdbms-legacy"]},
+    "private_network": NULL_OR_OBJECT,
+}
+
+
+def today_database(ops, at):
+    """The keys today's public API added to a database, at `at` of `ops`."""
+    prefix = at + "." if at else ""
+    return [*[Allowed(ops, (at,), k, R_TODAY_DATABASE, schema=v)
+              for k, v in TODAY_DATABASE_KEYS.items()],
+            Allowed(ops, (prefix + "hosts",), "standby", R_TODAY_DATABASE,
+                    schema={"type": ["string", "null"]}),
+            Allowed(ops, (prefix + "updates",), "pending", R_TODAY_DATABASE,
+                    schema={"type": "array"})]
+
+
 ALLOWED = [
+    # Keys of today's public API newer than the document.
+    *today_database(DB_ITEM_OPS, ""),
+    *today_database(DB_LIST_OPS, "data[]"),
     # Extra keys this module sends on purpose.
     *[Allowed((op,), ("",), k, R_CREATED, schema=TIMESTAMP)
       for op in DOMAIN_OPS for k in ("created", "updated")],
