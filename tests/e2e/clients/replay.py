@@ -19,10 +19,13 @@ reads as None where the client's code goes on to use it (Python).
 import base64
 import json
 import re
+import socket
 import struct
 import subprocess
+import threading
+from pathlib import Path
 
-from harness import Client
+from harness import Client, run
 
 # linodego's and linode_api4's timestamp layout ("2006-01-02T15:04:05",
 # "%Y-%m-%dT%H:%M:%S"): anything else fails to parse in both.
@@ -176,3 +179,94 @@ def rsa_public_key(comment):
 
     blob = struct.pack(">I", 7) + b"ssh-rsa" + mpint(e) + mpint(n)
     return f"ssh-rsa {base64.b64encode(blob).decode()} {comment}"
+
+
+def make_tls(directory, san):
+    """A private CA and a server certificate it signed for `san` (an
+    openssl subjectAltName value, e.g. "IP:127.0.0.1,DNS:api.linode.com"),
+    in `directory`: {"ca", "cert", "key"} paths.  The first name is also the
+    common name, which mod_ssl compares with ServerName (127.0.0.1 in the
+    suite's configuration; AH01909 otherwise)."""
+    common = san.split(",")[0].split(":", 1)[1]
+    d = Path(directory)
+    ca_key, ca, key, csr, cert = (d / n for n in ("ca.key", "ca.pem", "key.pem",
+                                                 "server.csr", "cert.pem"))
+    ext = d / "server.ext"
+    ext.write_text("basicConstraints=critical,CA:FALSE\n"
+                   "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                   f"extendedKeyUsage=serverAuth\nsubjectAltName={san}\n")
+    run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "2",
+         "-subj", "/CN=acctapi client-suite CA", "-keyout", ca_key, "-out", ca])
+    run(["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-sha256",
+         "-subj", f"/CN={common}", "-keyout", key, "-out", csr])
+    run(["openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key,
+         "-CAcreateserial", "-days", "2", "-sha256", "-extfile", ext, "-out", cert])
+    return {"ca": ca, "cert": cert, "key": key}
+
+
+class ConnectProxy:
+    """An HTTP CONNECT proxy on 127.0.0.1 that tunnels `host:port` (the
+    public API's host) to the module's TLS port and refuses everything else
+    (403), so that a client whose base URL is hard-coded runs unchanged,
+    with only HTTPS_PROXY and its CA bundle set, and reaches nothing else.
+    It never sees the plain text: TLS runs end to end between the client and
+    httpd.  self.tunnels: the targets tunnelled; self.refused: the others."""
+
+    def __init__(self, host, port, to_port):
+        self.target = f"{host}:{port}"
+        self.to_port = to_port
+        self.tunnels = []
+        self.refused = []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._tunnel, args=(conn,), daemon=True).start()
+
+    def _tunnel(self, conn):
+        with conn:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            words = head.split(b"\r\n", 1)[0].decode("latin-1").split()
+            if len(words) < 2 or words[0] != "CONNECT" or words[1] != self.target:
+                self.refused.append(" ".join(words[:2]))
+                conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n"
+                             b"Connection: close\r\n\r\n")
+                return
+            self.tunnels.append(words[1])
+            with socket.create_connection(("127.0.0.1", self.to_port)) as up:
+                conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                pump = threading.Thread(target=self._pipe, args=(up, conn), daemon=True)
+                pump.start()
+                self._pipe(conn, up)
+                pump.join(30)
+
+    @staticmethod
+    def _pipe(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self):
+        self.sock.close()
