@@ -314,17 +314,39 @@ def test_events(cli):
     delete(cli, "/domains/{domainId}", {"domainId": dom["id"]})
 
 
-def test_regions_and_databases(cli):
-    """regions list and the database commands that need no provisioning:
-    engines, instances list."""
+def test_regions_and_databases(cli, clock):
+    """regions list; database/test_database.py: engines, engine-view (the id
+    goes into the path as it is, its slash unencoded), the postgresql_cluster
+    fixture's postgresql-create (label with `_`, --no-defaults; with an
+    engine id by full version: the fixture's `postgresql/16` is issue 21),
+    its wait for `active`, list, postgresql-list and mysql-list (id, label,
+    region), delete."""
     regions = answer(cli.run("GET", "/regions"), page_of(
         {"id": str, "label": str, "country": str, "status": str, "site_type": str,
          "capabilities": [str]}))["data"]
-    assert "us-east" in [r["id"] for r in regions]
+    assert "us-ord" in [r["id"] for r in regions]
     engines = answer(cli.run("GET", "/databases/engines"),
                      page_of({"id": str, "engine": str, "version": str}))["data"]
     assert {"mysql", "postgresql"} <= {e["engine"] for e in engines}
-    answer(cli.run("GET", "/databases/instances"), page_of(dict))
+    view = answer(cli.run("GET", "/databases/engines/" + engines[0]["id"]),
+                  {"id": str, "engine": str, "version": str})
+    assert view == engines[0], view
+    label = random_text() + "_postgresql"
+    db = answer(cli.run("POST", "/databases/postgresql/instances", args={
+        "engine": "postgresql/16.4", "label": label, "region": "us-ord",
+        "type": "g6-nanode-1"}), {"id": int, "label": str, "region": str})
+    assert db["label"] == label, db
+    clock("advance", "40m")
+    path = "/databases/postgresql/instances/{instanceId}"
+    assert answer(cli.run("GET", path, {"instanceId": db["id"]}),
+                  {"status": str})["status"] == "active"
+    row = {"id": int, "label": str, "region": str}
+    for each in ("/databases/instances", "/databases/postgresql/instances"):
+        listed = answer(cli.run("GET", each), page_of(row))["data"]
+        assert (db["id"], label, "us-ord") in [(d["id"], d["label"], d["region"])
+                                               for d in listed], listed
+    answer(cli.run("GET", "/databases/mysql/instances"), page_of(row))
+    delete(cli, path, {"instanceId": db["id"]})
 
 
 # --------------------------------------------------------------------------
