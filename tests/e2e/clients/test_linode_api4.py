@@ -21,6 +21,7 @@ objects/*.py, groups/*.py) and its test/integration suite:
 """
 
 import datetime
+import json
 import secrets
 import time
 
@@ -185,19 +186,72 @@ def test_tag_create_sends_null_lists(sdk):
     assert r.status == 200 and r.json == {}, r
 
 
-def test_tag_create_with_linodes(sdk, backend, test_domain):
-    """tags.create(label, instances=[...], domains=[...]) sends the public
-    name `linodes`; the tagged objects come back as the types its
-    TaggedObjectProxy maps (linode, domain)."""
+def register(sdk, backend, kind, label):
+    """An object the operator registered (the module serves instances, node
+    balancers and volumes read-only)."""
     n = secrets.randbelow(2**40) + 1000
-    assert backend.admin("entity", "add", "--account", str(sdk.account.id), "--type",
-                         "instance", "--id", str(n), "--label", "py-sdk-linode") == str(n)
+    assert backend.admin("entity", "add", "--account", str(sdk.account.id), "--type", kind,
+                         "--id", str(n), "--label", label) == str(n)
+    return n
+
+
+@pytest.fixture(scope="module")
+def entities(sdk, backend):
+    return {"linode": register(sdk, backend, "instance", "py-sdk-linode"),
+            "nodebalancer": register(sdk, backend, "nodebalancer", "py-sdk-nb"),
+            "volume": register(sdk, backend, "volume", "py-sdk-volume")}
+
+
+def test_tag_create_with_ids(sdk, entities, test_domain):
+    """test_linode_client.py::test_create_tag_with_id: tag_create(label,
+    instances=[id, obj], nodebalancers=..., domains=..., volumes=...) --
+    every id twice, under the public name `linodes` --; the tagged objects
+    come back as the types its TaggedObjectProxy maps; tags() lists it."""
     tag = label()
-    answer(tag_create(sdk, tag, linodes=[n], domains=[test_domain["id"]]), {"label": str})
+    lin, nb, vol, dom = (entities["linode"], entities["nodebalancer"], entities["volume"],
+                         test_domain["id"])
+    answer(tag_create(sdk, tag, linodes=[lin, lin], nodebalancers=[nb, nb],
+                      domains=[dom, dom], volumes=[vol, vol]), {"label": str})
     objects = answer(sdk.get(f"/tags/{tag}"), page_of(TAGGED))["data"]
-    assert sorted((o["type"], o["data"]["id"]) for o in objects) == \
-        sorted([("linode", n), ("domain", test_domain["id"])]), objects
+    assert sorted((o["type"], o["data"]["id"]) for o in objects) == sorted(
+        [("linode", lin), ("nodebalancer", nb), ("domain", dom), ("volume", vol)]), objects
+    assert tag in [t["label"] for t in answer(sdk.get("/tags"), page_of({"label": str}))["data"]]
     assert sdk.delete(f"/tags/{tag}").status == 200
+
+
+def test_tag_create_with_entities(sdk, entities, test_domain):
+    """test_create_tag_with_entities: tag_create(label, entities=[linode,
+    domain, nodebalancer, volume]), sorted by the client into its lists."""
+    tag = label()
+    answer(tag_create(sdk, tag, linodes=[entities["linode"]],
+                      nodebalancers=[entities["nodebalancer"]], domains=[test_domain["id"]],
+                      volumes=[entities["volume"]]), {"label": str})
+    assert len(answer(sdk.get(f"/tags/{tag}"), page_of(TAGGED))["data"]) == 4
+    assert sdk.delete(f"/tags/{tag}").status == 200
+
+
+def test_model_filters(sdk, test_domain):
+    """filters/model_filters_test.py: domains(Domain.domain == name),
+    database.engines(DatabaseEngine.engine == "mysql") (fewer than all),
+    linode.types(Type.label.contains("Linode"))."""
+    got = answer(sdk.get("/domains", xfilter=json.dumps({"domain": test_domain["domain"]})),
+                 page_of(DOMAIN))
+    assert [d["id"] for d in got["data"]] == [test_domain["id"]], got
+    every = answer(sdk.get("/databases/engines"), page_of(ENGINE))["results"]
+    mysql = answer(sdk.get("/databases/engines", xfilter=json.dumps({"engine": "mysql"})),
+                   page_of(ENGINE))
+    assert 0 < mysql["results"] < every and \
+        {e["engine"] for e in mysql["data"]} == {"mysql"}, mysql
+    types = answer(sdk.get("/linode/types",
+                           xfilter=json.dumps({"label": {"+contains": "Linode"}})),
+                   page_of(LINODE_TYPE))["data"]
+    assert types and "Linode" in types[0]["label"], types
+
+
+def test_domain_without_soa_email(sdk):
+    """test_fails_to_create_domain_without_soa_email: a 400."""
+    r = sdk.post("/domains", {"domain": f"{time.time_ns()}example.com", "type": "master"})
+    assert r.status == 400, r
 
 
 def test_profile_load_and_save(sdk):
@@ -268,6 +322,8 @@ def test_regions_types_images(sdk):
     assert "us-ord" in [r["id"] for r in regions["data"]], regions
     answer(sdk.get("/linode/types"), page_of(LINODE_TYPE))
     answer(sdk.get("/images"), page_of({"id": str}))
+    # test_get_regions: Region(client, "us-east").site_type loads the region.
+    assert answer(sdk.get("/regions/us-east"), REGION)["site_type"] in ("core", "edge")
 
 
 @pytest.mark.parametrize("engine", ["mysql", "postgresql"])
