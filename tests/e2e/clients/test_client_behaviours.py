@@ -95,6 +95,10 @@ class World:
             assert backend.admin("entity", "add", "--account", self.account.id, "--type", kind,
                                  "--id", n, "--label", f"behave-{kind}") == str(n)
             self.entity[kind] = n
+        # The newest event of the account (the changes above wrote some).
+        events = ok(c.get("/account/events"))["data"]
+        assert events, events
+        self.event = events[0]["id"]
 
     def admin_id(self, *args):
         out = self.backend.admin(*[str(a) for a in args]).split("\n")[0]
@@ -123,7 +127,8 @@ class World:
                "backupId": self.backup[engine.group(1)] if engine else None,
                "username": self.username, "linodeId": self.entity["instance"],
                "volumeId": self.entity["volume"], "nodeBalancerId": self.entity["nodebalancer"],
-               "imageId...": f"private/{self.entity['image']}"}
+               "imageId...": f"private/{self.entity['image']}",
+               "eventId": self.event}
         return re.sub(r"\{([^}]+)\}", lambda m: str(ids[m.group(1)]), template)[len("/v4"):]
 
     def close(self):

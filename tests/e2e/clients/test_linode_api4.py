@@ -31,7 +31,7 @@ from harness import Account
 from replay import (ANY, NUMBER, TIMESTAMP, Nullable, Wire, answer, page_of,
                     rsa_public_key)
 
-USER_AGENT = "python-linode_api4/5.39.0 python-requests/2.28.1"
+USER_AGENT = "python-linode_api4/5.40.0 python-requests/2.28.1"
 
 # The models' properties that the client and its tests read.
 DOMAIN = {"id": int, "domain": str, "group": str, "description": str, "status": str,

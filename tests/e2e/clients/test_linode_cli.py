@@ -10,8 +10,9 @@ v5.50.0 and v5.56.0):
   `User-Agent: linode-cli/<v> linode-api-docs/<spec> python/<v>` on every
   request;
 - every GET, lists and single objects alike, ends in `?page=1&page_size=100`,
-  and carries no body; its filter arguments go to X-Filter as
-  `json.dumps({arg: value, ...})` (`--entity.id 5` is `{"entity.id": 5}`);
+  and carries no body; its filter arguments go to X-Filter: 5.56 puts them
+  side by side (`{"entity.id": 5, "entity.type": "domain"}`), 5.50 sends
+  one alone and two or more as `{"+and": [{"entity.id": 5}, ...]}`;
 - every other method sends `json.dumps(args)`: the given arguments in the
   operation's argument order (the spec's, alphabetical), None and empty
   lists left out -- DELETE and argument-less POSTs send `{}`;
@@ -54,6 +55,15 @@ USER = {"username": str, "email": str, "restricted": bool, "ssh_keys": [str]}
 class Cli:
     """linode-cli of one version, sending for one account."""
 
+    def filter_header(self, filters):
+        """_build_filter_header for scalar arguments: 5.56 puts them side by
+        side; 5.50 sends a single one alone and several under "+and"."""
+        if not filters:
+            return None
+        if self.path_ids_in_body and len(filters) > 1:
+            return json.dumps({"+and": [{k: v} for k, v in filters.items()]})
+        return json.dumps(filters)
+
     def __init__(self, wire, version):
         self.wire = wire
         self.version = version
@@ -65,7 +75,7 @@ class Cli:
         ids = ids or {}
         path = template.format(**ids)
         if method == "GET":
-            return self.wire.get(path + PAGE, xfilter=json.dumps(filters) if filters else None)
+            return self.wire.get(path + PAGE, xfilter=self.filter_header(filters))
         body = dict(ids) if self.path_ids_in_body else {}
         body.update({k: v for k, v in (args or {}).items()
                      if v is not None and v != []})
