@@ -88,8 +88,6 @@ class World:
             self.backup[engine] = self.add_backup(db["id"])
         _, self.restricted = self.account.user(restricted=True)
         self.username = ok(c.get("/profile"))["username"]
-        # The newest of the events the writes above wrote.
-        self.event = ok(c.get("/account/events"))["data"][0]["id"]
         # One registered object of each type served read-only.
         self.entity = {}
         for kind in ("instance", "volume", "nodebalancer", "image"):
@@ -97,6 +95,10 @@ class World:
             assert backend.admin("entity", "add", "--account", self.account.id, "--type", kind,
                                  "--id", n, "--label", f"behave-{kind}") == str(n)
             self.entity[kind] = n
+        # The newest event of the account (the changes above wrote some).
+        events = ok(c.get("/account/events"))["data"]
+        assert events, events
+        self.event = events[0]["id"]
 
     def admin_id(self, *args):
         out = self.backend.admin(*[str(a) for a in args]).split("\n")[0]

@@ -15,8 +15,9 @@ import threading
 import pytest
 
 from checks import assert_error
-from harness import Account, make_tmpdir, run
+from harness import Account, make_tmpdir
 from npm_client import CLIENT_DIR, ensure_installed
+from replay import make_tls
 
 SMOKE_TIMEOUT = 600
 CLOCK_STEP = "40m"   # past the longest provisioning time (30m) and any operation
@@ -74,19 +75,7 @@ def private_ca():
     """A private CA and a certificate for 127.0.0.1 it signed (module scope:
     it must outlive the servers using it, which read it again to stop)."""
     d = make_tmpdir("acctapi-sdk-tls-")
-    ca_key, ca, key, csr, cert = (d / n for n in ("ca.key", "ca.pem", "key.pem",
-                                                 "server.csr", "cert.pem"))
-    ext = d / "server.ext"
-    ext.write_text("basicConstraints=critical,CA:FALSE\n"
-                   "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                   "extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n")
-    run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "2",
-         "-subj", "/CN=acctapi sdk CA", "-keyout", ca_key, "-out", ca])
-    run(["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-sha256",
-         "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", csr])
-    run(["openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key,
-         "-CAcreateserial", "-days", "2", "-sha256", "-extfile", ext, "-out", cert])
-    yield {"ca": ca, "cert": cert, "key": key}
+    yield make_tls(d, "IP:127.0.0.1")
     shutil.rmtree(d, ignore_errors=True)
 
 

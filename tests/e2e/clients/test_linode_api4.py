@@ -1,0 +1,387 @@
+"""The Python SDK linode_api4 (issue 19): the requests its integration tests
+make through the in-scope modules (domains, tags, profile, SSH keys, tokens,
+account users and events, databases, regions, types, images, errors), sent
+as linode_api4's LinodeClient sends them, and the answers read as its
+models read them.
+
+What the client does, from its source (linode_api4/linode_client.py,
+objects/*.py, groups/*.py) and its test/integration suite:
+
+- every request goes to `<base_url><path>` with the base URL its tests use,
+  `.../v4beta`; headers Authorization, `Content-Type: application/json`
+  (GET and DELETE too), `User-Agent: python-linode_api4/<v> python-requests/<v>`;
+  a body is `json.dumps(data)`; an X-Filter header only when filtered;
+- `Base.save()` on an object it has loaded PUTs every mutable property the
+  GET showed, in the model's order, leaving out those that are None or ""
+  unless the property is nullable (then None goes as null): the GET-then-PUT
+  pattern, read-only and unchanged values included;
+- `tags.create()` sends `linodes`, `nodebalancers`, `domains`, `volumes`,
+  each null when empty;
+- a model's datetime properties parse `%Y-%m-%dT%H:%M:%S`.
+"""
+
+import datetime
+import json
+import secrets
+import time
+
+import pytest
+
+from harness import Account
+from replay import (ANY, NUMBER, TIMESTAMP, Nullable, Wire, answer, page_of,
+                    rsa_public_key)
+
+USER_AGENT = "python-linode_api4/5.40.0 python-requests/2.28.1"
+
+# The models' properties that the client and its tests read.
+DOMAIN = {"id": int, "domain": str, "group": str, "description": str, "status": str,
+          "soa_email": str, "retry_sec": int, "master_ips": [str], "axfr_ips": [str],
+          "expire_sec": int, "refresh_sec": int, "ttl_sec": int, "type": str, "tags": [str]}
+RECORD = {"id": int, "type": str, "name": str, "target": str, "priority": int,
+          "weight": int, "port": int, "service": Nullable(str), "protocol": Nullable(str),
+          "ttl_sec": int, "tag": Nullable(str), "created": TIMESTAMP, "updated": TIMESTAMP}
+PROFILE = {"username": str, "uid": int, "email": str, "timezone": str,
+           "email_notifications": bool, "referrals": dict, "ip_whitelist_enabled": bool,
+           "lish_auth_method": str, "authorized_keys": Nullable([str]),
+           "two_factor_auth": bool, "restricted": bool, "authentication_type": str,
+           "verified_phone_number": Nullable(str)}
+TOKEN = {"id": int, "scopes": str, "label": str, "created": TIMESTAMP, "expiry": Nullable(TIMESTAMP)}
+SSH_KEY = {"id": int, "label": str, "ssh_key": str, "created": TIMESTAMP}
+TAGGED = {"type": str, "data": {"id": int}}
+USER = {"username": str, "email": str, "restricted": bool, "ssh_keys": [str],
+        "tfa_enabled": bool}
+EVENT = {"id": int, "action": str, "created": TIMESTAMP, "status": str,
+         "username": Nullable(str), "entity": Nullable({"id": ANY, "label": Nullable(str), "type": str})}
+ENGINE = {"id": str, "engine": str, "version": str}
+DATABASE = {"id": int, "label": str, "allow_list": [str], "cluster_size": int,
+            "created": TIMESTAMP, "encrypted": bool, "engine": str,
+            "hosts": {"primary": Nullable(str)}, "port": int, "region": str,
+            "ssl_connection": bool, "status": str, "type": str, "updated": TIMESTAMP,
+            "updates": {"day_of_week": int, "duration": int, "frequency": str,
+                        "hour_of_day": int},
+            "version": str}
+REGION = {"id": str, "label": str, "country": str, "capabilities": [str], "status": str,
+          "resolvers": {"ipv4": str, "ipv6": str}, "site_type": str}
+LINODE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,
+               "class": str, "price": {"hourly": NUMBER, "monthly": NUMBER}}
+
+# Base.save(): the mutable properties of each model, in its order, and
+# whether a property is nullable (None goes as null instead of being left out).
+DOMAIN_MUTABLE = [("domain", False), ("group", False), ("description", False),
+                  ("status", False), ("soa_email", False), ("retry_sec", False),
+                  ("master_ips", False), ("axfr_ips", False), ("expire_sec", False),
+                  ("refresh_sec", False), ("ttl_sec", False), ("type", False), ("tags", False)]
+# Profile lists authorized_keys twice; the second, read-only entry wins.
+PROFILE_MUTABLE = [("email", False), ("timezone", False), ("email_notifications", False),
+                   ("ip_whitelist_enabled", False), ("lish_auth_method", False)]
+DATABASE_MUTABLE = [("label", False), ("allow_list", False), ("cluster_size", False),
+                    ("type", False), ("updates", False), ("engine_config", False),
+                    ("private_network", True)]
+
+
+def save_body(loaded, mutable):
+    """The body Base.save() builds from an object loaded with `loaded` (the
+    GET's answer, changed as the caller changed the object)."""
+    body = {}
+    for key, nullable in mutable:
+        value = loaded.get(key)
+        if not nullable and (value is None or value == ""):
+            continue
+        body[key] = value
+    return body
+
+
+def label(n=8):
+    """get_test_label(): random lowercase letters."""
+    return "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+
+
+@pytest.fixture(scope="module")
+def sdk(backend, public_server):
+    """An account of its own and linode_api4's wire to the module."""
+    acct = Account(backend, public_server, stem="e2e-py-")
+    wire = Wire(public_server, acct.client.token, version="v4beta",
+                headers={"Content-Type": "application/json", "User-Agent": USER_AGENT})
+    wire.account = acct
+    yield wire
+    wire.close()
+    acct.close()
+
+
+@pytest.fixture(scope="module")
+def test_domain(sdk):
+    """conftest.py's session fixture: domain_create() with a tag, then the
+    SRV record of its record_create() (service `service_test`, no protocol,
+    target `rc_test`), which the module refused before issue 19."""
+    name = f"{time.time_ns()}-example.com"
+    dom = answer(sdk.post("/domains", {"domain": name, "type": "master",
+                                       "soa_email": "pathiel-test123@linode.com",
+                                       "tags": ["test-tag"]}), DOMAIN)
+    assert dom["domain"] == name and dom["tags"] == ["test-tag"], dom
+    rec = answer(sdk.post(f"/domains/{dom['id']}/records",
+                          {"type": "SRV", "target": "rc_test", "priority": 10, "weight": 5,
+                           "port": 80, "service": "service_test"}), RECORD)
+    assert (rec["type"], rec["service"], rec["protocol"]) == ("SRV", "service_test", "tcp"), rec
+    assert (rec["priority"], rec["weight"], rec["port"]) == (10, 5, 80), rec
+    yield dom
+    r = sdk.delete(f"/domains/{dom['id']}")
+    assert r.status == 200 and r.json == {}, r
+
+
+def test_domain_fixture_srv_record_and_first_record(sdk, test_domain):
+    """test_get_domain_record: domain.records.first() lists the records."""
+    records = answer(sdk.get(f"/domains/{test_domain['id']}/records"), page_of(RECORD))
+    assert [r["type"] for r in records["data"]] == ["SRV"], records
+    first = records["data"][0]
+    assert first["id"] > 0 and first["service"] == "service_test", first
+
+
+def test_zone_file_view(sdk, test_domain):
+    """test_zone_file_view: the domain's name and nsN.linode.com in the zone."""
+    doc = answer(sdk.get(f"/domains/{test_domain['id']}/zone-file"), {"zone_file": [str]})
+    text = str(doc["zone_file"])
+    assert test_domain["domain"] in text, doc
+    assert "ns1.linode.com" in text and "_service_test._tcp" in text, doc
+
+
+def test_save_sends_the_loaded_domain_back(sdk, test_domain):
+    """test_save_null_values_excluded: load(Domain), type = master,
+    master_ips = [...], save(): a PUT of every mutable property the GET
+    showed (status, type, tags, the unchanged timers...)."""
+    loaded = answer(sdk.get(f"/domains/{test_domain['id']}"), DOMAIN)
+    loaded.update(type="master", master_ips=["127.0.0.1"])
+    body = save_body(loaded, DOMAIN_MUTABLE)
+    assert {"status", "type", "tags", "master_ips", "axfr_ips", "retry_sec"} <= set(body), body
+    saved = answer(sdk.put(f"/domains/{test_domain['id']}", body), DOMAIN)
+    assert saved["master_ips"] == ["127.0.0.1"] and saved["tags"] == ["test-tag"], saved
+    assert saved["soa_email"] == test_domain["soa_email"], saved
+
+
+def test_clone(sdk, test_domain):
+    """test_clone: POST .../clone, then the clone is in domains()."""
+    name = f"example.clone-{time.time_ns()}-inttestsdk.org"
+    clone = answer(sdk.post(f"/domains/{test_domain['id']}/clone", {"domain": name}), DOMAIN)
+    listed = answer(sdk.get("/domains"), page_of(DOMAIN))
+    assert name in [d["domain"] for d in listed["data"]], listed
+    records = answer(sdk.get(f"/domains/{clone['id']}/records"), page_of(RECORD))
+    assert [r["service"] for r in records["data"]] == ["service_test"], records
+    assert sdk.delete(f"/domains/{clone['id']}").status == 200
+
+
+def tag_create(sdk, tag, linodes=None, nodebalancers=None, domains=None, volumes=None):
+    """TagGroup.create(): every id list, null when empty."""
+    return sdk.post("/tags", {"label": tag, "linodes": linodes or None,
+                              "nodebalancers": nodebalancers or None,
+                              "domains": domains or None, "volumes": volumes or None})
+
+
+def test_tag_create_sends_null_lists(sdk):
+    """test_tag.py's fixture: tag_create(label) sends every list as null;
+    load(Tag, label) GETs the tag's objects; delete()."""
+    tag = label() + "_tag"
+    assert answer(tag_create(sdk, tag), {"label": str}) == {"label": tag}
+    assert answer(sdk.get(f"/tags/{tag}"), page_of(TAGGED))["data"] == []
+    assert tag in [t["label"] for t in answer(sdk.get("/tags"), page_of({"label": str}))["data"]]
+    r = sdk.delete(f"/tags/{tag}")
+    assert r.status == 200 and r.json == {}, r
+
+
+def register(sdk, backend, kind, label):
+    """An object the operator registered (the module serves instances, node
+    balancers and volumes read-only)."""
+    n = secrets.randbelow(2**40) + 1000
+    assert backend.admin("entity", "add", "--account", str(sdk.account.id), "--type", kind,
+                         "--id", str(n), "--label", label) == str(n)
+    return n
+
+
+@pytest.fixture(scope="module")
+def entities(sdk, backend):
+    return {"linode": register(sdk, backend, "instance", "py-sdk-linode"),
+            "nodebalancer": register(sdk, backend, "nodebalancer", "py-sdk-nb"),
+            "volume": register(sdk, backend, "volume", "py-sdk-volume")}
+
+
+def test_tag_create_with_ids(sdk, entities, test_domain):
+    """test_linode_client.py::test_create_tag_with_id: tag_create(label,
+    instances=[id, obj], nodebalancers=..., domains=..., volumes=...) --
+    every id twice, under the public name `linodes` --; the tagged objects
+    come back as the types its TaggedObjectProxy maps; tags() lists it."""
+    tag = label()
+    lin, nb, vol, dom = (entities["linode"], entities["nodebalancer"], entities["volume"],
+                         test_domain["id"])
+    answer(tag_create(sdk, tag, linodes=[lin, lin], nodebalancers=[nb, nb],
+                      domains=[dom, dom], volumes=[vol, vol]), {"label": str})
+    objects = answer(sdk.get(f"/tags/{tag}"), page_of(TAGGED))["data"]
+    assert sorted((o["type"], o["data"]["id"]) for o in objects) == sorted(
+        [("linode", lin), ("nodebalancer", nb), ("domain", dom), ("volume", vol)]), objects
+    assert tag in [t["label"] for t in answer(sdk.get("/tags"), page_of({"label": str}))["data"]]
+    assert sdk.delete(f"/tags/{tag}").status == 200
+
+
+def test_tag_create_with_entities(sdk, entities, test_domain):
+    """test_create_tag_with_entities: tag_create(label, entities=[linode,
+    domain, nodebalancer, volume]), sorted by the client into its lists."""
+    tag = label()
+    answer(tag_create(sdk, tag, linodes=[entities["linode"]],
+                      nodebalancers=[entities["nodebalancer"]], domains=[test_domain["id"]],
+                      volumes=[entities["volume"]]), {"label": str})
+    assert len(answer(sdk.get(f"/tags/{tag}"), page_of(TAGGED))["data"]) == 4
+    assert sdk.delete(f"/tags/{tag}").status == 200
+
+
+def test_model_filters(sdk, test_domain):
+    """filters/model_filters_test.py: domains(Domain.domain == name),
+    database.engines(DatabaseEngine.engine == "mysql") (fewer than all),
+    linode.types(Type.label.contains("Linode"))."""
+    got = answer(sdk.get("/domains", xfilter=json.dumps({"domain": test_domain["domain"]})),
+                 page_of(DOMAIN))
+    assert [d["id"] for d in got["data"]] == [test_domain["id"]], got
+    every = answer(sdk.get("/databases/engines"), page_of(ENGINE))["results"]
+    mysql = answer(sdk.get("/databases/engines", xfilter=json.dumps({"engine": "mysql"})),
+                   page_of(ENGINE))
+    assert 0 < mysql["results"] < every and \
+        {e["engine"] for e in mysql["data"]} == {"mysql"}, mysql
+    types = answer(sdk.get("/linode/types",
+                           xfilter=json.dumps({"label": {"+contains": "Linode"}})),
+                   page_of(LINODE_TYPE))["data"]
+    assert types and "Linode" in types[0]["label"], types
+
+
+def test_domain_without_soa_email(sdk):
+    """test_fails_to_create_domain_without_soa_email: a 400."""
+    r = sdk.post("/domains", {"domain": f"{time.time_ns()}example.com", "type": "master"})
+    assert r.status == 400, r
+
+
+def test_profile_load_and_save(sdk):
+    """test_user_profile, then Profile.save(): the mutable properties the GET
+    showed, ip_whitelist_enabled false and lish_auth_method included."""
+    profile = answer(sdk.get("/profile"), PROFILE)
+    profile["lish_auth_method"] = "keys_only"
+    body = save_body(profile, PROFILE_MUTABLE)
+    assert list(body)[:1] == ["email"] and body["ip_whitelist_enabled"] is False, body
+    saved = answer(sdk.put("/profile", body), PROFILE)
+    assert saved["lish_auth_method"] == "keys_only", saved
+    assert saved["email"] == profile["email"], saved
+
+
+def test_tokens(sdk):
+    """test_get_personal_access_token_objects, token_create(label, expiry,
+    scopes) and PersonalAccessToken.save() of a new label."""
+    expiry = (datetime.datetime.utcnow() + datetime.timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S")
+    tok = answer(sdk.post("/profile/tokens", {"label": "py-sdk-token", "expiry": expiry,
+                                              "scopes": "domains:read_only"}),
+                 dict(TOKEN, token=str))
+    assert tok["expiry"] == expiry and tok["scopes"] == "domains:read_only", tok
+    listed = answer(sdk.get("/profile/tokens"), page_of(TOKEN))
+    assert tok["id"] in [t["id"] for t in listed["data"]], listed
+    loaded = answer(sdk.get(f"/profile/tokens/{tok['id']}"), TOKEN)
+    renamed = answer(sdk.put(f"/profile/tokens/{tok['id']}",
+                             {"label": loaded["label"] + "-renamed"}), TOKEN)
+    assert renamed["label"] == "py-sdk-token-renamed", renamed
+    assert sdk.delete(f"/profile/tokens/{tok['id']}").status == 200
+
+
+def test_ssh_keys(sdk):
+    """test_sshkey fixture (ssh_key_upload(pub_key, label)), test_get_sshkeys,
+    test_ssh_key_create (the key comes back exactly as sent)."""
+    pub = rsa_public_key("root@py-sdk")
+    key_label = label() + "_key"
+    key = answer(sdk.post("/profile/sshkeys", {"ssh_key": pub, "label": key_label}), SSH_KEY)
+    assert key["ssh_key"] == pub and key["label"] == key_label, key
+    keys = answer(sdk.get("/profile/sshkeys"), page_of(SSH_KEY))
+    assert key_label in [k["label"] for k in keys["data"]], keys
+    renamed = answer(sdk.put(f"/profile/sshkeys/{key['id']}", {"label": key_label + "2"}),
+                     SSH_KEY)
+    assert renamed["label"] == key_label + "2", renamed
+    assert sdk.delete(f"/profile/sshkeys/{key['id']}").status == 200
+
+
+def test_get_user_from_the_latest_event(sdk, test_domain):
+    """test_get_user: load(Event, "") GETs /account/events/ (the list, its
+    trailing slash from the empty id), takes the first event's username,
+    and load(User, username) must show an email."""
+    events = answer(sdk.get("/account/events/"), page_of(EVENT))
+    assert events["data"], events
+    username = events["data"][0]["username"]
+    user = answer(sdk.get(f"/account/users/{username}"), USER)
+    assert user["username"] == username and "email" in user, user
+
+
+def test_error_404_text(sdk):
+    """test_errors.py::test_error_404: `[404] Not found`."""
+    r = sdk.get("/invalid/endpoint")
+    assert r.status == 404 and r.json == {"errors": [{"reason": "Not found"}]}, r
+
+
+def test_regions_types_images(sdk):
+    """regions(), linode.types(), images(): the lists its tests and helpers
+    (get_region) walk."""
+    regions = answer(sdk.get("/regions"), page_of(REGION))
+    assert "us-ord" in [r["id"] for r in regions["data"]], regions
+    answer(sdk.get("/linode/types"), page_of(LINODE_TYPE))
+    answer(sdk.get("/images"), page_of({"id": str}))
+    # test_get_regions: Region(client, "us-east").site_type loads the region.
+    assert answer(sdk.get("/regions/us-east"), REGION)["site_type"] in ("core", "edge")
+
+
+@pytest.mark.parametrize("engine", ["mysql", "postgresql"])
+def test_database_lifecycle(sdk, clock, engine):
+    """test_database.py: the engine id get_db_engine_id() picks (the last of
+    its engine), {mysql,postgresql}_create(label, region, engine, ltype,
+    cluster_size=None), a wait on status, the instance lists, then
+    test_update_*_db: load, change allow_list, updates.day_of_week and
+    label, save() -- a PUT that carries the unchanged cluster_size and type
+    and private_network null --, then ssl, credentials (akmadmin), reset,
+    patch, delete."""
+    engines = answer(sdk.get("/databases/engines"), page_of(ENGINE))["data"]
+    engine_id = [e["id"] for e in engines if e["engine"] == engine][-1]
+    for e in engines:
+        assert e["id"] == e["engine"] + "/" + e["version"], e
+    base = f"/databases/{engine}/instances"
+    db_label = label() + ("-sqldb" if engine == "mysql" else "-postgresqldb")
+    db = answer(sdk.post(base, {"label": db_label, "region": "us-ord", "engine": engine_id,
+                                "type": "g6-standard-1"}), DATABASE)
+    assert db["status"] == "provisioning", db
+    clock("advance", "40m")
+    assert answer(sdk.get(f"{base}/{db['id']}"), DATABASE)["status"] == "active"
+
+    listed = [d for d in answer(sdk.get(base), page_of(DATABASE))["data"] if d["id"] == db["id"]]
+    assert len(listed) == 1, listed
+    assert listed[0]["label"] == db_label and listed[0]["cluster_size"] == 1, listed
+    assert listed[0]["engine"] == engine, listed
+    assert ".g2a.akamaidb.net" in listed[0]["hosts"]["primary"], listed
+
+    loaded = answer(sdk.get(f"{base}/{db['id']}"), DATABASE)
+    loaded["allow_list"] = ["192.168.0.1/32"]
+    loaded["updates"] = dict(loaded["updates"], day_of_week=2)
+    loaded["label"] = label() + ("updatedSQLDB" if engine == "mysql" else "updatedPostgresDB")
+    body = save_body(loaded, DATABASE_MUTABLE)
+    assert body["private_network"] is None and body["cluster_size"] == 1, body
+    assert body["type"] == "g6-standard-1", body
+    answer(sdk.put(f"{base}/{db['id']}", body), DATABASE)
+    clock("advance", "40m")
+    updated = answer(sdk.get(f"{base}/{db['id']}"), DATABASE)
+    assert updated["allow_list"] == ["192.168.0.1/32"], updated
+    assert updated["updates"]["day_of_week"] == 2, updated
+    assert updated["status"] == "active", updated
+
+    assert "ca_certificate" in str(answer(sdk.get(f"{base}/{db['id']}/ssl"),
+                                          {"ca_certificate": str}))
+    creds = answer(sdk.get(f"{base}/{db['id']}/credentials"),
+                   {"username": str, "password": str})
+    assert creds["username"] == "akmadmin" and creds["password"], creds
+    r = sdk.post(f"{base}/{db['id']}/credentials/reset")
+    assert r.status == 200 and r.json == {}, r
+    clock("advance", "40m")
+    again = answer(sdk.get(f"{base}/{db['id']}/credentials"), {"username": str, "password": str})
+    assert again["username"] == "akmadmin" and again["password"] != creds["password"], again
+
+    r = sdk.post(f"{base}/{db['id']}/patch")
+    assert r.status == 200 and r.json == {}, r
+    assert answer(sdk.get(f"{base}/{db['id']}"), DATABASE)["status"] == "updating"
+    clock("advance", "40m")
+    assert answer(sdk.get(f"{base}/{db['id']}"), DATABASE)["status"] == "active"
+    r = sdk.delete(f"{base}/{db['id']}")
+    assert r.status == 200 and r.json == {}, r
