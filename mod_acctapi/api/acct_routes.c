@@ -212,6 +212,8 @@ const acct_route acct_routes[] = {
                  ACCT_ROUTE_LIST | ACCT_ROUTE_UNRESTRICTED_ONLY),
     ACCOUNT_READ(ACCT_METHOD_GET, "/account/users/{username}",
                  api_account_user_get, ACCT_ROUTE_UNRESTRICTED_ONLY),
+    ACCOUNT_READ(ACCT_METHOD_GET, "/account/users/{username}/grants",
+                 api_account_user_grants, ACCT_ROUTE_UNRESTRICTED_ONLY),
     /* Registered entities in the public shapes, under the public paths;
      * restricted users see those they hold a grant on.  Images also answer
      * without a token (linode-cli configure asks so): the public's list. */

@@ -21,6 +21,9 @@ acct_handler api_db_config_get;
 /* api_profile.c */
 acct_handler api_profile_get;
 acct_handler api_profile_grants;
+/* The grants document of restricted user `user_id` (api_profile.c), also
+ * for GET /account/users/{username}/grants. */
+void api_grants_respond(acct_req *req, acct_resp *resp, apr_int64_t user_id);
 acct_handler api_profile_update;
 
 /* api_tokens.c */
@@ -133,6 +136,7 @@ acct_handler api_event_read;
 /* api_account_users.c */
 acct_handler api_account_users_list;
 acct_handler api_account_user_get;
+acct_handler api_account_user_grants;
 
 /* api_entities.c: req->route->param is the entity type. */
 acct_handler api_entities_list;

@@ -108,7 +108,8 @@ void api_profile_get(acct_req *req, acct_resp *resp)
 }
 
 /* The grants of one kind of entity, or NULL after answering a store error. */
-static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
+static json_t *entity_grants(acct_req *req, acct_resp *resp,
+                             apr_int64_t user_id, const char *key)
 {
     acct_rows *rows = NULL;
     json_t *list, *item;
@@ -116,7 +117,7 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
 
     if (acct_resp_store_failed(req, resp,
                                acct_grant_entities_list(req->store, req->pool,
-                                                        req->who->user_id,
+                                                        user_id,
                                                         req->who->account_id,
                                                         key, &rows)) != 0) {
         return NULL;
@@ -135,7 +136,8 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
 }
 
 /*
- * 204 with no body for unrestricted users (DECISIONS.md).  A restricted user
+ * A restricted user's grants (GET /profile/grants answers 204 with no body
+ * for unrestricted users, DECISIONS.md).  A restricted user
  * without a grants row has every grant off.  Entity grants list each entity
  * of the account of that kind with the user's permissions on it.  Keys the
  * public API names otherwise (instance/linode ...) come under the names
@@ -149,7 +151,7 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp, const char *key)
  * (recorded traffic: linodego's TestUserGrants_Update).  Only the public
  * names carry them: AcctapiFieldNames contract leaves them out.
  */
-void api_profile_grants(acct_req *req, acct_resp *resp)
+void api_grants_respond(acct_req *req, acct_resp *resp, apr_int64_t user_id)
 {
     /* The keys that are no entity type of the module, in the contract's
      * (alphabetical) order: each goes before the first type that sorts
@@ -165,15 +167,14 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
     int names = req->settings->field_names;
     size_t i, next = 0;
 
-    if (!req->who->restricted) {
-        resp->status = 204;
-        resp->body = NULL;
+    acct_rows *found = NULL;
+
+    if (acct_resp_store_failed(req, resp,
+                               acct_grant_globals_get(req->store, req->pool,
+                                                      user_id, &found)) != 0) {
         return;
     }
-    rows = load_self(req, resp, acct_grant_globals_get);
-    if (!rows) {
-        return;
-    }
+    rows = found;
     global = acct_json_own(req->pool, json_object());
     json_object_set_new(global, ACCT_GRANT_ACCOUNT_ACCESS,
                         acct_json_str(acct_rows_get(
@@ -214,12 +215,26 @@ void api_profile_grants(acct_req *req, acct_resp *resp)
         if (!*type) {
             break;
         }
-        if (!(list = entity_grants(req, resp, *type))) {
+        if (!(list = entity_grants(req, resp, user_id, *type))) {
             return;
         }
         acct_names_set(doc, names, *type, list);
     }
     acct_resp_ok(resp, req->pool, json_incref(doc));
+}
+
+void api_profile_grants(acct_req *req, acct_resp *resp)
+{
+    if (!req->who->restricted) {
+        resp->status = 204;
+        resp->body = NULL;
+        return;
+    }
+    if (acct_resp_store_failed(req, resp, acct_req_store(req, &req->store))
+        != 0) {
+        return;
+    }
+    api_grants_respond(req, resp, req->who->user_id);
 }
 
 /* ---- PUT /profile -------------------------------------------------------- */

@@ -143,7 +143,8 @@ def test_filter_on_username(world):
 
 
 def test_scope_and_tokens(world, backend, anon):
-    for path in ("/account/users", f"/account/users/{world.owner_name}"):
+    for path in ("/account/users", f"/account/users/{world.owner_name}",
+                 f"/account/users/{world.restricted_name}/grants"):
         assert_error(anon.get(path), 401, "Invalid Token")
         lacking = backend.mint_token(scopes="domains:read_write databases:read_write",
                                      user=world.account.uid)
@@ -180,9 +181,28 @@ def test_writes_are_not_served(world, method, path, allow):
         world.second_name
 
 
-def test_user_grants_path_is_not_served(world):
-    assert_error(world.owner.get(f"/account/users/{world.restricted_name}/grants"), 404,
+def test_user_grants(world, backend):
+    """GET /account/users/{username}/grants (the Terraform provider's
+    linode_user and linode_users read it): a restricted user's grants, as
+    that user sees them at /profile/grants; 204 for an unrestricted user;
+    another account's user 404; unrestricted callers only; read-only."""
+    backend.admin("grant", "global", "--user", str(world.restricted_uid), "add_domains=true")
+    path = f"/account/users/{world.restricted_name}/grants"
+    grants = ok(world.owner.get(path))
+    assert grants == ok(world.restricted.get("/profile/grants"))
+    assert grants["global"]["add_domains"] is True, grants
+    # the name as the public API matches it, whatever its case
+    assert ok(world.owner.get(path.upper().replace("/ACCOUNT/USERS/", "/account/users/")
+                              .replace("/GRANTS", "/grants"))) == grants
+    for name in (world.owner_name, world.second_name):
+        r = world.owner.get(f"/account/users/{name}/grants")
+        assert r.status == 204 and not r.body, r
+    assert_error(world.owner.get(f"/account/users/{world.their_name}/grants"), 404,
                  "Not found")
+    assert_error(world.restricted.get(path), 403, "Unauthorized")
+    r = world.owner.put(path, json={"global": {"add_domains": False}})
+    assert_error(r, 405, "Method Not Allowed")
+    assert ok(world.owner.get(path))["global"]["add_domains"] is True
 
 
 def test_linode_cli_configure_default_user(world, anon):
