@@ -2,6 +2,7 @@
 #include "acct_db.h"
 #include "acct_grants.h"
 
+#include <apr_escape.h>
 #include <apr_strings.h>
 #include <string.h>
 
@@ -60,6 +61,23 @@ static const acct_sql q_user = ACCT_SQL("event_user",
     " SELECT u.account_id, %s, CAST(%s AS BIGINT), u.username, %s,"
     " CAST(%s AS BIGINT), %s, %s, '" ACCT_EVENT_NOTIFICATION "'"
     " FROM users u WHERE u.id = CAST(%s AS BIGINT)");
+
+/* The profile of user row u, by that user. */
+#define PROFILE_EVENT \
+    "INSERT INTO events (account_id, action, created, username, entity_type," \
+    " entity_label, entity_url, status)" \
+    " SELECT u.account_id, %s, CAST(%s AS BIGINT), u.username," \
+    " '" ACCT_EVENT_ENTITY_PROFILE "', u.username, '/v4/profile'," \
+    " '" ACCT_EVENT_NOTIFICATION "'" \
+    " FROM users u WHERE u.id = CAST(%s AS BIGINT)"
+
+static const acct_sql q_profile = ACCT_SQL("event_profile", PROFILE_EVENT);
+
+/* Two-factor is on while a confirmed secret exists (acct_tfa.h): the
+ * profile may only turn it off, and only a confirmation turns it on. */
+static const acct_sql q_tfa_disabled = ACCT_SQL("event_tfa_disabled",
+    PROFILE_EVENT " AND EXISTS (SELECT 1 FROM tfa_secrets t"
+    " WHERE t.user_id = u.id AND t.confirmed = 1)");
 
 /* The database's running events: account first, for events_entity. */
 #define DB_RUNNING \
@@ -239,6 +257,73 @@ acct_store_rc acct_event_own(acct_store *st, apr_pool_t *pool,
     e.label = label;
     e.url = apr_pstrcat(pool, url_base, e.id, NULL);
     return acct_event_user(st, pool, uid, action, &e, now);
+}
+
+/* Runs `sql`, an event about user `uid`'s profile (PROFILE_EVENT). */
+static acct_store_rc profile_event(acct_store *st, apr_pool_t *pool,
+                                   const acct_sql *sql, apr_int64_t uid,
+                                   const char *action, apr_int64_t now)
+{
+    const char *args[3];
+
+    args[0] = action;
+    args[1] = acct_i64(pool, now);
+    args[2] = acct_i64(pool, uid);
+    return acct_store_exec(st, pool, sql, NULL, 3, args);
+}
+
+acct_store_rc acct_event_profile(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t uid, const char *action,
+                                 apr_int64_t now)
+{
+    return profile_event(st, pool, &q_profile, uid, action, now);
+}
+
+acct_store_rc acct_event_tfa_disabled(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid, apr_int64_t now)
+{
+    return profile_event(st, pool, &q_tfa_disabled, uid,
+                         ACCT_EVENT_TFA_DISABLED, now);
+}
+
+acct_store_rc acct_event_tag(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, const char *label,
+                             const char *action, const char *username,
+                             apr_int64_t now)
+{
+    acct_event_new e;
+
+    memset(&e, 0, sizeof(e));
+    e.account_id = account_id;
+    e.action = action;
+    e.username = username;
+    e.now = now;
+    /* No id: a tag is named by its label (the reader shows the label as
+     * the id, as the public API does). */
+    e.entity.type = ACCT_EVENT_ENTITY_TAG;
+    e.entity.label = label;
+    e.entity.url = apr_pstrcat(pool, "/v4/tags/",
+                               apr_pescape_path_segment(pool, label), NULL);
+    return acct_event_write(st, pool, &e);
+}
+
+acct_store_rc acct_event_account_user(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t account_id, apr_int64_t uid,
+                                      const char *username, const char *action,
+                                      apr_int64_t now)
+{
+    acct_event_new e;
+
+    memset(&e, 0, sizeof(e));
+    e.account_id = account_id;
+    e.action = action;
+    e.now = now;           /* username NULL: the operator */
+    e.entity.type = ACCT_EVENT_ENTITY_USER;
+    e.entity.id = acct_i64(pool, uid);
+    e.entity.label = username;
+    /* Usernames are letters, digits, '_' and '-': nothing to escape. */
+    e.entity.url = apr_pstrcat(pool, "/v4/account/users/", username, NULL);
+    return acct_event_write(st, pool, &e);
 }
 
 acct_store_rc acct_event_database_follow(acct_store *st, apr_pool_t *pool,

@@ -7,6 +7,7 @@
 
 #include <apr_strings.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit_db.h"
@@ -16,6 +17,10 @@
 #include "acct_grants.h"
 #include "acct_ident.h"
 #include "acct_json.h"
+#include "acct_profile.h"
+#include "acct_sshkey.h"
+#include "acct_tags.h"
+#include "acct_tfa.h"
 #include "acct_route.h"
 #include "acct_seal.h"
 #include "acct_time.h"
@@ -24,6 +29,8 @@
 #define PROVISION 1200
 #define OPERATION 180
 #define DAY 86400
+#define ED25519 "ssh-ed25519 " \
+    "AAAAC3NzaC1lZDI1NTE5AAAAIODawwa+Vh+oKziAsrGIN7OpMSUL4u4dBPf4dZfXjl+p"
 
 static const unsigned char seal_key[ACCT_SEAL_KEY_LEN] =
     "0123456789abcdef0123456789abcdef";
@@ -337,6 +344,116 @@ static void test_external(void **state)
     assert_true(json_is_null(json_object_get(e, "username")));
 }
 
+/* The entity of event `e`: {id, label, type, url} as text. */
+static void check_entity(json_t *e, const char *action, const char *id,
+                         const char *label, const char *type, const char *url)
+{
+    json_t *en = json_object_get(e, "entity");
+    json_t *jid = json_object_get(en, "id");
+    char *id_text = json_dumps(jid, JSON_ENCODE_ANY);
+
+    assert_string_equal(str(e, "action"), action);
+    assert_string_equal(str(e, "status"), "notification");
+    assert_string_equal(id_text, id);
+    free(id_text);
+    if (label) {
+        assert_string_equal(str(en, "label"), label);
+    }
+    else {
+        assert_true(json_is_null(json_object_get(en, "label")));
+    }
+    assert_string_equal(str(en, "type"), type);
+    assert_string_equal(str(en, "url"), url);
+}
+
+/* The writes of SSH keys, two-factor, the profile, tags and the operator's
+ * users each write their event; a write that changes nothing writes none. */
+static void test_other_writes(void **state)
+{
+    ctx c;
+    acct_store *st;
+    apr_pool_t *p;
+    apr_int64_t key = 0, tag = 0, uid = 0;
+    acct_profile_changes changes;
+    acct_ident_result res;
+    json_t *data;
+    int changed = 0;
+    size_t i;
+    const char *key_url, *uid_text;
+
+    ctx_init(&c, *state, "gina");
+    st = c.db->store;
+    p = c.db->pool;
+    assert_int_equal(acct_sshkey_create(st, p, c.who.user_id, "key", ED25519,
+                                        c.now, &key), ACCT_STORE_OK);
+    assert_int_equal(acct_sshkey_update(st, p, key, c.who.user_id, "laptop",
+                                        c.now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    /* Another user's key: no change, no event. */
+    assert_int_equal(acct_sshkey_update(st, p, key, c.who.user_id + 999, "x",
+                                        c.now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+    assert_int_equal(acct_tfa_secret_issue(st, p, c.who.user_id, "sealed",
+                                           c.now + 600), ACCT_STORE_OK);
+    assert_int_equal(acct_tfa_confirm(st, p, c.who.user_id, 42, "hash",
+                                      c.now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_int_equal(acct_tfa_disable(st, p, c.who.user_id, c.now),
+                     ACCT_STORE_OK);
+    /* Off already: no second tfa_disabled. */
+    assert_int_equal(acct_tfa_disable(st, p, c.who.user_id, c.now),
+                     ACCT_STORE_OK);
+    acct_profile_changes_init(&changes);
+    changes.timezone = "Europe/Paris";
+    assert_int_equal(acct_profile_update(st, p, c.who.user_id, &changes,
+                                         c.now), ACCT_STORE_OK);
+    assert_int_equal(acct_tags_create(st, p, c.who.account_id, "blue sky/2",
+                                      "gina", c.now, &tag), ACCT_STORE_OK);
+    assert_true(tag > 0);
+    assert_int_equal(acct_tags_delete(st, p, c.who.account_id, tag,
+                                      "blue sky/2", "gina", c.now),
+                     ACCT_STORE_OK);
+    /* Gone already (a concurrent delete came first): no second event. */
+    assert_int_equal(acct_tags_delete(st, p, c.who.account_id, tag,
+                                      "blue sky/2", "gina", c.now),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_user_create(st, p, c.who.account_id, "gina-2",
+                                      "g2@example.com", 0, c.now, &uid, &res),
+                     ACCT_IDENT_OK);
+
+    data = list(&c, "{}");
+    key_url = apr_psprintf(p, "/v4/profile/sshkeys/%" APR_INT64_T_FMT, key);
+    uid_text = apr_psprintf(p, "%" APR_INT64_T_FMT, uid);
+    check_entity(json_array_get(data, 0), "user_create", uid_text, "gina-2",
+                 "user", "/v4/account/users/gina-2");
+    /* By the operator. */
+    assert_true(json_is_null(json_object_get(json_array_get(data, 0),
+                                             "username")));
+    check_entity(json_array_get(data, 1), "tag_delete", "\"blue sky/2\"",
+                 "blue sky/2", "tag", "/v4/tags/blue%20sky%2f2");
+    check_entity(json_array_get(data, 2), "tag_create", "\"blue sky/2\"",
+                 "blue sky/2", "tag", "/v4/tags/blue%20sky%2f2");
+    check_entity(json_array_get(data, 3), "profile_update", "null", "gina",
+                 "profile", "/v4/profile");
+    check_entity(json_array_get(data, 4), "tfa_disabled", "null", "gina",
+                 "profile", "/v4/profile");
+    check_entity(json_array_get(data, 5), "tfa_enabled", "null", "gina",
+                 "profile", "/v4/profile");
+    check_entity(json_array_get(data, 6), "user_ssh_key_update",
+                 acct_i64(p, key), "laptop", "user_ssh_key", key_url);
+    check_entity(json_array_get(data, 7), "user_ssh_key_add",
+                 acct_i64(p, key), "key", "user_ssh_key", key_url);
+    /* unit_identity's. */
+    assert_string_equal(str(json_array_get(data, 8), "action"),
+                        "token_create");
+    assert_string_equal(str(json_array_get(data, 9), "action"),
+                        "user_create");
+    assert_int_equal(json_array_size(data), 10);
+    for (i = 1; i < 9; i++) {
+        assert_string_equal(str(json_array_get(data, i), "username"), "gina");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +462,7 @@ int main(void)
         UNIT_DB_TEST(test_visibility),
         UNIT_DB_TEST(test_retention),
         UNIT_DB_TEST(test_external),
+        UNIT_DB_TEST(test_other_writes),
     };
 
     return UNIT_DB_RUN(tests);
