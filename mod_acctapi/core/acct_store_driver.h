@@ -19,7 +19,7 @@
  */
 typedef struct conn_state {
     apr_hash_t *prepared; /* const acct_sql * -> statement (sqlite3) or name */
-    apr_hash_t *dynamic;  /* pgsql: SQL text -> statement name */
+    apr_hash_t *dynamic;  /* SQL text -> statement (sqlite3) or name (pgsql) */
     apr_pool_t *pg_pool;  /* pgsql: the two hashes and names */
     int pg_backend;       /* pgsql: PQbackendPID they were prepared on */
     unsigned pg_named;    /* pgsql: statements named on this connection */
