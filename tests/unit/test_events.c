@@ -454,6 +454,77 @@ static void test_other_writes(void **state)
     }
 }
 
+/* The text of a response's "data" array. */
+static const char *data_text(apr_pool_t *p, const char *doc)
+{
+    const char *start = strstr(doc, "{\"data\":");
+    const char *end = strstr(doc, "],\"page\":");
+
+    assert_non_null(start);
+    assert_non_null(end);
+    return apr_pstrndup(p, start + 8, (apr_size_t)(end + 1 - start - 8));
+}
+
+/* A page is written as text (api_events.c): byte for byte the compact dump
+ * of the objects a single answer builds with jansson, whatever the values
+ * (nulls, a tag's label as its id, escapes, text that is not UTF-8, a
+ * running operation's figures). */
+static void test_page_text_is_the_objects_dump(void **state)
+{
+    static const char *const labels[] = {
+        "plain", "quote\" back\\ slash/ tab\t nl\n \x01 del\x7f",
+        "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "bad \xff utf-8", NULL
+    };
+    ctx c;
+    apr_int64_t tag = 0, uid = 0;
+    acct_ident_result res;
+    acct_profile_changes changes;
+    const char *page, *joined = "[";
+    json_t *data;
+    size_t i;
+    int status;
+
+    ctx_init(&c, *state, "hana");
+    create_db(&c, "db-text");
+    for (i = 0; labels[i]; i++) {
+        assert_int_equal(acct_tags_create(c.db->store, c.db->pool,
+                                          c.who.account_id, labels[i], "hana",
+                                          c.now, &tag), ACCT_STORE_OK);
+    }
+    acct_profile_changes_init(&changes);
+    assert_int_equal(acct_profile_update(c.db->store, c.db->pool,
+                                         c.who.user_id, &changes, c.now),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_user_create(c.db->store, c.db->pool,
+                                      c.who.account_id, "hana-2",
+                                      "h2@example.com", 0, c.now, &uid, &res),
+                     ACCT_IDENT_OK);
+    c.now += PROVISION / 3;       /* the database's create runs: 33% */
+    page = unit_call(request(&c, &events_route, NULL, NULL, "{}"),
+                     api_events_list, &status);
+    assert_int_equal(status, 200);
+    data = json_object_get(acct_json_own(c.db->pool, json_loads(page, 0, NULL)),
+                           "data");
+    assert_true(json_array_size(data) >= 9);
+    for (i = 0; i < json_array_size(data); i++) {
+        json_int_t id = num(json_array_get(data, i), "id");
+        const char *one = unit_call(request(&c, &events_route,
+                                            acct_i64(c.db->pool, (apr_int64_t)id),
+                                            NULL, NULL),
+                                    api_event_get, &status);
+
+        assert_int_equal(status, 200);
+        joined = apr_pstrcat(c.db->pool, joined, i ? "," : "", one, NULL);
+    }
+    joined = apr_pstrcat(c.db->pool, joined, "]", NULL);
+    assert_string_equal(data_text(c.db->pool, page), joined);
+    /* What the values were. */
+    assert_non_null(strstr(page, "\"percent_complete\":33"));
+    assert_non_null(strstr(page, "{\"id\":null,\"label\":null,"
+                                 "\"type\":\"tag\""));
+    assert_non_null(strstr(page, "\"id\":\"plain\""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +534,7 @@ int main(void)
         UNIT_DB_TEST(test_retention),
         UNIT_DB_TEST(test_external),
         UNIT_DB_TEST(test_other_writes),
+        UNIT_DB_TEST(test_page_text_is_the_objects_dump),
     };
 
     return UNIT_DB_RUN(tests);
