@@ -369,5 +369,5 @@ static acct_store_rc sqlite_begin(acct_store *st)
 const acct_store_driver acct_store_sqlite = {
     "sqlite3", ACCT_DIALECT_SQLITE, sqlite_conn_init, sqlite_first_use,
     sqlite_catalogued, sqlite_dynamic, sqlite_script, sqlite_begin,
-    sqlite_gate_give
+    sqlite_gate_give, NULL
 };

@@ -161,7 +161,7 @@ acct_store_rc acct_event_write(acct_store *st, apr_pool_t *pool,
     args[10] = e->secondary.label;
     args[11] = e->secondary.url;
     args[12] = e->message;
-    return acct_store_exec(st, pool, &q_insert, NULL, 13, args);
+    return acct_store_exec_deferred(st, pool, &q_insert, 13, args);
 }
 
 /* Is `word` one of `list` (NULL-terminated)? */
@@ -207,7 +207,7 @@ static acct_store_rc insert_about(acct_store *st, apr_pool_t *pool,
         args[n++] = timed;
     }
     args[n++] = acct_i64(pool, id);
-    return acct_store_exec(st, pool, sql, NULL, n, args);
+    return acct_store_exec_deferred(st, pool, sql, n, args);
 }
 
 acct_store_rc acct_event_database(acct_store *st, apr_pool_t *pool,
@@ -240,7 +240,7 @@ acct_store_rc acct_event_user(acct_store *st, apr_pool_t *pool,
     args[4] = entity->label;
     args[5] = entity->url;
     args[6] = acct_i64(pool, uid);
-    return acct_store_exec(st, pool, &q_user, NULL, 7, args);
+    return acct_store_exec_deferred(st, pool, &q_user, 7, args);
 }
 
 acct_store_rc acct_event_own(acct_store *st, apr_pool_t *pool,
@@ -271,7 +271,7 @@ static acct_store_rc profile_event(acct_store *st, apr_pool_t *pool,
     args[0] = action;
     args[1] = acct_i64(pool, now);
     args[2] = acct_i64(pool, uid);
-    return acct_store_exec(st, pool, sql, NULL, 3, args);
+    return acct_store_exec_deferred(st, pool, sql, 3, args);
 }
 
 acct_store_rc acct_event_profile(acct_store *st, apr_pool_t *pool,

@@ -14,6 +14,11 @@
  * Events are kept ACCT_EVENT_RETENTION seconds: reads never show older
  * ones, and acct_event_prune deletes them (acctapi-admin events prune).
  *
+ * An event is written with acct_store_exec_deferred: it goes with what
+ * the transaction sends next, its COMMIT when it is the last statement (on
+ * PostgreSQL one round trip less for most writes); its failure fails the
+ * transaction all the same.
+ *
  * This module owns the SQL of the events table.
  */
 #ifndef ACCT_EVENT_H

@@ -603,3 +603,59 @@ def test_zone_import_event(backend, server, clock):
         assert [e["id"] for e in found] == [event["id"]]
     finally:
         w.close()
+
+
+# --------------------------------------------------------------------------
+# No change without its event
+# --------------------------------------------------------------------------
+
+def refuse_events(backend, domain_id):
+    """Makes the database refuse the dns_record_create events of one domain
+    (a trigger: what a full disk or a broken events table would do)."""
+    if backend.kind == "sqlite":
+        backend.execute(
+            "CREATE TRIGGER e2e_refuse_event BEFORE INSERT ON events"
+            f" WHEN NEW.action = 'dns_record_create' AND NEW.entity_id = {domain_id}"
+            " BEGIN SELECT RAISE(ABORT, 'e2e refuses this event'); END")
+    else:
+        backend.execute(
+            "CREATE FUNCTION e2e_refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$"
+            f" BEGIN IF NEW.action = 'dns_record_create' AND NEW.entity_id = {domain_id}"
+            " THEN RAISE EXCEPTION 'e2e refuses this event'; END IF; RETURN NEW; END $$;"
+            " CREATE TRIGGER e2e_refuse_event BEFORE INSERT ON events"
+            " FOR EACH ROW EXECUTE FUNCTION e2e_refuse_event()")
+
+
+def allow_events(backend):
+    if backend.kind == "sqlite":
+        backend.execute("DROP TRIGGER e2e_refuse_event")
+    else:
+        backend.execute("DROP TRIGGER e2e_refuse_event ON events;"
+                        " DROP FUNCTION e2e_refuse_event()")
+
+
+@pytest.mark.expect_log(r"e2e refuses this event", r"COMMIT rolled back",
+                        r"POST /v4/domains/\d+/records")
+def test_no_change_without_its_event(backend, server, clock):
+    """An event that cannot be written fails its change: the record POST is a
+    500 and leaves no record (on PostgreSQL the event goes with the COMMIT,
+    whose failure rolls the record back)."""
+    w = Writer(backend, server, clock)
+    try:
+        d = w.domain()
+        refuse_events(backend, d["id"])
+        try:
+            w.mark()
+            r = w.c.post(f"/domains/{d['id']}/records",
+                         json={"type": "A", "name": "www", "target": "192.0.2.10"})
+            assert r.status == 500, r
+        finally:
+            allow_events(backend)
+        assert w.c.all_pages(f"/domains/{d['id']}/records") == []
+        assert w.new_events() == []
+        assert w.ok(w.c.get(f"/domains/{d['id']}")) == d      # rolled back
+        # The same write with its event.
+        w.record(d["id"])
+        assert [e["action"] for e in w.new_events()] == ["dns_record_create"]
+    finally:
+        w.close()
