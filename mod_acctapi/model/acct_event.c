@@ -288,10 +288,11 @@ acct_store_rc acct_event_tfa_disabled(acct_store *st, apr_pool_t *pool,
                          ACCT_EVENT_TFA_DISABLED, now);
 }
 
-acct_store_rc acct_event_tag(acct_store *st, apr_pool_t *pool,
-                             apr_int64_t account_id, const char *label,
-                             const char *action, const char *username,
-                             apr_int64_t now)
+/* acct_event_write of `action` about one entity, without a secondary one. */
+static acct_store_rc write_about(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t account_id, const char *action,
+                                 const char *username, apr_int64_t now,
+                                 const acct_event_entity *entity)
 {
     acct_event_new e;
 
@@ -300,13 +301,22 @@ acct_store_rc acct_event_tag(acct_store *st, apr_pool_t *pool,
     e.action = action;
     e.username = username;
     e.now = now;
+    e.entity = *entity;
+    return acct_event_write(st, pool, &e);
+}
+
+acct_store_rc acct_event_tag(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, const char *label,
+                             const char *action, const char *username,
+                             apr_int64_t now)
+{
     /* No id: a tag is named by its label (the reader shows the label as
      * the id, as the public API does). */
-    e.entity.type = ACCT_EVENT_ENTITY_TAG;
-    e.entity.label = label;
-    e.entity.url = apr_pstrcat(pool, "/v4/tags/",
-                               apr_pescape_path_segment(pool, label), NULL);
-    return acct_event_write(st, pool, &e);
+    acct_event_entity tag = {ACCT_EVENT_ENTITY_TAG, NULL, label, NULL};
+
+    tag.url = apr_pstrcat(pool, "/v4/tags/",
+                          apr_pescape_path_segment(pool, label), NULL);
+    return write_about(st, pool, account_id, action, username, now, &tag);
 }
 
 acct_store_rc acct_event_account_user(acct_store *st, apr_pool_t *pool,
@@ -314,18 +324,13 @@ acct_store_rc acct_event_account_user(acct_store *st, apr_pool_t *pool,
                                       const char *username, const char *action,
                                       apr_int64_t now)
 {
-    acct_event_new e;
+    acct_event_entity user = {ACCT_EVENT_ENTITY_USER, NULL, username, NULL};
 
-    memset(&e, 0, sizeof(e));
-    e.account_id = account_id;
-    e.action = action;
-    e.now = now;           /* username NULL: the operator */
-    e.entity.type = ACCT_EVENT_ENTITY_USER;
-    e.entity.id = acct_i64(pool, uid);
-    e.entity.label = username;
+    user.id = acct_i64(pool, uid);
     /* Usernames are letters, digits, '_' and '-': nothing to escape. */
-    e.entity.url = apr_pstrcat(pool, "/v4/account/users/", username, NULL);
-    return acct_event_write(st, pool, &e);
+    user.url = apr_pstrcat(pool, "/v4/account/users/", username, NULL);
+    /* No username: the operator. */
+    return write_about(st, pool, account_id, action, NULL, now, &user);
 }
 
 acct_store_rc acct_event_database_follow(acct_store *st, apr_pool_t *pool,
