@@ -378,7 +378,8 @@ void api_profile_update(acct_req *req, acct_resp *resp)
     c.two_factor_auth = change(tfa_rc, tfa);
     if (acct_resp_store_failed(req, resp,
                                acct_profile_update(req->store, req->pool,
-                                                   req->who->user_id, &c))
+                                                   req->who->user_id, &c,
+                                                   req->now))
         != 0) {
         return;
     }

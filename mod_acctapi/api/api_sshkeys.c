@@ -126,7 +126,7 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
     if (acct_resp_store_failed(req, resp,
                                   acct_sshkey_update(req->store, req->pool, id,
                                                      req->who->user_id, label,
-                                                     &changed)) != 0) {
+                                                     req->now, &changed)) != 0) {
         return;
     }
     if (!changed) {

@@ -214,8 +214,8 @@ void api_tag_create(acct_req *req, acct_resp *resp)
         return;
     }
     if (acct_resp_store_failed(req, resp, acct_tags_create(
-            st, req->pool, req->who->account_id, label, req->now,
-            &tag_id)) != 0) {
+            st, req->pool, req->who->account_id, label, req->who->username,
+            req->now, &tag_id)) != 0) {
         return;
     }
     if (tag_id == 0) {
@@ -256,7 +256,8 @@ void api_tag_delete(acct_req *req, acct_resp *resp)
 
     if (load_tag(req, resp, &st, &tag_id) != 0
         || acct_resp_store_failed(req, resp, acct_tags_delete(
-               st, req->pool, tag_id)) != 0) {
+               st, req->pool, req->who->account_id, tag_id, req->params[0],
+               req->who->username, req->now)) != 0) {
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);

@@ -263,7 +263,7 @@ static void accept_code(acct_req *req, acct_resp *resp,
                                                        req->pool, key,
                                                        ACCT_SEAL_KEY_LEN,
                                                        scratch),
-                                                   &confirmed)) != 0) {
+                                                   req->now, &confirmed)) != 0) {
         return;
     }
     if (!confirmed) {
@@ -311,7 +311,7 @@ void api_tfa_disable(acct_req *req, acct_resp *resp)
 
     rc = acct_req_store(req, &st);
     if (rc == ACCT_STORE_OK) {
-        rc = acct_tfa_disable(st, req->pool, req->who->user_id);
+        rc = acct_tfa_disable(st, req->pool, req->who->user_id, req->now);
     }
     if (acct_resp_store_failed(req, resp, rc) == 0) {
         acct_resp_ok(resp, req->pool, NULL);

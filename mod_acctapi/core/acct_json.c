@@ -396,6 +396,41 @@ apr_size_t acct_json_escape_byte(unsigned char c, char *out)
     return 2;
 }
 
+void acct_json_text_str(acct_text *t, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s, *run = p;
+    apr_size_t start = t->len, n;
+    char escaped[6];
+
+    if (!s) {
+        ACCT_TEXT_LITERAL(t, "null");
+        return;
+    }
+    ACCT_TEXT_LITERAL(t, "\"");
+    while (*p) {
+        if (*p >= 0x80) {
+            if (!(n = acct_utf8_sequence(p))) {
+                /* json_string refuses it: acct_json_str's null. */
+                t->len = start;
+                t->data[start] = '\0';
+                ACCT_TEXT_LITERAL(t, "null");
+                return;
+            }
+            p += n;
+        }
+        else if (*p < 0x20 || *p == '"' || *p == '\\') {
+            acct_text_put(t, (const char *)run, (apr_size_t)(p - run));
+            acct_text_put(t, escaped, acct_json_escape_byte(*p, escaped));
+            run = ++p;
+        }
+        else {
+            p++;
+        }
+    }
+    acct_text_put(t, (const char *)run, (apr_size_t)(p - run));
+    ACCT_TEXT_LITERAL(t, "\"");
+}
+
 char *acct_json_quote(char *out, const char *text, apr_size_t len)
 {
     apr_size_t i;

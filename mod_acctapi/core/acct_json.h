@@ -11,6 +11,8 @@
 #include <apr_pools.h>
 #include <jansson.h>
 
+#include "acct_text.h"
+
 /*
  * Limits of a request body, checked on its raw text before jansson builds a
  * tree (acct_json_scan), each far above what a valid request can hold:
@@ -124,5 +126,12 @@ apr_size_t acct_json_escape_byte(unsigned char c, char *out);
  * returns the end.  `out` needs 6 * len + 2 bytes.  Not NUL-terminated.
  */
 char *acct_json_quote(char *out, const char *text, apr_size_t len);
+
+/*
+ * Appends to `t` what jansson's compact dump writes for acct_json_str(s):
+ * the string, escaped as acct_json_escape_byte says, or null for NULL or
+ * text that is not strict UTF-8.
+ */
+void acct_json_text_str(acct_text *t, const char *s);
 
 #endif

@@ -137,32 +137,82 @@ const char *acct_store_sql_text(const acct_store *st, const acct_sql *sql)
     return st->dialect == ACCT_DIALECT_PGSQL ? sql->pgsql : sql->sqlite;
 }
 
+/* The deferred statement goes before anything else the transaction runs. */
+static acct_store_rc run_deferred(acct_store *st)
+{
+    acct_deferred *d = st->deferred;
+
+    if (!d) {
+        return ACCT_STORE_OK;
+    }
+    st->deferred = NULL;
+    return st->ops->run(st, d->pool, d->sql, d->nargs, d->args, NULL, NULL);
+}
+
 acct_store_rc acct_store_select(acct_store *st, apr_pool_t *pool,
                                 const acct_sql *sql, acct_rows **rows,
                                 int nargs, const char *const *args)
 {
-    return st->ops->run(st, pool, sql, nargs, args, rows, NULL);
+    acct_store_rc rc = run_deferred(st);
+
+    return rc != ACCT_STORE_OK
+           ? rc : st->ops->run(st, pool, sql, nargs, args, rows, NULL);
 }
 
 acct_store_rc acct_store_exec(acct_store *st, apr_pool_t *pool,
                               const acct_sql *sql, int *affected,
                               int nargs, const char *const *args)
 {
-    return st->ops->run(st, pool, sql, nargs, args, NULL, affected);
+    acct_store_rc rc = run_deferred(st);
+
+    return rc != ACCT_STORE_OK
+           ? rc : st->ops->run(st, pool, sql, nargs, args, NULL, affected);
+}
+
+acct_store_rc acct_store_exec_deferred(acct_store *st, apr_pool_t *pool,
+                                       const acct_sql *sql, int nargs,
+                                       const char *const *args)
+{
+    acct_deferred *d;
+    acct_store_rc rc;
+    int i;
+
+    /* A transaction's first statement goes with its BEGIN instead. */
+    if (!st->ops->run_and_commit || !st->in_tx || st->begin_pending) {
+        return acct_store_exec(st, pool, sql, NULL, nargs, args);
+    }
+    if ((rc = run_deferred(st)) != ACCT_STORE_OK) {
+        return rc;
+    }
+    d = apr_palloc(pool, sizeof(*d));
+    d->sql = sql;
+    d->pool = pool;
+    d->nargs = nargs;
+    d->args = apr_palloc(pool, sizeof(char *) * (apr_size_t)(nargs + 1));
+    for (i = 0; i < nargs; i++) {
+        d->args[i] = args[i] ? apr_pstrdup(pool, args[i]) : NULL;
+    }
+    st->deferred = d;
+    return ACCT_STORE_OK;
 }
 
 acct_store_rc acct_store_select_dynamic(acct_store *st, apr_pool_t *pool,
                                         const char *sql, acct_rows **rows,
                                         int nargs, const char *const *args)
 {
-    return st->ops->run_dynamic(st, pool, sql, "dynamic select", nargs, args,
-                                rows);
+    acct_store_rc rc = run_deferred(st);
+
+    return rc != ACCT_STORE_OK
+           ? rc : st->ops->run_dynamic(st, pool, sql, "dynamic select", nargs,
+                                       args, rows);
 }
 
 acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
                                      const char *sql)
 {
-    return st->ops->script(st, pool, sql);
+    acct_store_rc rc = run_deferred(st);
+
+    return rc != ACCT_STORE_OK ? rc : st->ops->script(st, pool, sql);
 }
 
 /*
@@ -204,12 +254,14 @@ static int end_unsent(acct_store *st)
 
 acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool)
 {
+    acct_deferred *d = st->deferred;
     acct_store_rc rc;
 
     if (end_unsent(st)) {
         return ACCT_STORE_OK;
     }
-    rc = plain_query(st, "COMMIT");
+    st->deferred = NULL;
+    rc = d ? st->ops->run_and_commit(st, d) : plain_query(st, "COMMIT");
 
     if (rc != ACCT_STORE_OK) {
         /* A failed COMMIT may leave the transaction open on sqlite3. */
@@ -223,6 +275,8 @@ acct_store_rc acct_store_rollback(acct_store *st, apr_pool_t *pool)
 {
     acct_store_rc rc;
 
+    /* What was deferred goes with the rest of the transaction. */
+    st->deferred = NULL;
     if (!st->in_tx || end_unsent(st)) {
         return ACCT_STORE_OK;
     }

@@ -119,6 +119,21 @@ acct_store_rc acct_store_exec(acct_store *st, apr_pool_t *pool,
                               const acct_sql *sql, int *affected,
                               int nargs, const char *const *args);
 
+/*
+ * Runs a catalogue statement whose outcome nothing waits for (an event
+ * written with a change), in the transaction that is open: where the
+ * driver can, it goes with whatever the transaction sends next, so that a
+ * transaction's last statement travels with its COMMIT (PostgreSQL: in one
+ * pipeline, one round trip less).  Statements still run in the order they
+ * are called: the next one, and the COMMIT, wait for it.  Its failure is
+ * then the failure of that statement or of the commit (the transaction
+ * rolls back).  Outside a transaction, or with a driver that saves no
+ * round trip (sqlite3), it runs at once like acct_store_exec.
+ */
+acct_store_rc acct_store_exec_deferred(acct_store *st, apr_pool_t *pool,
+                                       const acct_sql *sql, int nargs,
+                                       const char *const *args);
+
 /* Same as the two above for SQL composed at run time (never user text). */
 acct_store_rc acct_store_select_dynamic(acct_store *st, apr_pool_t *pool,
                                         const char *sql, acct_rows **rows,

@@ -19,13 +19,22 @@
  */
 typedef struct conn_state {
     apr_hash_t *prepared; /* const acct_sql * -> statement (sqlite3) or name */
-    apr_hash_t *dynamic;  /* pgsql: SQL text -> statement name */
+    apr_hash_t *dynamic;  /* SQL text -> statement (sqlite3) or name (pgsql) */
     apr_pool_t *pg_pool;  /* pgsql: the two hashes and names */
     int pg_backend;       /* pgsql: PQbackendPID they were prepared on */
     unsigned pg_named;    /* pgsql: statements named on this connection */
 } conn_state;
 
 typedef struct acct_store_driver acct_store_driver;
+
+/* A statement acct_store_exec_deferred holds until the transaction's next
+ * statement or its COMMIT. */
+typedef struct acct_deferred {
+    const acct_sql *sql;
+    apr_pool_t *pool;
+    int nargs;
+    const char **args;
+} acct_deferred;
 
 struct acct_store {
     const acct_store_driver *ops;
@@ -36,6 +45,7 @@ struct acct_store {
     conn_state *conn;
     int in_tx;
     int begin_pending;  /* pgsql: BEGIN not sent yet (see acct_store_begin) */
+    acct_deferred *deferred; /* acct_store_exec_deferred's, not sent yet */
     apr_interval_time_t wait_limit;  /* see acct_store_set_limits; 0: none */
     apr_global_mutex_t *writer_gate; /* sqlite3: the writers' turn, or NULL */
     int gate_held;                   /* this store holds writer_gate */
@@ -63,6 +73,9 @@ struct acct_store_driver {
     acct_store_rc (*begin)(acct_store *st);
     /* After a transaction's end: releases what begin took (NULL: nothing). */
     void (*end)(acct_store *st);
+    /* Runs `d` and COMMIT together (NULL: the driver saves nothing so, and
+     * acct_store_exec_deferred runs statements at once). */
+    acct_store_rc (*run_and_commit)(acct_store *st, const acct_deferred *d);
 };
 
 extern const acct_store_driver acct_store_pgsql;

@@ -13,9 +13,10 @@
 
 /*
  * The rows of page `pg` of `q` narrowed by `f` (compiled for the store's
- * dialect) in *rows, and how many rows match in all in *results: a
- * count(*), unless `q->total` answers it and `f` adds no condition, then
- * the page; two round trips at most.
+ * dialect) in *rows, and how many rows match in all in *results: the page,
+ * then a count(*) unless the page is the last (not full, and not past the
+ * end: the rows before it and its own are all) or `q->total` answers it
+ * and `f` adds no condition; two round trips at most.
  */
 acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
                                    const acct_list_query *q,

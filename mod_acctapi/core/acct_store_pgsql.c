@@ -355,30 +355,35 @@ static void pg_forget_all(acct_store *st)
     apr_hash_clear(st->conn->dynamic);
 }
 
+/* One query of a pipeline: a named statement, or plain text (BEGIN,
+ * COMMIT) when `name` is NULL. */
+typedef struct pg_query {
+    const char *name;
+    const char *text;
+    int nargs;
+    const char *const *args;
+} pg_query;
+
 /*
- * The first statement of a transaction, sent together with its BEGIN in
- * one pipeline (acct_store_begin defers BEGIN): one round trip instead of
- * two for every write request.  The statement's result, or NULL with *rc
- * set (BEGIN failed, or the pipeline broke).  The connection leaves
- * pipeline mode in every case: libpq resets it when it cannot.
+ * Sends `a` and `b` in one pipeline (one round trip) and collects their
+ * results in ra and rb (NULL for one that did not come).  0, or -1 when
+ * the pipeline could not be sent or did not finish.  The connection
+ * leaves pipeline mode in every case: libpq resets it when it cannot.
  */
-static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
-                                  const char *name, const char *text,
-                                  int nargs, const char *const *args,
-                                  acct_store_rc *rc)
+static int pg_pipeline2(acct_store *st, apr_pool_t *pool, const pg_query *a,
+                        const pg_query *b, PGresult **ra, PGresult **rb)
 {
     PGconn *conn = pg_conn(st);
-    PGresult *begin = NULL, *res = NULL, *r;
     apr_time_t deadline = pg_deadline(st);
     int query = 0, sent, rounds;
+    PGresult *r;
 
-    st->begin_pending = 0;
+    *ra = *rb = NULL;
     if (PQenterPipelineMode(conn) != 1) {
-        *rc = pg_error(st, NULL, "BEGIN (pipeline)");
-        return NULL;
+        return -1;
     }
-    sent = PQsendQueryParams(conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0)
-           && pg_send(conn, pool, name, text, nargs, args)
+    sent = pg_send(conn, pool, a->name, a->text, a->nargs, a->args)
+           && pg_send(conn, pool, b->name, b->text, b->nargs, b->args)
            && PQpipelineSync(conn);
     /* Each query's result, a NULL after each, then the sync's result; a
      * broken connection gives NULLs only (bounded by `rounds`). */
@@ -395,11 +400,11 @@ static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
             PQclear(r);
             break;
         }
-        if (query == 0 && !begin) {
-            begin = r;
+        if (query == 0 && !*ra) {
+            *ra = r;
         }
-        else if (query == 1 && !res) {
-            res = r;
+        else if (query == 1 && !*rb) {
+            *rb = r;
         }
         else {
             PQclear(r);
@@ -412,17 +417,86 @@ static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
         PQreset(conn);
         sent = 0;
     }
-    if (!sent || !begin || PQresultStatus(begin) != PGRES_COMMAND_OK) {
-        *rc = pg_error(st, begin, "BEGIN");
-        PQclear(begin);
+    return sent ? 0 : -1;
+}
+
+/* Did `res` run its statement? */
+static int pg_ran(const PGresult *res)
+{
+    return res && (PQresultStatus(res) == PGRES_TUPLES_OK
+                   || PQresultStatus(res) == PGRES_COMMAND_OK);
+}
+
+/*
+ * The first statement of a transaction, sent together with its BEGIN in
+ * one pipeline (acct_store_begin defers BEGIN): one round trip instead of
+ * two for every write request.  The statement's result, or NULL with *rc
+ * set (BEGIN failed, or the pipeline broke).
+ */
+static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
+                                  const char *name, const char *text,
+                                  int nargs, const char *const *args,
+                                  acct_store_rc *rc)
+{
+    static const pg_query begin = {NULL, "BEGIN", 0, NULL};
+    pg_query q = {name, text, nargs, args};
+    PGresult *began = NULL, *res = NULL;
+    int sent;
+
+    st->begin_pending = 0;
+    sent = pg_pipeline2(st, pool, &begin, &q, &began, &res) == 0;
+    if (!sent || !began || PQresultStatus(began) != PGRES_COMMAND_OK) {
+        *rc = pg_error(st, began, "BEGIN");
+        PQclear(began);
         PQclear(res);
         return NULL;
     }
-    PQclear(begin);
+    PQclear(began);
     if (!res) {
         *rc = pg_error(st, NULL, "first statement of a transaction");
     }
     return res;
+}
+
+/*
+ * acct_store_exec_deferred's statement, and COMMIT, in one pipeline: a
+ * write's event, its last statement, costs no round trip of its own.  A
+ * failure of the statement aborts the transaction, which COMMIT then
+ * rolls back: the commit fails.
+ */
+static acct_store_rc pg_run_and_commit(acct_store *st, const acct_deferred *d)
+{
+    static const pg_query commit = {NULL, "COMMIT", 0, NULL};
+    const char *text = acct_store_sql_text(st, d->sql);
+    acct_store_rc rc = ACCT_STORE_OK;
+    PGresult *res = NULL, *done = NULL;
+    pg_query q;
+
+    if (!pg_session(st)) {
+        return pg_error(st, NULL, d->sql->name);
+    }
+    q.name = pg_named(st, d->sql, text, d->sql->name, &rc);
+    if (!q.name) {
+        return rc;
+    }
+    q.text = text;
+    q.nargs = d->nargs;
+    q.args = d->args;
+    if (pg_pipeline2(st, d->pool, &q, &commit, &res, &done) != 0
+        || !pg_ran(res)) {
+        rc = pg_error(st, res, d->sql->name);
+    }
+    else if (!done || PQresultStatus(done) != PGRES_COMMAND_OK) {
+        rc = pg_error(st, done, "COMMIT");
+    }
+    else if (strcmp(PQcmdStatus(done), "ROLLBACK") == 0) {
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00165) "database error: COMMIT rolled "
+                 "back an aborted transaction");
+        rc = ACCT_STORE_FAILED;
+    }
+    PQclear(res);
+    PQclear(done);
+    return rc;
 }
 
 /*
@@ -586,5 +660,5 @@ static acct_store_rc pg_begin(acct_store *st)
 
 const acct_store_driver acct_store_pgsql = {
     "pgsql", ACCT_DIALECT_PGSQL, pg_conn_init, NULL, pg_catalogued,
-    pg_dynamic, pg_script, pg_begin, NULL
+    pg_dynamic, pg_script, pg_begin, NULL, pg_run_and_commit
 };

@@ -17,6 +17,10 @@
 #define SQLITE_BUSY_WAIT_US (2 * APR_USEC_PER_SEC)
 #define SQLITE_BUSY_STEP_US (20 * 1000)
 
+/* Beyond this many distinct dynamic texts a connection stops keeping them
+ * (filters combine into many). */
+#define SQLITE_DYNAMIC_KEPT_MAX 200
+
 
 /*
  * Settings every sqlite3 connection needs.  No busy_timeout: apr_dbd holds a
@@ -27,18 +31,25 @@
 static const char sqlite_connection_setup[] =
     "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL;";
 
-static apr_status_t sqlite_finalize_all(void *data)
+static void sqlite_finalize_each(apr_hash_t *statements)
 {
-    conn_state *cs = data;
     apr_hash_index_t *hi;
 
-    for (hi = apr_hash_first(NULL, cs->prepared); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, statements); hi; hi = apr_hash_next(hi)) {
         void *stmt = NULL;
 
         apr_hash_this(hi, NULL, NULL, &stmt);
         sqlite3_finalize(stmt);
     }
-    apr_hash_clear(cs->prepared);
+    apr_hash_clear(statements);
+}
+
+static apr_status_t sqlite_finalize_all(void *data)
+{
+    conn_state *cs = data;
+
+    sqlite_finalize_each(cs->prepared);
+    sqlite_finalize_each(cs->dynamic);
     return APR_SUCCESS;
 }
 
@@ -272,6 +283,7 @@ static acct_store_rc sqlite_native_script(acct_store *st, const char *sql)
 static int sqlite_conn_init(acct_store *st, conn_state *cs)
 {
     cs->prepared = apr_hash_make(st->conn_pool);
+    cs->dynamic = apr_hash_make(st->conn_pool);
     /* Registered after the driver's own close: runs before it. */
     apr_pool_cleanup_register(st->conn_pool, cs, sqlite_finalize_all,
                               apr_pool_cleanup_null);
@@ -295,17 +307,35 @@ static acct_store_rc sqlite_catalogued(acct_store *st, apr_pool_t *pool,
                                                  nargs, args, out, affected);
 }
 
-/* Prepared for this run only, finalized at once. */
+/*
+ * A statement built per request (lists with filters): kept by its text for
+ * the connection's next runs, as catalogue statements are (parsing one
+ * costs SQLite more than running it), until the connection has met too
+ * many distinct texts; then prepared for this run only.  sqlite3_prepare_v2
+ * statements prepare themselves again after a schema change.
+ */
 static acct_store_rc sqlite_dynamic(acct_store *st, apr_pool_t *pool,
                                     const char *sql, const char *what,
                                     int nargs, const char *const *args,
                                     acct_rows **out)
 {
-    sqlite3_stmt *stmt = NULL;
-    acct_store_rc rc = sqlite_prepare(st, pool, sql, what, &stmt);
+    apr_hash_t *kept = st->conn->dynamic;
+    sqlite3_stmt *stmt = apr_hash_get(kept, sql, APR_HASH_KEY_STRING);
+    int keep = stmt || apr_hash_count(kept) < SQLITE_DYNAMIC_KEPT_MAX;
+    acct_store_rc rc = ACCT_STORE_OK;
 
-    if (rc == ACCT_STORE_OK) {
-        rc = sqlite_run(st, pool, stmt, what, nargs, args, out, NULL);
+    if (!stmt) {
+        rc = sqlite_prepare(st, pool, sql, what, &stmt);
+        if (rc != ACCT_STORE_OK) {
+            return rc;
+        }
+        if (keep) {
+            apr_hash_set(kept, apr_pstrdup(st->conn_pool, sql),
+                         APR_HASH_KEY_STRING, stmt);
+        }
+    }
+    rc = sqlite_run(st, pool, stmt, what, nargs, args, out, NULL);
+    if (!keep) {
         sqlite3_finalize(stmt);
     }
     return rc;
@@ -339,5 +369,5 @@ static acct_store_rc sqlite_begin(acct_store *st)
 const acct_store_driver acct_store_sqlite = {
     "sqlite3", ACCT_DIALECT_SQLITE, sqlite_conn_init, sqlite_first_use,
     sqlite_catalogued, sqlite_dynamic, sqlite_script, sqlite_begin,
-    sqlite_gate_give
+    sqlite_gate_give, NULL
 };

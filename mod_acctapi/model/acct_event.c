@@ -2,6 +2,7 @@
 #include "acct_db.h"
 #include "acct_grants.h"
 
+#include <apr_escape.h>
 #include <apr_strings.h>
 #include <string.h>
 
@@ -61,6 +62,23 @@ static const acct_sql q_user = ACCT_SQL("event_user",
     " CAST(%s AS BIGINT), %s, %s, '" ACCT_EVENT_NOTIFICATION "'"
     " FROM users u WHERE u.id = CAST(%s AS BIGINT)");
 
+/* The profile of user row u, by that user. */
+#define PROFILE_EVENT \
+    "INSERT INTO events (account_id, action, created, username, entity_type," \
+    " entity_label, entity_url, status)" \
+    " SELECT u.account_id, %s, CAST(%s AS BIGINT), u.username," \
+    " '" ACCT_EVENT_ENTITY_PROFILE "', u.username, '/v4/profile'," \
+    " '" ACCT_EVENT_NOTIFICATION "'" \
+    " FROM users u WHERE u.id = CAST(%s AS BIGINT)"
+
+static const acct_sql q_profile = ACCT_SQL("event_profile", PROFILE_EVENT);
+
+/* Two-factor is on while a confirmed secret exists (acct_tfa.h): the
+ * profile may only turn it off, and only a confirmation turns it on. */
+static const acct_sql q_tfa_disabled = ACCT_SQL("event_tfa_disabled",
+    PROFILE_EVENT " AND EXISTS (SELECT 1 FROM tfa_secrets t"
+    " WHERE t.user_id = u.id AND t.confirmed = 1)");
+
 /* The database's running events: account first, for events_entity. */
 #define DB_RUNNING \
     " account_id = (SELECT db.account_id FROM databases db" \
@@ -97,8 +115,10 @@ static const acct_sql q_prune = ACCT_SQL("event_prune",
  * retention cutoff, and for a restricted user a grant on the entity
  * (VISIBLE_NARGS arguments, visible_args).
  */
+#define ACCOUNT_EVENTS(t) \
+    t ".account_id = CAST(%s AS BIGINT) AND " t ".created > CAST(%s AS BIGINT)"
 #define VISIBLE(t) \
-    t ".account_id = CAST(%s AS BIGINT) AND " t ".created > CAST(%s AS BIGINT)" \
+    ACCOUNT_EVENTS(t) \
     " AND " ACCT_GRANT_VISIBLE(t ".entity_type", t ".entity_id")
 #define VISIBLE_NARGS 4
 
@@ -141,7 +161,7 @@ acct_store_rc acct_event_write(acct_store *st, apr_pool_t *pool,
     args[10] = e->secondary.label;
     args[11] = e->secondary.url;
     args[12] = e->message;
-    return acct_store_exec(st, pool, &q_insert, NULL, 13, args);
+    return acct_store_exec_deferred(st, pool, &q_insert, 13, args);
 }
 
 /* Is `word` one of `list` (NULL-terminated)? */
@@ -187,7 +207,7 @@ static acct_store_rc insert_about(acct_store *st, apr_pool_t *pool,
         args[n++] = timed;
     }
     args[n++] = acct_i64(pool, id);
-    return acct_store_exec(st, pool, sql, NULL, n, args);
+    return acct_store_exec_deferred(st, pool, sql, n, args);
 }
 
 acct_store_rc acct_event_database(acct_store *st, apr_pool_t *pool,
@@ -220,7 +240,7 @@ acct_store_rc acct_event_user(acct_store *st, apr_pool_t *pool,
     args[4] = entity->label;
     args[5] = entity->url;
     args[6] = acct_i64(pool, uid);
-    return acct_store_exec(st, pool, &q_user, NULL, 7, args);
+    return acct_store_exec_deferred(st, pool, &q_user, 7, args);
 }
 
 acct_store_rc acct_event_own(acct_store *st, apr_pool_t *pool,
@@ -239,6 +259,78 @@ acct_store_rc acct_event_own(acct_store *st, apr_pool_t *pool,
     e.label = label;
     e.url = apr_pstrcat(pool, url_base, e.id, NULL);
     return acct_event_user(st, pool, uid, action, &e, now);
+}
+
+/* Runs `sql`, an event about user `uid`'s profile (PROFILE_EVENT). */
+static acct_store_rc profile_event(acct_store *st, apr_pool_t *pool,
+                                   const acct_sql *sql, apr_int64_t uid,
+                                   const char *action, apr_int64_t now)
+{
+    const char *args[3];
+
+    args[0] = action;
+    args[1] = acct_i64(pool, now);
+    args[2] = acct_i64(pool, uid);
+    return acct_store_exec_deferred(st, pool, sql, 3, args);
+}
+
+acct_store_rc acct_event_profile(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t uid, const char *action,
+                                 apr_int64_t now)
+{
+    return profile_event(st, pool, &q_profile, uid, action, now);
+}
+
+acct_store_rc acct_event_tfa_disabled(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid, apr_int64_t now)
+{
+    return profile_event(st, pool, &q_tfa_disabled, uid,
+                         ACCT_EVENT_TFA_DISABLED, now);
+}
+
+/* acct_event_write of `action` about one entity, without a secondary one. */
+static acct_store_rc write_about(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t account_id, const char *action,
+                                 const char *username, apr_int64_t now,
+                                 const acct_event_entity *entity)
+{
+    acct_event_new e;
+
+    memset(&e, 0, sizeof(e));
+    e.account_id = account_id;
+    e.action = action;
+    e.username = username;
+    e.now = now;
+    e.entity = *entity;
+    return acct_event_write(st, pool, &e);
+}
+
+acct_store_rc acct_event_tag(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, const char *label,
+                             const char *action, const char *username,
+                             apr_int64_t now)
+{
+    /* No id: a tag is named by its label (the reader shows the label as
+     * the id, as the public API does). */
+    acct_event_entity tag = {ACCT_EVENT_ENTITY_TAG, NULL, label, NULL};
+
+    tag.url = apr_pstrcat(pool, "/v4/tags/",
+                          apr_pescape_path_segment(pool, label), NULL);
+    return write_about(st, pool, account_id, action, username, now, &tag);
+}
+
+acct_store_rc acct_event_account_user(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t account_id, apr_int64_t uid,
+                                      const char *username, const char *action,
+                                      apr_int64_t now)
+{
+    acct_event_entity user = {ACCT_EVENT_ENTITY_USER, NULL, username, NULL};
+
+    user.id = acct_i64(pool, uid);
+    /* Usernames are letters, digits, '_' and '-': nothing to escape. */
+    user.url = apr_pstrcat(pool, "/v4/account/users/", username, NULL);
+    /* No username: the operator. */
+    return write_about(st, pool, account_id, action, NULL, now, &user);
 }
 
 acct_store_rc acct_event_database_follow(acct_store *st, apr_pool_t *pool,
@@ -310,8 +402,10 @@ void acct_event_list_query(acct_req *req, acct_render_row *render,
     memset(q, 0, sizeof(*q));
     q->columns = ACCT_EVENT_COLUMNS;
     q->from = "events e";
-    q->where = VISIBLE("e");
-    q->nargs = VISIBLE_NARGS;
+    /* An unrestricted user sees the whole account: a condition the
+     * database would evaluate for every row counted is left out. */
+    q->where = req->who->restricted ? VISIBLE("e") : ACCOUNT_EVENTS("e");
+    q->nargs = req->who->restricted ? VISIBLE_NARGS : 2;
     q->args = args;
     q->fields = fields;
     q->stable_order = "e.id";

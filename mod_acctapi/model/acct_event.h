@@ -14,6 +14,11 @@
  * Events are kept ACCT_EVENT_RETENTION seconds: reads never show older
  * ones, and acct_event_prune deletes them (acctapi-admin events prune).
  *
+ * An event is written with acct_store_exec_deferred: it goes with what
+ * the transaction sends next, its COMMIT when it is the last statement (on
+ * PostgreSQL one round trip less for most writes); its failure fails the
+ * transaction all the same.
+ *
  * This module owns the SQL of the events table.
  */
 #ifndef ACCT_EVENT_H
@@ -130,6 +135,39 @@ acct_store_rc acct_event_user(acct_store *st, apr_pool_t *pool,
                               apr_int64_t uid, const char *action,
                               const acct_event_entity *entity,
                               apr_int64_t now);
+
+/*
+ * Writes notification `action` (profile_update, tfa_enabled) that user
+ * `uid` made about their profile: the entity is the profile (no id, the
+ * public API's profile events have none), labelled with the username, at
+ * /v4/profile.
+ */
+acct_store_rc acct_event_profile(acct_store *st, apr_pool_t *pool,
+                                 apr_int64_t uid, const char *action,
+                                 apr_int64_t now);
+
+/*
+ * Writes tfa_disabled about `uid`'s profile when two-factor is on, that is
+ * when `uid` has a confirmed two-factor secret (acct_tfa.h): call it before
+ * the secret is deleted, after a statement that locked the user's row, so
+ * that of two requests turning it off only the first writes it.
+ */
+acct_store_rc acct_event_tfa_disabled(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t uid, apr_int64_t now);
+
+/* Writes notification `action` (tag_create, tag_delete) about tag `label`
+ * of account `account_id`, made by `username`. */
+acct_store_rc acct_event_tag(acct_store *st, apr_pool_t *pool,
+                             apr_int64_t account_id, const char *label,
+                             const char *action, const char *username,
+                             apr_int64_t now);
+
+/* Writes notification `action` (user_create) that the operator made about
+ * user `uid`, `username`, of account `account_id`. */
+acct_store_rc acct_event_account_user(acct_store *st, apr_pool_t *pool,
+                                      apr_int64_t account_id, apr_int64_t uid,
+                                      const char *username, const char *action,
+                                      apr_int64_t now);
 
 /*
  * The database's operation was rescheduled (its pending transition

@@ -154,6 +154,7 @@ acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
     const char *args[6];
     acct_rows *rows = NULL;
     acct_store_rc rc;
+    acct_ident_rc irc;
     const char *referral;
 
     memset(res, 0, sizeof(*res));
@@ -183,8 +184,15 @@ acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
     args[4] = referral;
     args[5] = acct_i64(pool, now);
     rc = acct_store_select(st, pool, &q_user_create, &rows, 6, args);
-    return inserted(rc, rows, uid, res, ACCT_IDENT_CONFLICT,
-                    "the username is taken");
+    irc = inserted(rc, rows, uid, res, ACCT_IDENT_CONFLICT,
+                   "the username is taken");
+    if (irc != ACCT_IDENT_OK) {
+        return irc;
+    }
+    /* Users are created by the operator (acctapi-admin user create). */
+    rc = acct_event_account_user(st, pool, account_id, *uid, username,
+                                 ACCT_EVENT_USER_CREATE, now);
+    return rc == ACCT_STORE_OK ? ACCT_IDENT_OK : store_failed(res, rc);
 }
 
 static const acct_sql q_user_lock = ACCT_SQL2("user_lock",

@@ -27,6 +27,8 @@ acct_ident_rc acct_account_create(acct_store *st, apr_pool_t *pool,
                                   const char *name, apr_int64_t now,
                                   apr_int64_t *id, acct_ident_result *res);
 
+/* Creates user `username` of account `account_id`: its id in *uid; event
+ * user_create, the operator's. */
 acct_ident_rc acct_user_create(acct_store *st, apr_pool_t *pool,
                                apr_int64_t account_id, const char *username,
                                const char *email, int restricted,

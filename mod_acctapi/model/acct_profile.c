@@ -1,4 +1,5 @@
 #include "acct_profile.h"
+#include "acct_event.h"
 #include "acct_tfa.h"
 
 #include <string.h>
@@ -51,7 +52,8 @@ static const char *flag_arg(int v)
 
 acct_store_rc acct_profile_update(acct_store *st, apr_pool_t *pool,
                                   apr_int64_t uid,
-                                  const acct_profile_changes *c)
+                                  const acct_profile_changes *c,
+                                  apr_int64_t now)
 {
     const char *args[9];
     acct_store_rc rc;
@@ -66,9 +68,12 @@ acct_store_rc acct_profile_update(acct_store *st, apr_pool_t *pool,
     args[7] = c->authorized_keys;
     args[8] = acct_i64(pool, uid);
     rc = acct_store_exec(st, pool, &q_profile_update, NULL, 9, args);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_event_profile(st, pool, uid, ACCT_EVENT_PROFILE_UPDATE, now);
+    }
     if (rc == ACCT_STORE_OK && c->two_factor_auth == 0) {
         /* Turning two-factor off through the profile forgets its secret. */
-        rc = acct_tfa_secret_forget(st, pool, uid);
+        rc = acct_tfa_secret_forget(st, pool, uid, now);
     }
     return rc;
 }

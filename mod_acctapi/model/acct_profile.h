@@ -36,8 +36,11 @@ typedef struct acct_profile_changes {
 /* Leaves every field of `c` as it is. */
 void acct_profile_changes_init(acct_profile_changes *c);
 
+/* Changes `uid`'s profile as `c` says at `now` (event profile_update;
+ * tfa_disabled too when it turns two-factor off). */
 acct_store_rc acct_profile_update(acct_store *st, apr_pool_t *pool,
                                   apr_int64_t uid,
-                                  const acct_profile_changes *c);
+                                  const acct_profile_changes *c,
+                                  apr_int64_t now);
 
 #endif

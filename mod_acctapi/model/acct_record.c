@@ -1064,45 +1064,10 @@ static void out_bytes(text_out *o, const char *s, apr_size_t n)
 
 #define OUT_LITERAL(o, s) out_bytes((o), (s), sizeof(s) - 1)
 
-static void out_escape(text_out *o, unsigned char c)
-{
-    char escaped[6];
-
-    out_bytes(o, escaped, acct_json_escape_byte(c, escaped));
-}
-
 /* acct_json_str: the string, escaped; null for NULL or text not UTF-8. */
 static void out_string(text_out *o, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s, *run = p;
-    apr_size_t start = o->text.len, n;
-
-    if (!s) {
-        OUT_LITERAL(o, "null");
-        return;
-    }
-    OUT_LITERAL(o, "\"");
-    while (*p) {
-        if (*p >= 0x80) {
-            if (!(n = acct_utf8_sequence(p))) {
-                o->text.len = start;
-                o->text.data[start] = '\0';
-                OUT_LITERAL(o, "null");
-                return;
-            }
-            p += n;
-        }
-        else if (*p < 0x20 || *p == '"' || *p == '\\') {
-            out_bytes(o, (const char *)run, (apr_size_t)(p - run));
-            out_escape(o, *p);
-            run = ++p;
-        }
-        else {
-            p++;
-        }
-    }
-    out_bytes(o, (const char *)run, (apr_size_t)(p - run));
-    OUT_LITERAL(o, "\"");
+    acct_json_text_str(&o->text, s);
 }
 
 /* acct_json_int: the column's integer, 0 when NULL or not one. */

@@ -615,12 +615,17 @@ acct_store_rc acct_sshkey_create(acct_store *st, apr_pool_t *pool,
 
 acct_store_rc acct_sshkey_update(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t id, apr_int64_t uid,
-                                 const char *label, int *changed)
+                                 const char *label, apr_int64_t now,
+                                 int *changed)
 {
     const char *args[3];
+    acct_store_rc rc = acct_store_exec(st, pool, &q_sshkey_label, changed, 3,
+                                       key_args(pool, args, 1, label, id,
+                                                uid));
 
-    return acct_store_exec(st, pool, &q_sshkey_label, changed, 3,
-                           key_args(pool, args, 1, label, id, uid));
+    return acct_event_own(st, pool, rc, *changed, uid,
+                          ACCT_EVENT_SSH_KEY_UPDATE, ACCT_EVENT_ENTITY_SSH_KEY,
+                          id, label, SSHKEY_URL, now);
 }
 
 acct_store_rc acct_sshkey_delete(acct_store *st, apr_pool_t *pool,

@@ -103,10 +103,12 @@ acct_store_rc acct_sshkey_create(acct_store *st, apr_pool_t *pool,
                                  const char *text, apr_int64_t created,
                                  apr_int64_t *id);
 
-/* Sets the label (NULL: none) of key `id` of `uid`; *changed: rows changed. */
+/* Sets the label (NULL: none) of key `id` of `uid` at `now`; *changed:
+ * rows changed. */
 acct_store_rc acct_sshkey_update(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t id, apr_int64_t uid,
-                                 const char *label, int *changed);
+                                 const char *label, apr_int64_t now,
+                                 int *changed);
 
 acct_store_rc acct_sshkey_delete(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t id, apr_int64_t uid,

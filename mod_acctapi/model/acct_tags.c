@@ -1,5 +1,6 @@
 #include "acct_tags.h"
 #include "acct_dns.h"
+#include "acct_event.h"
 #include "acct_grants.h"
 #include "acct_json.h"
 
@@ -342,28 +343,43 @@ acct_store_rc acct_tags_find(acct_store *st, apr_pool_t *pool,
 
 acct_store_rc acct_tags_create(acct_store *st, apr_pool_t *pool,
                                apr_int64_t account_id, const char *label,
-                               apr_int64_t now, apr_int64_t *tag_id)
+                               const char *username, apr_int64_t now,
+                               apr_int64_t *tag_id)
 {
     const char *args[3];
+    acct_store_rc rc;
 
     args[0] = acct_i64(pool, account_id);
     args[1] = label;
     args[2] = acct_i64(pool, now);
-    return row_id(st, pool, &q_tag_create, 3, args, "id", tag_id);
+    rc = row_id(st, pool, &q_tag_create, 3, args, "id", tag_id);
+    if (rc != ACCT_STORE_OK || *tag_id == 0) {
+        return rc;
+    }
+    return acct_event_tag(st, pool, account_id, label, ACCT_EVENT_TAG_CREATE,
+                          username, now);
 }
 
 acct_store_rc acct_tags_delete(acct_store *st, apr_pool_t *pool,
-                               apr_int64_t tag_id)
+                               apr_int64_t account_id, apr_int64_t tag_id,
+                               const char *label, const char *username,
+                               apr_int64_t now)
 {
     const char *args[1];
     acct_store_rc rc;
+    int deleted = 0;
 
     args[0] = acct_i64(pool, tag_id);
     rc = acct_store_exec(st, pool, &q_tag_unlink, NULL, 1, args);
-    if (rc != ACCT_STORE_OK) {
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_exec(st, pool, &q_tag_delete, &deleted, 1, args);
+    }
+    /* A concurrent delete of the same tag came first: its event. */
+    if (rc != ACCT_STORE_OK || deleted == 0) {
         return rc;
     }
-    return acct_store_exec(st, pool, &q_tag_delete, NULL, 1, args);
+    return acct_event_tag(st, pool, account_id, label, ACCT_EVENT_TAG_DELETE,
+                          username, now);
 }
 
 acct_store_rc acct_tags_entity_owned(acct_store *st, apr_pool_t *pool,

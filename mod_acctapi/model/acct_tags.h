@@ -30,16 +30,21 @@ acct_store_rc acct_tags_find(acct_store *st, apr_pool_t *pool,
                              apr_int64_t *tag_id);
 
 /*
- * Creates tag `label` of account `account_id`: its id in *tag_id, or 0
- * when the account has that label already (the caller's error).
+ * Creates tag `label` of account `account_id` for `username` at `now`
+ * (event tag_create): its id in *tag_id, or 0 when the account has that
+ * label already (the caller's error).
  */
 acct_store_rc acct_tags_create(acct_store *st, apr_pool_t *pool,
                                apr_int64_t account_id, const char *label,
-                               apr_int64_t now, apr_int64_t *tag_id);
+                               const char *username, apr_int64_t now,
+                               apr_int64_t *tag_id);
 
-/* Deletes tag `tag_id`, taking it off every entity first. */
+/* Deletes tag `tag_id` (`label` of account `account_id`) for `username`
+ * at `now`, taking it off every entity first (event tag_delete). */
 acct_store_rc acct_tags_delete(acct_store *st, apr_pool_t *pool,
-                               apr_int64_t tag_id);
+                               apr_int64_t account_id, apr_int64_t tag_id,
+                               const char *label, const char *username,
+                               apr_int64_t now);
 
 /*
  * Is entity (`entity_type`, `id`) one of account `account_id`'s?  A domain

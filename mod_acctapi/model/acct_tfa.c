@@ -1,4 +1,5 @@
 #include "acct_tfa.h"
+#include "acct_event.h"
 #include "acct_ident.h"
 
 #include <apr_strings.h>
@@ -166,7 +167,8 @@ static acct_store_rc set_user_flag(acct_store *st, apr_pool_t *pool,
 
 acct_store_rc acct_tfa_confirm(acct_store *st, apr_pool_t *pool,
                                apr_int64_t uid, apr_int64_t step,
-                               const char *scratch_hash, int *confirmed)
+                               const char *scratch_hash, apr_int64_t now,
+                               int *confirmed)
 {
     const char *args[4];
     acct_store_rc rc;
@@ -178,26 +180,34 @@ acct_store_rc acct_tfa_confirm(acct_store *st, apr_pool_t *pool,
     rc = acct_store_exec(st, pool, &q_confirm, confirmed, 4, args);
     if (rc == ACCT_STORE_OK && *confirmed) {
         rc = set_user_flag(st, pool, uid, 1);
+        if (rc == ACCT_STORE_OK) {
+            rc = acct_event_profile(st, pool, uid, ACCT_EVENT_TFA_ENABLED,
+                                    now);
+        }
     }
     return rc;
 }
 
 acct_store_rc acct_tfa_disable(acct_store *st, apr_pool_t *pool,
-                               apr_int64_t uid)
+                               apr_int64_t uid, apr_int64_t now)
 {
     acct_store_rc rc = set_user_flag(st, pool, uid, 0);
 
     if (rc == ACCT_STORE_OK) {
-        rc = acct_tfa_secret_forget(st, pool, uid);
+        rc = acct_tfa_secret_forget(st, pool, uid, now);
     }
     return rc;
 }
 
 acct_store_rc acct_tfa_secret_forget(acct_store *st, apr_pool_t *pool,
-                                     apr_int64_t uid)
+                                     apr_int64_t uid, apr_int64_t now)
 {
     const char *args[1];
+    acct_store_rc rc = acct_event_tfa_disabled(st, pool, uid, now);
 
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
     args[0] = acct_i64(pool, uid);
     return acct_store_exec(st, pool, &q_secret_delete, NULL, 1, args);
 }

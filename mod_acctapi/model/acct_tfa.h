@@ -69,18 +69,23 @@ acct_store_rc acct_tfa_attempt_take(acct_store *st, apr_pool_t *pool,
 /*
  * Accepts time step `step` for the pending secret and keeps the scratch
  * code's HMAC: of two uses of one step only one confirms (*confirmed 1),
- * and that one then turns users.two_factor_auth on.
+ * and that one then turns users.two_factor_auth on, at `now` (event
+ * tfa_enabled).
  */
 acct_store_rc acct_tfa_confirm(acct_store *st, apr_pool_t *pool,
                                apr_int64_t uid, apr_int64_t step,
-                               const char *scratch_hash, int *confirmed);
+                               const char *scratch_hash, apr_int64_t now,
+                               int *confirmed);
 
-/* Turns two-factor off and forgets the secret, pending or confirmed. */
+/* Turns two-factor off and forgets the secret, pending or confirmed, at
+ * `now` (acct_tfa_secret_forget). */
 acct_store_rc acct_tfa_disable(acct_store *st, apr_pool_t *pool,
-                               apr_int64_t uid);
+                               apr_int64_t uid, apr_int64_t now);
 
-/* Forgets the secret only (the profile turned the flag off itself). */
+/* Forgets the secret only (the profile turned the flag off itself); when
+ * it was confirmed, two-factor was on: event tfa_disabled at `now`.  Call
+ * it after the statement that turned the flag off (that locked the row). */
 acct_store_rc acct_tfa_secret_forget(acct_store *st, apr_pool_t *pool,
-                                     apr_int64_t uid);
+                                     apr_int64_t uid, apr_int64_t now);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <apr_strings.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit_db.h"
@@ -16,6 +17,10 @@
 #include "acct_grants.h"
 #include "acct_ident.h"
 #include "acct_json.h"
+#include "acct_profile.h"
+#include "acct_sshkey.h"
+#include "acct_tags.h"
+#include "acct_tfa.h"
 #include "acct_route.h"
 #include "acct_seal.h"
 #include "acct_time.h"
@@ -24,6 +29,8 @@
 #define PROVISION 1200
 #define OPERATION 180
 #define DAY 86400
+#define ED25519 "ssh-ed25519 " \
+    "AAAAC3NzaC1lZDI1NTE5AAAAIODawwa+Vh+oKziAsrGIN7OpMSUL4u4dBPf4dZfXjl+p"
 
 static const unsigned char seal_key[ACCT_SEAL_KEY_LEN] =
     "0123456789abcdef0123456789abcdef";
@@ -337,6 +344,187 @@ static void test_external(void **state)
     assert_true(json_is_null(json_object_get(e, "username")));
 }
 
+/* The entity of event `e`: {id, label, type, url} as text. */
+static void check_entity(json_t *e, const char *action, const char *id,
+                         const char *label, const char *type, const char *url)
+{
+    json_t *en = json_object_get(e, "entity");
+    json_t *jid = json_object_get(en, "id");
+    char *id_text = json_dumps(jid, JSON_ENCODE_ANY);
+
+    assert_string_equal(str(e, "action"), action);
+    assert_string_equal(str(e, "status"), "notification");
+    assert_string_equal(id_text, id);
+    free(id_text);
+    if (label) {
+        assert_string_equal(str(en, "label"), label);
+    }
+    else {
+        assert_true(json_is_null(json_object_get(en, "label")));
+    }
+    assert_string_equal(str(en, "type"), type);
+    assert_string_equal(str(en, "url"), url);
+}
+
+/* The writes of SSH keys, two-factor, the profile, tags and the operator's
+ * users each write their event; a write that changes nothing writes none. */
+static void test_other_writes(void **state)
+{
+    ctx c;
+    acct_store *st;
+    apr_pool_t *p;
+    apr_int64_t key = 0, tag = 0, uid = 0;
+    acct_profile_changes changes;
+    acct_ident_result res;
+    json_t *data;
+    int changed = 0;
+    size_t i;
+    const char *key_url, *uid_text;
+
+    ctx_init(&c, *state, "gina");
+    st = c.db->store;
+    p = c.db->pool;
+    assert_int_equal(acct_sshkey_create(st, p, c.who.user_id, "key", ED25519,
+                                        c.now, &key), ACCT_STORE_OK);
+    assert_int_equal(acct_sshkey_update(st, p, key, c.who.user_id, "laptop",
+                                        c.now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    /* Another user's key: no change, no event. */
+    assert_int_equal(acct_sshkey_update(st, p, key, c.who.user_id + 999, "x",
+                                        c.now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 0);
+    assert_int_equal(acct_tfa_secret_issue(st, p, c.who.user_id, "sealed",
+                                           c.now + 600), ACCT_STORE_OK);
+    assert_int_equal(acct_tfa_confirm(st, p, c.who.user_id, 42, "hash",
+                                      c.now, &changed), ACCT_STORE_OK);
+    assert_int_equal(changed, 1);
+    assert_int_equal(acct_tfa_disable(st, p, c.who.user_id, c.now),
+                     ACCT_STORE_OK);
+    /* Off already: no second tfa_disabled. */
+    assert_int_equal(acct_tfa_disable(st, p, c.who.user_id, c.now),
+                     ACCT_STORE_OK);
+    acct_profile_changes_init(&changes);
+    changes.timezone = "Europe/Paris";
+    assert_int_equal(acct_profile_update(st, p, c.who.user_id, &changes,
+                                         c.now), ACCT_STORE_OK);
+    assert_int_equal(acct_tags_create(st, p, c.who.account_id, "blue sky/2",
+                                      "gina", c.now, &tag), ACCT_STORE_OK);
+    assert_true(tag > 0);
+    assert_int_equal(acct_tags_delete(st, p, c.who.account_id, tag,
+                                      "blue sky/2", "gina", c.now),
+                     ACCT_STORE_OK);
+    /* Gone already (a concurrent delete came first): no second event. */
+    assert_int_equal(acct_tags_delete(st, p, c.who.account_id, tag,
+                                      "blue sky/2", "gina", c.now),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_user_create(st, p, c.who.account_id, "gina-2",
+                                      "g2@example.com", 0, c.now, &uid, &res),
+                     ACCT_IDENT_OK);
+
+    data = list(&c, "{}");
+    key_url = apr_psprintf(p, "/v4/profile/sshkeys/%" APR_INT64_T_FMT, key);
+    uid_text = apr_psprintf(p, "%" APR_INT64_T_FMT, uid);
+    check_entity(json_array_get(data, 0), "user_create", uid_text, "gina-2",
+                 "user", "/v4/account/users/gina-2");
+    /* By the operator. */
+    assert_true(json_is_null(json_object_get(json_array_get(data, 0),
+                                             "username")));
+    check_entity(json_array_get(data, 1), "tag_delete", "\"blue sky/2\"",
+                 "blue sky/2", "tag", "/v4/tags/blue%20sky%2f2");
+    check_entity(json_array_get(data, 2), "tag_create", "\"blue sky/2\"",
+                 "blue sky/2", "tag", "/v4/tags/blue%20sky%2f2");
+    check_entity(json_array_get(data, 3), "profile_update", "null", "gina",
+                 "profile", "/v4/profile");
+    check_entity(json_array_get(data, 4), "tfa_disabled", "null", "gina",
+                 "profile", "/v4/profile");
+    check_entity(json_array_get(data, 5), "tfa_enabled", "null", "gina",
+                 "profile", "/v4/profile");
+    check_entity(json_array_get(data, 6), "user_ssh_key_update",
+                 acct_i64(p, key), "laptop", "user_ssh_key", key_url);
+    check_entity(json_array_get(data, 7), "user_ssh_key_add",
+                 acct_i64(p, key), "key", "user_ssh_key", key_url);
+    /* unit_identity's. */
+    assert_string_equal(str(json_array_get(data, 8), "action"),
+                        "token_create");
+    assert_string_equal(str(json_array_get(data, 9), "action"),
+                        "user_create");
+    assert_int_equal(json_array_size(data), 10);
+    for (i = 1; i < 9; i++) {
+        assert_string_equal(str(json_array_get(data, i), "username"), "gina");
+    }
+}
+
+/* The text of a response's "data" array. */
+static const char *data_text(apr_pool_t *p, const char *doc)
+{
+    const char *start = strstr(doc, "{\"data\":");
+    const char *end = strstr(doc, "],\"page\":");
+
+    assert_non_null(start);
+    assert_non_null(end);
+    return apr_pstrndup(p, start + 8, (apr_size_t)(end + 1 - start - 8));
+}
+
+/* A page is written as text (api_events.c): byte for byte the compact dump
+ * of the objects a single answer builds with jansson, whatever the values
+ * (nulls, a tag's label as its id, escapes, text that is not UTF-8, a
+ * running operation's figures). */
+static void test_page_text_is_the_objects_dump(void **state)
+{
+    static const char *const labels[] = {
+        "plain", "quote\" back\\ slash/ tab\t nl\n \x01 del\x7f",
+        "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "bad \xff utf-8", NULL
+    };
+    ctx c;
+    apr_int64_t tag = 0, uid = 0;
+    acct_ident_result res;
+    acct_profile_changes changes;
+    const char *page, *joined = "[";
+    json_t *data;
+    size_t i;
+    int status;
+
+    ctx_init(&c, *state, "hana");
+    create_db(&c, "db-text");
+    for (i = 0; labels[i]; i++) {
+        assert_int_equal(acct_tags_create(c.db->store, c.db->pool,
+                                          c.who.account_id, labels[i], "hana",
+                                          c.now, &tag), ACCT_STORE_OK);
+    }
+    acct_profile_changes_init(&changes);
+    assert_int_equal(acct_profile_update(c.db->store, c.db->pool,
+                                         c.who.user_id, &changes, c.now),
+                     ACCT_STORE_OK);
+    assert_int_equal(acct_user_create(c.db->store, c.db->pool,
+                                      c.who.account_id, "hana-2",
+                                      "h2@example.com", 0, c.now, &uid, &res),
+                     ACCT_IDENT_OK);
+    c.now += PROVISION / 3;       /* the database's create runs: 33% */
+    page = unit_call(request(&c, &events_route, NULL, NULL, "{}"),
+                     api_events_list, &status);
+    assert_int_equal(status, 200);
+    data = json_object_get(acct_json_own(c.db->pool, json_loads(page, 0, NULL)),
+                           "data");
+    assert_true(json_array_size(data) >= 9);
+    for (i = 0; i < json_array_size(data); i++) {
+        json_int_t id = num(json_array_get(data, i), "id");
+        const char *one = unit_call(request(&c, &events_route,
+                                            acct_i64(c.db->pool, (apr_int64_t)id),
+                                            NULL, NULL),
+                                    api_event_get, &status);
+
+        assert_int_equal(status, 200);
+        joined = apr_pstrcat(c.db->pool, joined, i ? "," : "", one, NULL);
+    }
+    joined = apr_pstrcat(c.db->pool, joined, "]", NULL);
+    assert_string_equal(data_text(c.db->pool, page), joined);
+    /* What the values were. */
+    assert_non_null(strstr(page, "\"percent_complete\":33"));
+    assert_non_null(strstr(page, "{\"id\":null,\"label\":null,"
+                                 "\"type\":\"tag\""));
+    assert_non_null(strstr(page, "\"id\":\"plain\""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +533,8 @@ int main(void)
         UNIT_DB_TEST(test_visibility),
         UNIT_DB_TEST(test_retention),
         UNIT_DB_TEST(test_external),
+        UNIT_DB_TEST(test_other_writes),
+        UNIT_DB_TEST(test_page_text_is_the_objects_dump),
     };
 
     return UNIT_DB_RUN(tests);

@@ -1069,10 +1069,10 @@ static void test_tfa_model(void **state)
 
     /* a step is accepted once, and then the flag is on */
     assert_int_equal(acct_tfa_confirm(db->store, db->pool, who.user_id, 42,
-                                      "hash", &confirmed), ACCT_STORE_OK);
+                                      "hash", now, &confirmed), ACCT_STORE_OK);
     assert_int_equal(confirmed, 1);
     assert_int_equal(acct_tfa_confirm(db->store, db->pool, who.user_id, 42,
-                                      "hash", &confirmed), ACCT_STORE_OK);
+                                      "hash", now, &confirmed), ACCT_STORE_OK);
     assert_int_equal(confirmed, 0);
     assert_int_equal(acct_tfa_secret_state(db->store, db->pool, who.user_id,
                                            &st), ACCT_STORE_OK);
@@ -1080,7 +1080,7 @@ static void test_tfa_model(void **state)
     assert_true(st.confirmed);
     assert_int_equal(st.last_step, 42);
 
-    assert_int_equal(acct_tfa_disable(db->store, db->pool, who.user_id),
+    assert_int_equal(acct_tfa_disable(db->store, db->pool, who.user_id, now),
                      ACCT_STORE_OK);
     assert_int_equal(acct_tfa_secret_state(db->store, db->pool, who.user_id,
                                            &st), ACCT_STORE_OK);

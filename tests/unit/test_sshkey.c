@@ -579,7 +579,7 @@ static void test_model_functions(void **state)
                                      now, &rows), ACCT_STORE_OK);
     assert_int_equal(rows->nrows, 0);
     assert_int_equal(acct_sshkey_update(db->store, db->pool, id,
-                                        other.user_id, "x", &changed),
+                                        other.user_id, "x", now, &changed),
                      ACCT_STORE_OK);
     assert_int_equal(changed, 0);
     assert_int_equal(acct_sshkey_delete(db->store, db->pool, id,
@@ -588,7 +588,8 @@ static void test_model_functions(void **state)
     assert_int_equal(changed, 0);
 
     assert_int_equal(acct_sshkey_update(db->store, db->pool, id, who.user_id,
-                                        "laptop", &changed), ACCT_STORE_OK);
+                                        "laptop", now, &changed),
+                     ACCT_STORE_OK);
     assert_int_equal(changed, 1);
     acct_sshkey_list_query(db->pool, who.user_id, &q);
     assert_int_equal(q.nargs, 1);

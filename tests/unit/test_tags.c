@@ -289,11 +289,13 @@ static void test_tags_model(void **state)
     register_entity(db, &who, ACCT_ENTITY_VOLUME, 9, "vol-9");
 
     assert_int_equal(acct_tags_create(db->store, db->pool, who.account_id,
-                                      "blue", 100, &tag), ACCT_STORE_OK);
+                                      "blue", "modeller", 100, &tag),
+                     ACCT_STORE_OK);
     assert_true(tag > 0);
     /* the same label again: no tag, no error */
     assert_int_equal(acct_tags_create(db->store, db->pool, who.account_id,
-                                      "blue", 100, &again), ACCT_STORE_OK);
+                                      "blue", "modeller", 100, &again),
+                     ACCT_STORE_OK);
     assert_int_equal(again, 0);
     assert_int_equal(acct_tags_find(db->store, db->pool, who.account_id,
                                     "blue", &found), ACCT_STORE_OK);
@@ -332,7 +334,8 @@ static void test_tags_model(void **state)
     assert_int_equal(json_array_size(labels), 1);
     json_decref(labels);
 
-    assert_int_equal(acct_tags_delete(db->store, db->pool, tag),
+    assert_int_equal(acct_tags_delete(db->store, db->pool, who.account_id, tag,
+                                      "blue", "modeller", 100),
                      ACCT_STORE_OK);
     assert_int_equal(acct_tags_find(db->store, db->pool, who.account_id,
                                     "blue", &found), ACCT_STORE_OK);
