@@ -190,8 +190,9 @@ static void text_entity(acct_text *t, const acct_rows *rows, int i,
     else {
         acct_json_text_str(t, id);
     }
+    /* "" for an object without a label, as entity() writes it. */
     ACCT_TEXT_LITERAL(t, ",\"label\":");
-    acct_json_text_str(t, label);
+    acct_json_text_str(t, label ? label : "");
     ACCT_TEXT_LITERAL(t, ",\"type\":");
     acct_json_text_str(t, type);
     ACCT_TEXT_LITERAL(t, ",\"url\":");

@@ -44,6 +44,11 @@ class _Kind:
 NUMBER = _Kind("number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool))
 TIMESTAMP = _Kind("timestamp", lambda v: isinstance(v, str) and _TS.fullmatch(v) is not None)
 ANY = _Kind("any", lambda v: True)
+# An event entity's id: the object's number, a tag's name, or null for the
+# account and profile events, which have none (the public document's text).
+ENTITY_ID = _Kind("entity id (integer, a tag's name, or null)",
+                  lambda v: v is None or isinstance(v, str)
+                  or (isinstance(v, int) and not isinstance(v, bool)))
 
 
 class Nullable:

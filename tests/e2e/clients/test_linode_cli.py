@@ -33,7 +33,7 @@ import time
 import pytest
 
 from harness import Account
-from replay import TIMESTAMP, Nullable, Wire, answer, page_of, reasons, rsa_public_key
+from replay import ENTITY_ID, TIMESTAMP, Nullable, Wire, answer, page_of, reasons, rsa_public_key
 
 # Versions tried, and whether they copy path parameters into bodies.
 VERSIONS = {"5.56.0": False, "5.50.0": True}
@@ -45,7 +45,7 @@ RECORD = {"id": int, "type": str, "name": str, "target": str, "ttl_sec": int,
           "priority": int, "weight": int, "port": int, "service": Nullable(str),
           "protocol": Nullable(str)}
 EVENT = {"id": int, "username": Nullable(str), "action": str, "created": TIMESTAMP,
-         "status": str, "entity": Nullable({"id": int, "type": str, "label": Nullable(str)})}
+         "status": str, "entity": Nullable({"id": ENTITY_ID, "type": str, "label": Nullable(str)})}
 TOKEN = {"id": int, "label": str, "scopes": str, "created": TIMESTAMP,
          "expiry": Nullable(TIMESTAMP)}
 SSH_KEY = {"id": int, "label": str, "ssh_key": str, "created": TIMESTAMP}

@@ -297,7 +297,9 @@ def own_writes(kind, path, make, label, actions):
         obj = make(w)
         w.mark()
         w.ok(w.c.delete(url(obj)))
-        return actions[2], own_entity(kind, path, obj["id"], None)
+        # The deleted object's label is not kept: "" (the public shape's
+        # label is a string).
+        return actions[2], own_entity(kind, path, obj["id"], "")
     return create, update, delete
 
 
