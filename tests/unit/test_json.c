@@ -990,7 +990,8 @@ static void test_object_settable(void **state)
     expect_dump("nested after", o, "{\"frequency\":\"weekly\","
                 "\"pending\":[],\"hour\":3,\"day\":2}");
     /* not an object: nothing to judge */
-    acct_object_settable(pool, p, json_string("x"), "u.", settable, NULL);
+    acct_object_settable(pool, p, acct_json_own(pool, json_string("x")), "u.",
+                         settable, NULL);
     acct_object_settable(pool, p, NULL, "u.", settable, NULL);
     assert_int_equal(acct_problems_count(p), 1);
 }
