@@ -786,12 +786,12 @@ def reachable_rest(c):
     id its list shows; seen/read of an event, likewise."""
     done = set(c.shapes.called)
     lists = {}
-    todo = sorted(op for op in SERVED & set(OPERATIONS) if op not in done)
-    for op in todo:
+    uncalled = sorted(op for op in SERVED & set(OPERATIONS) if op not in done)
+    for op in uncalled:
         method, path = op.split(" ", 1)
         if method == "GET" and "{}" not in path:
             lists[path] = c.get(path).json.get("data", [])
-    for op in todo:
+    for op in uncalled:
         method, path = op.split(" ", 1)
         m = re.fullmatch(r"(/[^{}]*?)/\{\}(/seen|/read)?", path)
         if not m or (method, m.group(2)) not in (("GET", None), ("POST", "/seen"),
