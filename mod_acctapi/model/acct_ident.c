@@ -538,9 +538,10 @@ static const acct_sql q_token_label = ACCT_SQL("pat_label",
     "UPDATE tokens SET label = %s"
     " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
 
+/* RETURNING: the revoked token's label, for its event. */
 static const acct_sql q_token_revoke = ACCT_SQL("pat_revoke",
     "UPDATE tokens SET revoked = 1"
-    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE);
+    " WHERE id = CAST(%s AS BIGINT) AND " TOKEN_ACTIVE " RETURNING label");
 
 static const acct_sql q_token_count = ACCT_SQL("pat_count",
     "SELECT count(*) AS n FROM tokens WHERE " TOKEN_ACTIVE);
@@ -669,8 +670,18 @@ acct_store_rc acct_token_revoke(acct_store *st, apr_pool_t *pool,
                                 apr_int64_t id, apr_int64_t uid,
                                 apr_int64_t now, int *changed)
 {
-    return token_change(st, pool, &q_token_revoke, ACCT_EVENT_TOKEN_DELETE, id,
-                        uid, now, NULL, changed);
+    acct_rows *rows = NULL;
+    acct_store_rc rc = own_run(st, pool, &q_token_revoke, NULL, id, uid,
+                               acct_i64(pool, now), &rows, NULL);
+    int n = rc == ACCT_STORE_OK ? rows->nrows : 0;
+
+    if (changed) {
+        *changed = n;
+    }
+    return acct_event_own(st, pool, rc, n, uid, ACCT_EVENT_TOKEN_DELETE,
+                          ACCT_EVENT_ENTITY_TOKEN, id,
+                          n ? acct_rows_get(rows, 0, "label") : NULL,
+                          TOKEN_URL, now);
 }
 
 /* ---- logins ------------------------------------------------------------- */

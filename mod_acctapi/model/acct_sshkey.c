@@ -550,8 +550,9 @@ static const acct_sql q_sshkey_insert = ACCT_SQL("sshkey_insert",
 static const acct_sql q_sshkey_label = ACCT_SQL("sshkey_label",
     "UPDATE ssh_keys SET label = %s WHERE " SSHKEY_ONE);
 
+/* RETURNING: the deleted key's label, for its event. */
 static const acct_sql q_sshkey_delete = ACCT_SQL("sshkey_delete",
-    "DELETE FROM ssh_keys WHERE " SSHKEY_ONE);
+    "DELETE FROM ssh_keys WHERE " SSHKEY_ONE " RETURNING label");
 
 static const acct_filter_field sshkey_fields[] = {
     {"label", "label", ACCT_FIELD_TEXT},
@@ -633,11 +634,14 @@ acct_store_rc acct_sshkey_delete(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t now, int *changed)
 {
     const char *args[2];
+    acct_rows *rows = NULL;
+    acct_store_rc rc = acct_store_select(st, pool, &q_sshkey_delete, &rows, 2,
+                                         key_args(pool, args, 0, NULL, id,
+                                                  uid));
 
-    acct_store_rc rc = acct_store_exec(st, pool, &q_sshkey_delete, changed, 2,
-                                       key_args(pool, args, 0, NULL, id, uid));
-
+    *changed = rc == ACCT_STORE_OK ? rows->nrows : 0;
     return acct_event_own(st, pool, rc, *changed, uid,
                           ACCT_EVENT_SSH_KEY_DELETE, ACCT_EVENT_ENTITY_SSH_KEY,
-                          id, NULL, SSHKEY_URL, now);
+                          id, *changed ? acct_rows_get(rows, 0, "label") : NULL,
+                          SSHKEY_URL, now);
 }

@@ -297,9 +297,8 @@ def own_writes(kind, path, make, label, actions):
         obj = make(w)
         w.mark()
         w.ok(w.c.delete(url(obj)))
-        # The deleted object's label is not kept: "" (the public shape's
-        # label is a string).
-        return actions[2], own_entity(kind, path, obj["id"], "")
+        # The event names the deleted object by the label it had.
+        return actions[2], own_entity(kind, path, obj["id"], label)
     return create, update, delete
 
 
