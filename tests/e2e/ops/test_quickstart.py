@@ -12,13 +12,14 @@ import shutil
 import signal
 import stat
 import subprocess
-import time
 
 import pytest
 import requests
 
 import harness
 from harness import REPO, free_port, make_tmpdir, run
+from harness.quickstart import (KNOBS, Quickstart, check_error_log, curl, postmaster_running,
+                                read_env)
 
 pytestmark = [
     pytest.mark.skipif(bool(os.environ.get("ACCTAPI_SKIP_QUICKSTART")),
@@ -28,76 +29,6 @@ pytestmark = [
     # normal stage of scripts/test, not in --sanitize.
     pytest.mark.skipif(harness.SANITIZE, reason="scripts/test --sanitize"),
 ]
-
-START_TIMEOUT = 300   # a first run may have to build
-
-
-def read_env(home):
-    """$ACCTAPI_HOME/env, sourced by a shell, as a dict."""
-    out = run(["bash", "-c", 'set -e; . "$1"; for v in ACCTAPI_URL ACCTAPI_TOKEN ACCTAPI_ADMIN '
-               'ACCTAPI_DB_DRIVER ACCTAPI_DB_PARAMS; do printf "%s=%s\\n" "$v" "${!v}"; done',
-               "read-env", str(home / "env")]).stdout
-    return dict(line.split("=", 1) for line in out.splitlines())
-
-
-def curl(url, token=None):
-    cmd = ["curl", "-sS", "--max-time", "10", "-o", "/dev/stdout", "-w", "\n%{http_code}", url]
-    if token:
-        cmd[1:1] = ["-H", f"Authorization: Bearer {token}"]
-    out = run(cmd, check=False, timeout=20).stdout
-    body, _, code = out.rpartition("\n")
-    return int(code or 0), body
-
-
-KNOBS = ("ACCTAPI_DB", "ACCTAPI_RATE_LIMIT", "ACCTAPI_NAMESERVERS", "ACCTAPI_DB_HOST_SUFFIX",
-         "ACCTAPI_DB_ADMIN_USER", "ACCTAPI_FIELD_NAMES", "ACCTAPI_PG_PORT")
-
-
-class Quickstart:
-    def __init__(self, home, port, **knobs):
-        self.home, self.port, self.knobs = home, port, knobs
-        self.proc = None
-        self.out = home.parent / f"quickstart-{port}.out"
-
-    def start(self):
-        env = dict(os.environ, ACCTAPI_HOME=str(self.home), PORT=str(self.port))
-        for v in ("ACCTAPI_DB_DRIVER", "ACCTAPI_DB_PARAMS", "ACCTAPI_URL", "ACCTAPI_TOKEN") + KNOBS:
-            env.pop(v, None)
-        env.update(self.knobs)
-        f = open(self.out, "ab")
-        self.proc = subprocess.Popen([str(REPO / "scripts" / "quickstart")], cwd=str(REPO),
-                                     env=env, stdout=f, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
-        f.close()
-        url = f"http://127.0.0.1:{self.port}/v4/regions"
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"quickstart exited {self.proc.returncode}:\n{self.output()}")
-            if (self.home / "env").exists() and curl(url)[0] == 200:
-                return
-            if time.monotonic() > deadline:
-                raise AssertionError(f"quickstart not serving after {START_TIMEOUT}s:\n"
-                                     f"{self.output()}")
-            time.sleep(0.2)
-
-    def output(self):
-        return self.out.read_text(errors="replace")[-4000:]
-
-    def stop(self, ctrl_c=False):
-        """SIGTERM to the quickstart, or SIGINT to its process group as a
-        terminal's Ctrl-C sends it."""
-        if self.proc and self.proc.poll() is None:
-            if ctrl_c:
-                os.killpg(self.proc.pid, signal.SIGINT)
-            else:
-                self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
-        self.proc = None
 
 
 def mode(path):
@@ -112,30 +43,6 @@ def get(env, path, **kw):
 def post(env, path, body):
     return requests.post(env["ACCTAPI_URL"] + path, json=body, timeout=10,
                          headers={"Authorization": f"Bearer {env['ACCTAPI_TOKEN']}"})
-
-
-def check_error_log(home):
-    log = home / "error.log"
-    if log.exists():
-        text = log.read_text(errors="replace")
-        bad = [ln for ln in text.splitlines()
-               if harness.CRASH.search(ln)
-               or (harness.BAD_LEVEL.search(ln) and not harness.HTTPD_NOISE.search(ln))]
-        assert not bad, "quickstart error log:\n" + "\n".join(bad) + "\n--- full log:\n" + text[-6000:]
-
-
-def postmaster_running(home):
-    """The cluster's postmaster.pid names a live process."""
-    pidfile = home / "pg" / "data" / "postmaster.pid"
-    try:
-        pid = int(pidfile.read_text().split()[0])
-    except (FileNotFoundError, IndexError, ValueError):
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.fixture
