@@ -10,8 +10,9 @@ every second (linodego: every 3).  Every wait must end: one that has not
 ended after WAIT_LIMIT fails the test, and the time each took is printed
 with the suite's figures.
 
-The quickstart runs on SQLite with the public service's values (as
-clients/conftest.py's server), rate limits as it sets them by default.
+The quickstart runs on SQLite and on its private PostgreSQL, with the
+public service's values (as clients/conftest.py's server), rate limits as
+it sets them by default.
 Both engines run at the same time, as `terraform apply` creates
 independent resources in parallel.
 """
@@ -43,15 +44,17 @@ WAIT_LIMIT = 120    # a wait not over by then is a hang: the quickstart's
                     # longest operation is provisioning, at most 20 s
 
 
-@pytest.fixture(scope="module")
-def quickstart():
-    """A quickstart of its own, with the public service's values; its
-    env file as a dict.  Its error log is checked when it stops."""
+@pytest.fixture(scope="module", params=["sqlite", "pgsql"])
+def quickstart(request):
+    """A quickstart of its own on SQLite, then on its private PostgreSQL
+    (ACCTAPI_DB), with the public service's values; its env file as a
+    dict.  Its error log is checked when it stops."""
     if harness.BUILD != REPO:
         pytest.skip("the build directory is not the repository")
     d = make_tmpdir("acctapi-qsflows-")
     home = d / "home"
-    qs = Quickstart(home, free_port(), ACCTAPI_DB_HOST_SUFFIX="g2a.akamaidb.net",
+    qs = Quickstart(home, free_port(), ACCTAPI_DB=request.param,
+                    ACCTAPI_DB_HOST_SUFFIX="g2a.akamaidb.net",
                     ACCTAPI_DB_ADMIN_USER="akmadmin",
                     ACCTAPI_NAMESERVERS=" ".join(f"ns{i}.linode.com" for i in range(1, 6)))
     try:
@@ -210,6 +213,7 @@ def test_terraform_database_v2_waits_end_in_seconds(quickstart):
         running = {engine: pool.submit(database_v2_lifecycle, quickstart, engine, *args)
                    for engine, args in flows.items()}
         waits = {engine: f.result() for engine, f in running.items()}
+    driver = quickstart["ACCTAPI_DB_DRIVER"]
     for engine, taken in waits.items():
-        harness.report_figure(f"quickstart, Terraform v2 {engine}: " + ", ".join(
+        harness.report_figure(f"quickstart ({driver}), Terraform v2 {engine}: " + ", ".join(
             f"{what} {seconds:.1f}s" for what, seconds in taken))
