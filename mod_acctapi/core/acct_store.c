@@ -184,6 +184,11 @@ acct_store_rc acct_store_exec_deferred(acct_store *st, apr_pool_t *pool,
     if ((rc = run_deferred(st)) != ACCT_STORE_OK) {
         return rc;
     }
+    /* Held past this call: in the transaction's pool, not the caller's,
+     * which may be an iteration pool cleared before the next statement. */
+    if (st->tx_pool) {
+        pool = st->tx_pool;
+    }
     d = apr_palloc(pool, sizeof(*d));
     d->sql = sql;
     d->pool = pool;
@@ -228,7 +233,7 @@ static acct_store_rc plain_query(acct_store *st, const char *sql)
 /* Each driver starts transactions its own way: see pg_begin, sqlite_begin. */
 acct_store_rc acct_store_begin(acct_store *st, apr_pool_t *pool)
 {
-    (void)pool;
+    st->tx_pool = pool;
     return st->ops->begin(st);
 }
 

@@ -145,7 +145,9 @@ acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
 
 /*
  * Transactions.  begin uses BEGIN IMMEDIATE on sqlite3 (writers queue at
- * the start instead of failing at their first write).  acct_store_tx_guard
+ * the start instead of failing at their first write); begin's `pool` must
+ * live as long as the transaction: acct_store_exec_deferred keeps its
+ * statement there.  acct_store_tx_guard
  * registers a cleanup on `pool` that rolls back a transaction still open when
  * the pool dies, so a connection never returns to the pool mid-transaction.
  */

@@ -46,6 +46,9 @@ struct acct_store {
     int in_tx;
     int begin_pending;  /* pgsql: BEGIN not sent yet (see acct_store_begin) */
     acct_deferred *deferred; /* acct_store_exec_deferred's, not sent yet */
+    apr_pool_t *tx_pool;     /* acct_store_begin's: lives as long as the
+                              * transaction, so a deferred statement is
+                              * copied there (see acct_store_exec_deferred) */
     apr_interval_time_t wait_limit;  /* see acct_store_set_limits; 0: none */
     apr_global_mutex_t *writer_gate; /* sqlite3: the writers' turn, or NULL */
     int gate_held;                   /* this store holds writer_gate */
