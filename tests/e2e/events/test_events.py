@@ -474,10 +474,11 @@ def test_token_and_ssh_key_events(acct):
     username = c_username(acct)
     got = [(e["action"], e["entity"]["id"], e["entity"]["label"], e["entity"]["url"])
            for e in list_events(c, go_filter(**{"username": username}))][:5]
+    # A delete's event names the object by the label it had.
     assert got == [
-        ("user_ssh_key_delete", key, "", f"/v4/profile/sshkeys/{key}"),
+        ("user_ssh_key_delete", key, "ev-key", f"/v4/profile/sshkeys/{key}"),
         ("user_ssh_key_add", key, "ev-key", f"/v4/profile/sshkeys/{key}"),
-        ("token_delete", token, "", f"/v4/profile/tokens/{token}"),
+        ("token_delete", token, "ev-renamed", f"/v4/profile/tokens/{token}"),
         ("token_update", token, "ev-renamed", f"/v4/profile/tokens/{token}"),
         ("token_create", token, "ev-token", f"/v4/profile/tokens/{token}"),
     ]
