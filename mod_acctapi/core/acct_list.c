@@ -5,6 +5,25 @@
 #include <apr_strings.h>
 #include <string.h>
 
+void acct_list_query_of(acct_list_query *q, apr_pool_t *pool,
+                        const char *columns, const char *from,
+                        const char *where, apr_int64_t id,
+                        const acct_filter_field *fields,
+                        const char *stable_order)
+{
+    const char **args = apr_pcalloc(pool, sizeof(*args));
+
+    args[0] = acct_i64(pool, id);
+    memset(q, 0, sizeof(*q));
+    q->columns = columns;
+    q->from = from;
+    q->where = where;
+    q->nargs = 1;
+    q->args = args;
+    q->fields = fields;
+    q->stable_order = stable_order;
+}
+
 int acct_list_page(acct_req *req, acct_resp *resp, acct_page *pg)
 {
     const char *field = NULL, *reason = NULL;

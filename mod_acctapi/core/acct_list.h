@@ -43,6 +43,18 @@ typedef struct acct_list_query {
     const apr_int64_t *total;
 } acct_list_query;
 
+/*
+ * Fills `q` for the rows of `from` (select list `columns`) that `where`
+ * matches, its one parameter being `id` (the account, user, domain ... the
+ * list belongs to), X-Filter on `fields`, in `stable_order`; everything
+ * else zeroed (render, newest_first: the caller's).
+ */
+void acct_list_query_of(acct_list_query *q, apr_pool_t *pool,
+                        const char *columns, const char *from,
+                        const char *where, apr_int64_t id,
+                        const acct_filter_field *fields,
+                        const char *stable_order);
+
 void acct_list_respond(acct_req *req, acct_resp *resp,
                        const acct_list_query *q);
 

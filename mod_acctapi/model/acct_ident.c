@@ -584,20 +584,15 @@ void acct_own_list_query(apr_pool_t *pool, acct_list_query *q,
                          const char *where, const acct_filter_field *fields,
                          apr_int64_t uid, const char *time)
 {
-    const char **args = apr_pcalloc(pool, 2 * sizeof(*args));
-
-    memset(q, 0, sizeof(*q));
-    args[0] = acct_i64(pool, uid);
-    q->nargs = 1;
+    acct_list_query_of(q, pool, columns, table, where, uid, fields, "id");
     if (time) {
-        args[q->nargs++] = time;
+        const char **args = apr_palloc(pool, 2 * sizeof(*args));
+
+        args[0] = q->args[0];
+        args[1] = time;
+        q->args = args;
+        q->nargs = 2;
     }
-    q->columns = columns;
-    q->from = table;
-    q->where = where;
-    q->args = args;
-    q->fields = fields;
-    q->stable_order = "id";
 }
 
 void acct_token_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,

@@ -1500,15 +1500,7 @@ acct_store_rc acct_record_delete(acct_store *st, apr_pool_t *pool,
 void acct_record_list_query(apr_pool_t *pool, apr_int64_t domain_id,
                             acct_list_query *q)
 {
-    const char **args = apr_pcalloc(pool, sizeof(*args));
-
-    memset(q, 0, sizeof(*q));
-    args[0] = acct_i64(pool, domain_id);
-    q->columns = ACCT_RECORD_COLUMNS;
-    q->from = "domain_records";
-    q->where = "domain_id = CAST(%s AS BIGINT)";
-    q->nargs = 1;
-    q->args = args;
-    q->fields = record_filter_fields;
-    q->stable_order = "id";
+    acct_list_query_of(q, pool, ACCT_RECORD_COLUMNS, "domain_records",
+                       "domain_id = CAST(%s AS BIGINT)", domain_id,
+                       record_filter_fields, "id");
 }

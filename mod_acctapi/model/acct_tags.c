@@ -413,17 +413,9 @@ acct_store_rc acct_tags_entity_owned(acct_store *st, apr_pool_t *pool,
 void acct_tags_list_query(apr_pool_t *pool, apr_int64_t account_id,
                           acct_render_row *render, acct_list_query *q)
 {
-    const char **args = apr_pcalloc(pool, sizeof(*args));
-
-    args[0] = acct_i64(pool, account_id);
-    memset(q, 0, sizeof(*q));
-    q->columns = "id, label";
-    q->from = "tags";
-    q->where = "account_id = CAST(%s AS BIGINT)";
-    q->nargs = 1;
-    q->args = args;
-    q->fields = tag_fields;
-    q->stable_order = "label";
+    acct_list_query_of(q, pool, "id, label", "tags",
+                       "account_id = CAST(%s AS BIGINT)", account_id,
+                       tag_fields, "label");
     q->render = render;
 }
 
@@ -431,7 +423,6 @@ void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
                              apr_int64_t tag_id, acct_render_row *render,
                              acct_list_query *q)
 {
-    const char **args = apr_pcalloc(pool, sizeof(*args));
     const char *in = "(";
     int i;
 
@@ -440,25 +431,22 @@ void acct_tags_objects_query(apr_pool_t *pool, acct_dialect dialect,
         in = apr_psprintf(pool, "%s%s'%s'", in, i ? ", " : "",
                           acct_tags_taggable_types[i]);
     }
-    args[0] = acct_i64(pool, tag_id);
-    memset(q, 0, sizeof(*q));
-    q->columns = apr_pstrcat(pool,
-                             "x.entity_type AS kind, x.entity_id AS entity_id,"
-                             " e.label AS entity_label,"
-                             " e.created AS entity_created, "
-                             ACCT_DOMAIN_COLUMNS
-                             ", ",
-                             acct_tags_column_sql_typed(pool, dialect,
-                                                        "x.entity_type",
-                                                        "x.entity_id"),
-                             " AS tags", NULL);
-    q->from = TAG_OBJECTS_FROM;
-    q->where = apr_pstrcat(pool, TAG_OBJECTS_WHERE, in, ")",
-                           TAG_OBJECTS_EXISTING, NULL);
-    q->nargs = 1;
-    q->args = args;
-    q->fields = no_fields;
-    q->stable_order = "x.entity_type, x.entity_id";
+    acct_list_query_of(q, pool,
+                       apr_pstrcat(pool,
+                                   "x.entity_type AS kind,"
+                                   " x.entity_id AS entity_id,"
+                                   " e.label AS entity_label,"
+                                   " e.created AS entity_created, "
+                                   ACCT_DOMAIN_COLUMNS
+                                   ", ",
+                                   acct_tags_column_sql_typed(pool, dialect,
+                                                              "x.entity_type",
+                                                              "x.entity_id"),
+                                   " AS tags", NULL),
+                       TAG_OBJECTS_FROM,
+                       apr_pstrcat(pool, TAG_OBJECTS_WHERE, in, ")",
+                                   TAG_OBJECTS_EXISTING, NULL),
+                       tag_id, no_fields, "x.entity_type, x.entity_id");
     q->render = render;
 }
 

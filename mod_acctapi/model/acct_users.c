@@ -42,18 +42,11 @@ static const acct_filter_field user_fields[] = {
 void acct_users_list_query(apr_pool_t *pool, acct_dialect dialect,
                            apr_int64_t account_id, acct_list_query *q)
 {
-    const char **args = apr_pcalloc(pool, sizeof(*args));
-
-    args[0] = acct_i64(pool, account_id);
-    memset(q, 0, sizeof(*q));
-    q->columns = dialect == ACCT_DIALECT_PGSQL ? USER_COLUMNS(KEYS_PGSQL)
-                                               : USER_COLUMNS(KEYS_SQLITE);
-    q->from = "users u";
-    q->where = "u.account_id = CAST(%s AS BIGINT)";
-    q->nargs = 1;
-    q->args = args;
-    q->fields = user_fields;
-    q->stable_order = "u.id";
+    acct_list_query_of(q, pool,
+                       dialect == ACCT_DIALECT_PGSQL ? USER_COLUMNS(KEYS_PGSQL)
+                                                     : USER_COLUMNS(KEYS_SQLITE),
+                       "users u", "u.account_id = CAST(%s AS BIGINT)",
+                       account_id, user_fields, "u.id");
     q->render = acct_users_render;
 }
 
