@@ -56,6 +56,14 @@ extern const char *const acct_db_when_active[];
 extern const char *const acct_db_when_at_rest[];
 extern const char *const *const acct_db_when_provisioned;
 
+/*
+ * What today's public API adds to the table (issue 21), each list with its
+ * evidence in acct_db.c: suspend from active (and from provisioning, which
+ * then completes at once); resume from suspended or suspending.
+ */
+extern const char *const acct_db_when_suspendable[];
+extern const char *const acct_db_when_resumable[];
+
 /* Cluster sizes: a single node, or a replicated cluster of up to 3 nodes
  * (2: the public console's two-node clusters). */
 #define ACCT_DB_CLUSTER_SINGLE 1
@@ -322,6 +330,30 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
  * -1 once answered as acct_db_begin does.
  */
 int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db);
+
+/* ------------------------------------------------------------------------
+ * Suspend and resume (today's public API, issue 21)
+ */
+
+/*
+ * Suspends database *db: suspending now, suspended after
+ * AcctapiDatabaseOperationTime, with its database_suspend event; a
+ * compare-and-set as acct_db_begin (acct_db_when_suspendable).  A database
+ * still provisioning first completes its provisioning at once (hosts
+ * assigned as the settling does, its database_create event finished), so
+ * the suspended cluster has what a provisioned one has.  0, or -1 once
+ * answered as acct_db_begin does.
+ */
+int acct_db_suspend(acct_req *req, acct_resp *resp, acct_rows **db);
+
+/*
+ * Resumes database *db: resuming now, active after
+ * AcctapiDatabaseOperationTime, with its database_resume event; a
+ * compare-and-set as acct_db_begin (acct_db_when_resumable).  A suspend
+ * still running ends (finished) as the resume starts.  0, or -1 once
+ * answered.
+ */
+int acct_db_resume(acct_req *req, acct_resp *resp, acct_rows **db);
 
 /* ------------------------------------------------------------------------
  * Catalogue facts a database depends on
