@@ -35,6 +35,13 @@ const char *const acct_db_when_suspendable[] = {ACCT_DB_ACTIVE,
  * its suspend. */
 const char *const acct_db_when_resumable[] = {ACCT_DB_SUSPENDED,
                                               ACCT_DB_SUSPENDING, NULL};
+/* Delete: the contract's active, failed or degraded, and suspended: the
+ * Terraform provider's acceptance test of suspension
+ * (TestAccResourceDatabaseMysqlV2_suspension) ends on a suspended cluster
+ * and destroys it, checking it is gone. */
+const char *const acct_db_when_deletable[] = {
+    ACCT_DB_ACTIVE, ACCT_DB_DEGRADED, ACCT_DB_FAILED, ACCT_DB_SUSPENDED, NULL
+};
 
 const char *const acct_db_frequencies[] = {ACCT_DB_WEEKLY, ACCT_DB_MONTHLY,
                                            NULL};
@@ -153,7 +160,7 @@ static const acct_sql q_update = ACCT_SQL("db_update",
     " AND o.id <> CAST(%s AS BIGINT))");
 
 /* Backups go with the database (ON DELETE CASCADE); change_if fills the
- * statuses it may be deleted in. */
+ * statuses it may be deleted in (acct_db_when_deletable). */
 static const acct_sql q_delete = ACCT_SQL("db_delete",
     "DELETE FROM databases"
     " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
@@ -694,7 +701,7 @@ int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
                                                    ACCT_EVENT_DATABASE_DELETE,
                                                    req->who->username,
                                                    req->now)) != 0
-        || change_if(req, resp, db, acct_db_when_at_rest, &q_delete, 2, args)
+        || change_if(req, resp, db, acct_db_when_deletable, &q_delete, 2, args)
            != 0) {
         return -1;
     }

@@ -59,10 +59,12 @@ extern const char *const *const acct_db_when_provisioned;
 /*
  * What today's public API adds to the table (issue 21), each list with its
  * evidence in acct_db.c: suspend from active (and from provisioning, which
- * then completes at once); resume from suspended or suspending.
+ * then completes at once); resume from suspended or suspending; delete
+ * from the statuses at rest and from suspended.
  */
 extern const char *const acct_db_when_suspendable[];
 extern const char *const acct_db_when_resumable[];
+extern const char *const acct_db_when_deletable[];
 
 /* Cluster sizes: a single node, or a replicated cluster of up to 3 nodes
  * (2: the public console's two-node clusters). */
@@ -323,8 +325,8 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
                              const acct_db_changes *c, int *changed);
 
 /*
- * Deletes database *db with its backups and grants if its status is at rest
- * (acct_db_when_at_rest), as one compare-and-set: a delete racing a PUT or
+ * Deletes database *db with its backups and grants if its status allows it
+ * (acct_db_when_deletable), as one compare-and-set: a delete racing a PUT or
  * an operation either wins or answers the status that won; its
  * database_delete event is written first (the row names the entity).  0, or
  * -1 once answered as acct_db_begin does.

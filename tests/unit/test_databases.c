@@ -638,7 +638,10 @@ static void test_lifecycle(void **state)
     assert_int_equal(status, 404);
 }
 
-/* failed and degraded allow delete; suspended and the others do not. */
+/* failed, degraded and suspended allow delete; the others do not.
+ * Suspended: DECISIONS.md "Today's clients" (never stricter than the public
+ * API): the Terraform provider's suspension acceptance test destroys a
+ * suspended cluster. */
 static void test_delete_statuses(void **state)
 {
     static const struct {
@@ -646,7 +649,7 @@ static void test_delete_statuses(void **state)
         int update, del;
     } cases[] = {
         {"active", 200, 200}, {"failed", 400, 200}, {"degraded", 400, 200},
-        {"suspended", 400, 400}, {"suspending", 400, 400},
+        {"suspended", 400, 200}, {"suspending", 400, 400},
         {"resuming", 400, 400}, {"restoring", 400, 400},
         {"backing_up", 400, 400}, {"updating", 400, 400},
         {"provisioning", 400, 400},
@@ -961,6 +964,21 @@ static void test_model_words(void **state)
     assert_int_equal(n, 9);
     assert_true(listed(acct_db_when_at_rest, ACCT_DB_FAILED));
     assert_false(listed(acct_db_when_at_rest, ACCT_DB_UPDATING));
+    assert_false(listed(acct_db_when_at_rest, ACCT_DB_SUSPENDED));
+    /* Delete: the statuses at rest and suspended. */
+    for (s = acct_db_when_at_rest; *s; s++) {
+        assert_true(listed(acct_db_when_deletable, *s));
+    }
+    assert_true(listed(acct_db_when_deletable, ACCT_DB_SUSPENDED));
+    assert_false(listed(acct_db_when_deletable, ACCT_DB_SUSPENDING));
+    /* Suspend from active or provisioning, resume from suspended or
+     * suspending. */
+    assert_true(listed(acct_db_when_suspendable, ACCT_DB_ACTIVE));
+    assert_true(listed(acct_db_when_suspendable, ACCT_DB_PROVISIONING));
+    assert_null(acct_db_when_suspendable[2]);
+    assert_true(listed(acct_db_when_resumable, ACCT_DB_SUSPENDED));
+    assert_true(listed(acct_db_when_resumable, ACCT_DB_SUSPENDING));
+    assert_null(acct_db_when_resumable[2]);
     assert_true(listed(acct_db_when_active, ACCT_DB_ACTIVE));
     assert_null(acct_db_when_active[1]);
     /* Only PostgreSQL takes a commit type; MySQL replicates semi-synch. */
