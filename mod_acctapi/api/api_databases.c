@@ -826,29 +826,37 @@ static int fork_default(json_t *body, const char *key, json_t *value)
     return 1;
 }
 
-/*
- * What a fork takes from its source when the body leaves it out (or sends
- * null, or "" for the four ids, as linodego's create options do), written
- * into the body, so the create's readers check it as they check any body:
- * region, type, engine (its major), node count with its replication, SSL,
- * encryption, allow list and settings; the label is made (fork_label).
- */
-static void fork_defaults(acct_req *req, db_fork *f)
+/* The ids a fork may leave out, which linodego's create options send as
+ * "" when unset: left out of a fork's body. */
+static void fork_unset_ids(acct_req *req)
 {
     static const char *const ids[] = {"label", "region", "type", "engine"};
-    const acct_rows *src = f->source;
-    const char *engine = acct_rows_get(src, 0, "engine");
-    const char *commit = acct_rows_get(src, 0, "replication_commit_type");
-    json_t *body = req->body, *v;
-    apr_int64_t size = 0;
+    json_t *v;
     size_t i;
 
     for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-        v = json_object_get(body, ids[i]);
+        v = json_object_get(req->body, ids[i]);
         if (v && json_is_string(v) && json_string_length(v) == 0) {
-            json_object_del(body, ids[i]);
+            json_object_del(req->body, ids[i]);
         }
     }
+}
+
+/*
+ * What a fork takes from its source when the body leaves it out (or sends
+ * null), written into the body, so the create's readers check it as they
+ * check any body: region, type, engine (its major), node count with its
+ * replication, SSL, encryption, allow list and settings; the label is made
+ * (fork_label).
+ */
+static void fork_defaults(acct_req *req, db_fork *f)
+{
+    const acct_rows *src = f->source;
+    const char *engine = acct_rows_get(src, 0, "engine");
+    const char *commit = acct_rows_get(src, 0, "replication_commit_type");
+    json_t *body = req->body;
+    apr_int64_t size = 0;
+
     f->label_made = fork_default(body, "label", json_string(fork_label(
         req->pool, acct_rows_get(src, 0, "label"), 1)));
     fork_default(body, "region", acct_json_str(acct_rows_get(src, 0,
@@ -1094,6 +1102,9 @@ void api_database_create(acct_req *req, acct_resp *resp)
     }
     if (read_fork(req, resp, pb, e, &f) != 0) {
         return;
+    }
+    if (f.asked) {
+        fork_unset_ids(req);
     }
     if (f.source) {
         fork_defaults(req, &f);

@@ -381,6 +381,9 @@ def test_fork_refusals(acct, clock, backend, server):
         ({"fork": {"source": pg["id"]}}, "fork.source",
          "Must be a mysql database: a fork runs its source's engine"),
         ({"fork": {"source": 987654321}}, "fork.source", "Database not found"),
+        # linodego's unset ids stay unset: the source is the one problem.
+        ({"label": "", "region": "", "type": "", "engine": "", "fork": {"source": 987654321}},
+         "fork.source", "Database not found"),
         ({"fork": {"source": str(src["id"])}}, "fork.source", "Must be the id of a database"),
         ({"fork": {"restore_time": stamp(start)}}, "fork.source", "fork.source is required"),
         ({"fork": [src["id"]]}, "fork", "Must be an object"),
