@@ -55,7 +55,13 @@
               "/databases/" engine "/instances/{instanceId}/patch", \
               api_db_patch, 0, ACCT_LEVEL_READ_WRITE, engine), \
     DATABASES(ACCT_METHOD_GET, "/databases/" engine "/instances/{instanceId}/ssl", \
-              api_db_ssl_get, 0, ACCT_LEVEL_READ_ONLY, engine)
+              api_db_ssl_get, 0, ACCT_LEVEL_READ_ONLY, engine), \
+    DATABASES(ACCT_METHOD_POST, \
+              "/databases/" engine "/instances/{instanceId}/suspend", \
+              api_db_suspend, 0, ACCT_LEVEL_READ_WRITE, engine), \
+    DATABASES(ACCT_METHOD_POST, \
+              "/databases/" engine "/instances/{instanceId}/resume", \
+              api_db_resume, 0, ACCT_LEVEL_READ_WRITE, engine)
 /* Read-only views of registered entities: the handler reads the type from
  * `param`. */
 #define ENTITY_VIEWS(path, idparam, family, type, flags) \

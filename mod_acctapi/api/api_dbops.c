@@ -1,7 +1,8 @@
 /*
  * Operations on one managed database, the same for both engines (DECISIONS:
  * PostgreSQL mirrors every MySQL sub-route with the same status rules):
- * backups, restore, root credentials, patch and the CA certificate.
+ * backups, restore, root credentials, patch, the CA certificate, suspend
+ * and resume.
  *
  * Automatic backups are facts of the calendar (acct_dbbackup.h): a request
  * that reads or uses the backups first writes the rows the calendar says
@@ -396,6 +397,37 @@ void api_db_patch(acct_req *req, acct_resp *resp)
                             ACCT_DB_UPDATING, ACCT_DB_ACTIVE,
                             req->settings->db_operation,
                             ACCT_EVENT_DATABASE_UPDATE) == 0) {
+        acct_resp_ok(resp, req->pool, NULL);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Suspend and resume (today's public API, issue 21)
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The public API answers both with {} (linodego's recorded
+ * TestDatabase_MySQL_Suite and TestDatabase_Postgres_Suite) and the
+ * database moves by itself: suspending -> suspended, resuming -> active,
+ * each for the operation time (acct_db_suspend, acct_db_resume).  A read_write
+ * grant on the database, as for every other change.
+ */
+void api_db_suspend(acct_req *req, acct_resp *resp)
+{
+    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
+                                 ACCT_LEVEL_READ_WRITE);
+
+    if (db && acct_db_suspend(req, resp, &db) == 0) {
+        acct_resp_ok(resp, req->pool, NULL);
+    }
+}
+
+void api_db_resume(acct_req *req, acct_resp *resp)
+{
+    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
+                                 ACCT_LEVEL_READ_WRITE);
+
+    if (db && acct_db_resume(req, resp, &db) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }

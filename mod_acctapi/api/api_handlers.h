@@ -121,6 +121,8 @@ acct_handler api_db_credentials_get;
 acct_handler api_db_credentials_reset;
 acct_handler api_db_patch;
 acct_handler api_db_ssl_get;
+acct_handler api_db_suspend;
+acct_handler api_db_resume;
 
 /* api_tags.c */
 acct_handler api_tags_list;

@@ -196,6 +196,11 @@ static int rfc3339_seconds(const char *s, apr_int64_t *out)
     return 0;
 }
 
+int acct_parse_date_time(const char *s, apr_int64_t *epoch)
+{
+    return s ? rfc3339_seconds(s, epoch) : -1;
+}
+
 acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
                                    const char *field, int nullable,
                                    apr_int64_t *out)

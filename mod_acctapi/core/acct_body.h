@@ -72,6 +72,10 @@ acct_field_rc acct_field_timestamp(acct_req *req, acct_problems *pb,
                                    const char *field, int nullable,
                                    apr_int64_t *out);
 
+/* The date-time text acct_field_timestamp takes, as epoch seconds: 0, or -1
+ * when `s` is not one (for a timestamp nested in an object). */
+int acct_parse_date_time(const char *s, apr_int64_t *epoch);
+
 /* Adds "<field> is required" when `rc` is ACCT_FIELD_ABSENT. */
 void acct_field_require(acct_req *req, acct_problems *pb, const char *field,
                         acct_field_rc rc);

@@ -21,6 +21,28 @@ const char *const acct_db_when_at_rest[] = {
 /* provisioning is first in acct_db_statuses: the rest is every other one. */
 const char *const *const acct_db_when_provisioned = acct_db_statuses + 1;
 
+/*
+ * Suspend: the public API's reference says active (its spec v4.215.0,
+ * suspend-databases-*-instance) and its console offers Suspend on an active
+ * cluster only; linode-cli's integration tests (test_database.py,
+ * test_*_suspend_resume) suspend a cluster they have just created, still
+ * provisioning, and must not get a 400: never stricter than the public API.
+ */
+const char *const acct_db_when_suspendable[] = {ACCT_DB_ACTIVE,
+                                                ACCT_DB_PROVISIONING, NULL};
+/* Resume: the reference says suspended; the console offers Resume while
+ * suspending too (DatabaseActionMenu), and linode-cli resumes right after
+ * its suspend. */
+const char *const acct_db_when_resumable[] = {ACCT_DB_SUSPENDED,
+                                              ACCT_DB_SUSPENDING, NULL};
+/* Delete: the contract's active, failed or degraded, and suspended: the
+ * Terraform provider's acceptance test of suspension
+ * (TestAccResourceDatabaseMysqlV2_suspension) ends on a suspended cluster
+ * and destroys it, checking it is gone. */
+const char *const acct_db_when_deletable[] = {
+    ACCT_DB_ACTIVE, ACCT_DB_DEGRADED, ACCT_DB_FAILED, ACCT_DB_SUSPENDED, NULL
+};
+
 const char *const acct_db_frequencies[] = {ACCT_DB_WEEKLY, ACCT_DB_MONTHLY,
                                            NULL};
 
@@ -138,11 +160,19 @@ static const acct_sql q_update = ACCT_SQL("db_update",
     " AND o.id <> CAST(%s AS BIGINT))");
 
 /* Backups go with the database (ON DELETE CASCADE); change_if fills the
- * statuses it may be deleted in. */
+ * statuses it may be deleted in (acct_db_when_deletable). */
 static const acct_sql q_delete = ACCT_SQL("db_delete",
     "DELETE FROM databases"
     " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
     " AND " STATUS_IN);
+
+/* Provisioning that is to end later ends now (a suspend of a database still
+ * provisioning); the settling then applies it as it applies any other. */
+static const acct_sql q_provisioned_now = ACCT_SQL("db_provisioned_now",
+    "UPDATE databases SET status_due = CAST(%s AS BIGINT)"
+    " WHERE id = CAST(%s AS BIGINT)"
+    " AND status = '" ACCT_DB_PROVISIONING "' AND status_next IS NOT NULL"
+    " AND status_due > CAST(%s AS BIGINT)");
 
 static const acct_sql q_region = ACCT_SQL("db_region",
     "SELECT status, capabilities FROM regions WHERE id = %s");
@@ -671,7 +701,7 @@ int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
                                                    ACCT_EVENT_DATABASE_DELETE,
                                                    req->who->username,
                                                    req->now)) != 0
-        || change_if(req, resp, db, acct_db_when_at_rest, &q_delete, 2, args)
+        || change_if(req, resp, db, acct_db_when_deletable, &q_delete, 2, args)
            != 0) {
         return -1;
     }
@@ -681,6 +711,72 @@ int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
                                                             req->pool,
                                                             ACCT_ENTITY_DATABASE,
                                                             id));
+}
+
+/*
+ * A database still provisioning completes now, as if its provisioning time
+ * had run out: its pending transition is made due (PostgreSQL locks the
+ * row: a concurrent suspend waits, then finds it no longer provisioning),
+ * its database_create event follows it, and the settling applies it with
+ * the hosts.  Nothing happens to a database in any other status, nor with
+ * AcctapiDatabaseBackend external (no transition is pending then).
+ */
+static acct_store_rc provisioned_now(acct_req *req, apr_int64_t id)
+{
+    const char *args[3];
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+    int changed = 0;
+
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    args[0] = args[2] = acct_i64(req->pool, req->now);
+    args[1] = acct_i64(req->pool, id);
+    rc = acct_store_exec(st, req->pool, &q_provisioned_now, &changed, 3, args);
+    if (rc != ACCT_STORE_OK || changed == 0) {
+        return rc;
+    }
+    rc = acct_event_database_follow(st, req->pool, id);
+    return rc != ACCT_STORE_OK ? rc : acct_db_settle(req);
+}
+
+int acct_db_suspend(acct_req *req, acct_resp *resp, acct_rows **db)
+{
+    const char *status = acct_rows_get(*db, 0, "status");
+
+    if (status && strcmp(status, ACCT_DB_PROVISIONING) == 0
+        && acct_resp_store_failed(req, resp,
+                                  provisioned_now(req, acct_db_id(*db))) != 0) {
+        return -1;
+    }
+    /* *db may still say provisioning: acct_db_when_suspendable holds both,
+     * and the statement reads the row as it is now. */
+    return acct_db_begin(req, resp, db, acct_db_when_suspendable,
+                         ACCT_DB_SUSPENDING, ACCT_DB_SUSPENDED,
+                         req->settings->db_operation,
+                         ACCT_EVENT_DATABASE_SUSPEND);
+}
+
+int acct_db_resume(acct_req *req, acct_resp *resp, acct_rows **db)
+{
+    apr_int64_t id = acct_db_id(*db);
+
+    if (acct_db_begin(req, resp, db, acct_db_when_resumable,
+                      ACCT_DB_RESUMING, ACCT_DB_ACTIVE,
+                      req->settings->db_operation, NULL) != 0) {
+        return -1;
+    }
+    /* A suspend still running (resumed while suspending) is over; ended
+     * before the resume's own event is written, which it would end too. */
+    return acct_resp_store_failed(req, resp,
+               acct_event_database_status(req->store, req->pool, id,
+                                          ACCT_DB_SUSPENDED, req->now)) != 0
+           || acct_resp_store_failed(req, resp,
+               acct_event_database(req->store, req->pool, id,
+                                   ACCT_EVENT_DATABASE_RESUME,
+                                   req->who->username, req->now)) != 0
+           ? -1 : 0;
 }
 
 /* The one row `sql` selects by `id` (no row when there is none). */

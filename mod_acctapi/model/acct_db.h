@@ -56,6 +56,16 @@ extern const char *const acct_db_when_active[];
 extern const char *const acct_db_when_at_rest[];
 extern const char *const *const acct_db_when_provisioned;
 
+/*
+ * What today's public API adds to the table (issue 21), each list with its
+ * evidence in acct_db.c: suspend from active (and from provisioning, which
+ * then completes at once); resume from suspended or suspending; delete
+ * from the statuses at rest and from suspended.
+ */
+extern const char *const acct_db_when_suspendable[];
+extern const char *const acct_db_when_resumable[];
+extern const char *const acct_db_when_deletable[];
+
 /* Cluster sizes: a single node, or a replicated cluster of up to 3 nodes
  * (2: the public console's two-node clusters). */
 #define ACCT_DB_CLUSTER_SINGLE 1
@@ -315,13 +325,37 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
                              const acct_db_changes *c, int *changed);
 
 /*
- * Deletes database *db with its backups and grants if its status is at rest
- * (acct_db_when_at_rest), as one compare-and-set: a delete racing a PUT or
+ * Deletes database *db with its backups and grants if its status allows it
+ * (acct_db_when_deletable), as one compare-and-set: a delete racing a PUT or
  * an operation either wins or answers the status that won; its
  * database_delete event is written first (the row names the entity).  0, or
  * -1 once answered as acct_db_begin does.
  */
 int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db);
+
+/* ------------------------------------------------------------------------
+ * Suspend and resume (today's public API, issue 21)
+ */
+
+/*
+ * Suspends database *db: suspending now, suspended after
+ * AcctapiDatabaseOperationTime, with its database_suspend event; a
+ * compare-and-set as acct_db_begin (acct_db_when_suspendable).  A database
+ * still provisioning first completes its provisioning at once (hosts
+ * assigned as the settling does, its database_create event finished), so
+ * the suspended cluster has what a provisioned one has.  0, or -1 once
+ * answered as acct_db_begin does.
+ */
+int acct_db_suspend(acct_req *req, acct_resp *resp, acct_rows **db);
+
+/*
+ * Resumes database *db: resuming now, active after
+ * AcctapiDatabaseOperationTime, with its database_resume event; a
+ * compare-and-set as acct_db_begin (acct_db_when_resumable).  A suspend
+ * still running ends (finished) as the resume starts.  0, or -1 once
+ * answered.
+ */
+int acct_db_resume(acct_req *req, acct_resp *resp, acct_rows **db);
 
 /* ------------------------------------------------------------------------
  * Catalogue facts a database depends on

@@ -61,6 +61,12 @@
 #define ACCT_EVENT_DATABASE_CREDENTIALS_RESET "database_credentials_reset"
 #define ACCT_EVENT_DATABASE_DEGRADED "database_degraded"
 #define ACCT_EVENT_DATABASE_FAILED "database_failed"
+/* Suspend and resume: the public API's event action enum (v4.215.0) lists
+ * both, and its reference pages say a resume writes database_resume and a
+ * suspend database_suspend (PostgreSQL's page; MySQL's says
+ * database_update, which the enum's own suspend action supersedes). */
+#define ACCT_EVENT_DATABASE_SUSPEND "database_suspend"
+#define ACCT_EVENT_DATABASE_RESUME "database_resume"
 #define ACCT_EVENT_DNS_ZONE_CREATE "dns_zone_create"
 #define ACCT_EVENT_DNS_ZONE_IMPORT "dns_zone_import"
 #define ACCT_EVENT_DNS_ZONE_UPDATE "dns_zone_update"

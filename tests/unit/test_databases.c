@@ -18,6 +18,7 @@
 #include "acct_json.h"
 #include "acct_route.h"
 #include "acct_seal.h"
+#include "acct_time.h"
 #include "api_handlers.h"
 
 #define PROVISION 1200
@@ -638,7 +639,10 @@ static void test_lifecycle(void **state)
     assert_int_equal(status, 404);
 }
 
-/* failed and degraded allow delete; suspended and the others do not. */
+/* failed, degraded and suspended allow delete; the others do not.
+ * Suspended: DECISIONS.md "Today's clients" (never stricter than the public
+ * API): the Terraform provider's suspension acceptance test destroys a
+ * suspended cluster. */
 static void test_delete_statuses(void **state)
 {
     static const struct {
@@ -646,7 +650,7 @@ static void test_delete_statuses(void **state)
         int update, del;
     } cases[] = {
         {"active", 200, 200}, {"failed", 400, 200}, {"degraded", 400, 200},
-        {"suspended", 400, 400}, {"suspending", 400, 400},
+        {"suspended", 400, 200}, {"suspending", 400, 400},
         {"resuming", 400, 400}, {"restoring", 400, 400},
         {"backing_up", 400, 400}, {"updating", 400, 400},
         {"provisioning", 400, 400},
@@ -961,6 +965,21 @@ static void test_model_words(void **state)
     assert_int_equal(n, 9);
     assert_true(listed(acct_db_when_at_rest, ACCT_DB_FAILED));
     assert_false(listed(acct_db_when_at_rest, ACCT_DB_UPDATING));
+    assert_false(listed(acct_db_when_at_rest, ACCT_DB_SUSPENDED));
+    /* Delete: the statuses at rest and suspended. */
+    for (s = acct_db_when_at_rest; *s; s++) {
+        assert_true(listed(acct_db_when_deletable, *s));
+    }
+    assert_true(listed(acct_db_when_deletable, ACCT_DB_SUSPENDED));
+    assert_false(listed(acct_db_when_deletable, ACCT_DB_SUSPENDING));
+    /* Suspend from active or provisioning, resume from suspended or
+     * suspending. */
+    assert_true(listed(acct_db_when_suspendable, ACCT_DB_ACTIVE));
+    assert_true(listed(acct_db_when_suspendable, ACCT_DB_PROVISIONING));
+    assert_null(acct_db_when_suspendable[2]);
+    assert_true(listed(acct_db_when_resumable, ACCT_DB_SUSPENDED));
+    assert_true(listed(acct_db_when_resumable, ACCT_DB_SUSPENDING));
+    assert_null(acct_db_when_resumable[2]);
     assert_true(listed(acct_db_when_active, ACCT_DB_ACTIVE));
     assert_null(acct_db_when_active[1]);
     /* Only PostgreSQL takes a commit type; MySQL replicates semi-synch. */
@@ -1144,6 +1163,138 @@ static void test_model_set_status(void **state)
     assert_int_equal(changed, 0);
 }
 
+/* ------------------------------------------------------------------------
+ * Suspend, resume, fork (issue 21)
+ */
+
+/* Suspend and resume through their handlers: a database still provisioning
+ * completes at the suspend (hosts, from then on), each step takes the
+ * operation time, and with the external backend nothing is scheduled. */
+static void test_suspend_resume(void **state)
+{
+    ctx c;
+    json_t *doc;
+    const char *id;
+    apr_int64_t nid;
+    int status;
+
+    ctx_init(&c, *state, "pause");
+    id = sid(&c, pg_create(&c, "pause"));
+    nid = (apr_int64_t)num(pg_create(&c, "pause-other"), "id");
+    assert_null(column(&c, (apr_int64_t)atoll(id), "host_primary"));
+    c.now += 10;
+    doc = call(request(&c, &pg_route, id, NULL), api_db_suspend, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_object_size(doc), 0);
+    doc = get(&c, &pg_route, id, &status);
+    assert_string_equal(str(doc, "status"), "suspending");
+    assert_string_equal(str(json_object_get(doc, "hosts"), "primary"),
+                        apr_psprintf(c.db->pool, "lin-%" APR_INT64_T_FMT
+                                     "-%s-postgresql-primary." SUFFIX,
+                                     c.who.account_id, id));
+    /* Provisioning completed at the suspend, not before. */
+    assert_string_equal(column(&c, (apr_int64_t)atoll(id), "status_due"),
+                        acct_i64(c.db->pool, c.now + OPERATION));
+    /* The other database of the account provisions on. */
+    assert_string_equal(column(&c, nid, "status"), ACCT_DB_PROVISIONING);
+    doc = call(request(&c, &pg_route, id, NULL), api_db_suspend, &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(first_reason(doc), "Your database is suspending; "
+                        "please wait until suspending is complete to perform "
+                        "this operation.");
+    c.now += OPERATION;
+    assert_string_equal(status_of(&c, &pg_route, id), "suspended");
+    doc = call(request(&c, &pg_route, id, NULL), api_db_suspend, &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(first_reason(doc), "Your database is suspended; this "
+                        "operation is not available in that status.");
+    doc = call(request(&c, &pg_route, id, NULL), api_db_resume, &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(status_of(&c, &pg_route, id), "resuming");
+    c.now += OPERATION - 1;
+    assert_string_equal(status_of(&c, &pg_route, id), "resuming");
+    c.now += 1;
+    assert_string_equal(status_of(&c, &pg_route, id), "active");
+    doc = call(request(&c, &pg_route, id, NULL), api_db_resume, &status);
+    assert_int_equal(status, 400);
+    assert_string_equal(first_reason(doc), "Your database is active; this "
+                        "operation is not available in that status.");
+    /* The MySQL route does not know a PostgreSQL database. */
+    call(request(&c, &mysql_route, id, NULL), api_db_suspend, &status);
+    assert_int_equal(status, 404);
+
+    /* External: suspending until the operator says otherwise. */
+    c.settings = &external;
+    doc = call(request(&c, &pg_route, id, NULL), api_db_suspend, &status);
+    assert_int_equal(status, 200);
+    c.now += 86400;
+    assert_string_equal(status_of(&c, &pg_route, id), "suspending");
+    assert_null(column(&c, (apr_int64_t)atoll(id), "status_next"));
+}
+
+/* A fork's row and answer: its source and moment, the source's settings,
+ * a label made from the source's, cut at whole characters. */
+static void test_fork(void **state)
+{
+    /* 32 characters of two bytes each. */
+    static const char long_label[] =
+        "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+        "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+        "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+        "\u00e9\u00e9";
+    ctx c;
+    json_t *doc, *fork;
+    const char *id, *body, *label;
+    apr_int64_t at, fid;
+
+    ctx_init(&c, *state, "forker");
+    id = sid(&c, create(&c, &pg_route, apr_psprintf(c.db->pool,
+        "{\"label\":\"%s\",\"region\":\"us-east\","
+        "\"type\":\"g6-standard-2\",\"engine\":\"postgresql/16.4\","
+        "\"allow_list\":[\"192.0.2.7\"],\"cluster_size\":3}", long_label),
+        200));
+    body = apr_psprintf(c.db->pool, "{\"fork\":{\"source\":%s}}", id);
+    /* Provisioning: not yet a source. */
+    doc = create(&c, &pg_route, body, 400);
+    assert_string_equal(first_reason(doc), "Your database is provisioning; "
+                        "please wait until provisioning is complete to "
+                        "perform this operation.");
+    c.now += PROVISION + 600;
+    at = c.now - 300;
+    doc = create(&c, &pg_route, apr_psprintf(c.db->pool,
+        "{\"fork\":{\"source\":%s,\"restore_time\":\"%s\"}}", id,
+        acct_format_timestamp(c.db->pool, at)), 200);
+    fid = (apr_int64_t)num(doc, "id");
+    fork = json_object_get(doc, "fork");
+    assert_int_equal(num(fork, "source"), atoll(id));
+    assert_string_equal(column(&c, fid, "fork_source"), id);
+    assert_string_equal(column(&c, fid, "fork_restore_time"),
+                        acct_i64(c.db->pool, at));
+    assert_string_equal(str(doc, "status"), "provisioning");
+    assert_string_equal(str(doc, "version"), "16.4");
+    assert_int_equal(num(doc, "cluster_size"), 3);
+    assert_string_equal(str(doc, "replication_type"), "asynch");
+    assert_string_equal(acct_json_dump(c.db->pool,
+                                       json_object_get(doc, "allow_list"),
+                                       NULL), "[\"192.0.2.7\"]");
+    /* 27 of the 32 characters, and "-fork"; then "-fork-2", 25 of them. */
+    label = str(doc, "label");
+    assert_int_equal(strlen(label), 27 * 2 + 5);
+    assert_string_equal(label + 27 * 2, "-fork");
+    doc = create(&c, &pg_route, body, 200);
+    label = str(doc, "label");
+    assert_int_equal(strlen(label), 25 * 2 + 7);
+    assert_string_equal(label + 25 * 2, "-fork-2");
+    /* Now when no time is given; the source itself is unchanged. */
+    assert_string_equal(column(&c, (apr_int64_t)num(doc, "id"),
+                               "fork_restore_time"),
+                        acct_i64(c.db->pool, c.now));
+    assert_null(column(&c, (apr_int64_t)atoll(id), "fork_source"));
+    /* The MySQL route forks MySQL databases only. */
+    doc = create(&c, &mysql_route, body, 400);
+    assert_string_equal(error_fields(c.db->pool, doc), "fork.source");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1162,6 +1313,8 @@ int main(void)
         UNIT_DB_TEST(test_model_catalogue),
         UNIT_DB_TEST(test_model_rows),
         UNIT_DB_TEST(test_model_set_status),
+        UNIT_DB_TEST(test_suspend_resume),
+        UNIT_DB_TEST(test_fork),
     };
 
     return UNIT_DB_RUN(tests);

@@ -385,3 +385,77 @@ def test_database_lifecycle(sdk, clock, engine):
     assert answer(sdk.get(f"{base}/{db['id']}"), DATABASE)["status"] == "active"
     r = sdk.delete(f"{base}/{db['id']}")
     assert r.status == 200 and r.json == {}, r
+
+
+# The fork as linode_api4 reads it (Property() of MySQLDatabase and
+# PostgreSQLDatabase: a MappedObject whose `source` its tests compare).
+DATABASE_FORK = dict(DATABASE, fork=Nullable({"source": int, "restore_time": TIMESTAMP}))
+
+
+def sdk_database(sdk, clock, engine):
+    """The session fixtures test_create_sql_db / test_create_postgres_db:
+    {mysql,postgresql}_create(label, "us-ord", get_db_engine_id(),
+    "g6-standard-1", cluster_size=None) -- drop_null_keys leaves the four
+    ids --, then wait_for_condition on db.status == "active"."""
+    engines = answer(sdk.get("/databases/engines"), page_of(ENGINE))["data"]
+    engine_id = [e["id"] for e in engines if e["engine"] == engine][-1]
+    base = f"/databases/{engine}/instances"
+    db_label = label() + ("-sqldb" if engine == "mysql" else "-postgresqldb")
+    db = answer(sdk.post(base, {"label": db_label, "region": "us-ord", "engine": engine_id,
+                                "type": "g6-standard-1"}), DATABASE_FORK)
+    assert db["fork"] is None, db
+    clock("advance", "40m")
+    assert answer(sdk.get(f"{base}/{db['id']}"), DATABASE_FORK)["status"] == "active"
+    return base, db
+
+
+@pytest.mark.parametrize("engine", ["mysql", "postgresql"])
+def test_database_suspend_resume(sdk, clock, engine):
+    """test_mysql_suspend_resume / test_postgres_suspend_resume: load(), then
+    db.suspend() -- a POST without a body (data None), then invalidate() --,
+    wait_for_condition(10, 300, get_*_db_status, ..., "suspended") (a load,
+    so a GET, each time), `db.status` of the invalidated object (a GET),
+    db.resume(), the same wait for "active" and read."""
+    base, db = sdk_database(sdk, clock, engine)
+    path = f"{base}/{db['id']}"
+    answer(sdk.get(path), DATABASE_FORK)
+    r = sdk.post(path + "/suspend")
+    assert r.status == 200 and r.json == {}, r
+    assert answer(sdk.get(path), DATABASE_FORK)["status"] == "suspending"
+    clock("advance", "10m")
+    assert answer(sdk.get(path), DATABASE_FORK)["status"] == "suspended"
+    assert answer(sdk.get(path), DATABASE_FORK)["status"] == "suspended"
+    r = sdk.post(path + "/resume")
+    assert r.status == 200 and r.json == {}, r
+    assert answer(sdk.get(path), DATABASE_FORK)["status"] == "resuming"
+    clock("advance", "10m")
+    assert answer(sdk.get(path), DATABASE_FORK)["status"] == "active"
+    back = answer(sdk.get(path), DATABASE_FORK)
+    assert back["status"] == "active" and back["label"] == db["label"], back
+    assert sdk.delete(path).status == 200
+
+
+@pytest.mark.parametrize("engine", ["mysql", "postgresql"])
+def test_database_fork(sdk, clock, engine):
+    """test_fork_sql_db / test_fork_postgres_db: {mysql,postgresql}_fork(
+    source.id, source.updated) -- `updated` is volatile: older than 15 s it
+    is read again, a GET --, a POST of the fork alone (restore_time
+    strftime'd "%Y-%m-%dT%H:%M:%S"), MySQLDatabase(client, result["id"],
+    result); then wait_for_condition on db_fork.status == "active"
+    (volatile: GETs), db_fork.fork.source == source.id, db_fork.delete()."""
+    base, src = sdk_database(sdk, clock, engine)
+    updated = answer(sdk.get(f"{base}/{src['id']}"), DATABASE_FORK)["updated"]
+    fork = answer(sdk.post(base, {"fork": {"source": src["id"], "restore_time": updated}}),
+                  DATABASE_FORK)
+    assert fork["id"] != src["id"] and fork["status"] == "provisioning", fork
+    assert fork["fork"] == {"source": src["id"], "restore_time": updated}, fork
+    assert (fork["region"], fork["type"], fork["engine"], fork["version"]) == (
+        src["region"], src["type"], src["engine"], src["version"]), fork
+    assert fork["label"] == src["label"] + "-fork", fork
+    assert answer(sdk.get(f"{base}/{fork['id']}"), DATABASE_FORK)["status"] == "provisioning"
+    clock("advance", "40m")
+    got = answer(sdk.get(f"{base}/{fork['id']}"), DATABASE_FORK)
+    assert got["status"] == "active" and got["fork"]["source"] == src["id"], got
+    r = sdk.delete(f"{base}/{fork['id']}")
+    assert r.status == 200 and r.json == {}, r
+    assert sdk.delete(f"{base}/{src['id']}").status == 200

@@ -422,11 +422,14 @@ def test_update_and_view_of_what_is_not_yours(acct, acct2, backend):
 
 # --------------------------------------------------------------------------
 # The required-status table: update needs active; delete active, failed or
-# degraded.  Every status, both operations, allowed and refused.
+# degraded, and suspended: DECISIONS.md "Today's clients" (never stricter
+# than the public API), the Terraform provider's suspension acceptance test
+# destroys a suspended cluster.  Every status, both operations, allowed and
+# refused.
 # --------------------------------------------------------------------------
 
 UPDATE_ALLOWED = {"active"}
-DELETE_ALLOWED = {"active", "failed", "degraded"}
+DELETE_ALLOWED = {"active", "failed", "degraded", "suspended"}
 
 
 @pytest.mark.parametrize("status", STATUSES)

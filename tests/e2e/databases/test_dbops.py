@@ -2,7 +2,7 @@
 (automatic ones across days, snapshots and their limit, restore), root
 credentials, patch and the CA certificate, as a new user would script them
 with the test clock; and every cell of the contract's required-status table
-for these operations, on both engines.
+for these operations (suspend and resume included), on both engines.
 
 Databases are created through the API; statuses the emulation never reaches
 by itself (failed, degraded, suspended...) are forced with `acctapi-admin
@@ -298,6 +298,11 @@ CELLS = [
     ("credentials-reset", "POST", "/credentials/reset", None, ["active"]),
     ("patch", "POST", "/patch", None, ["active"]),
     ("ssl-view", "GET", "/ssl", None, ["active"]),
+    # Today's public API (issue 21): suspend from active (provisioning too:
+    # linode-cli suspends a cluster it has just made), resume from suspended
+    # (suspending too: the console offers it, linode-cli resumes at once).
+    ("suspend", "POST", "/suspend", None, ["provisioning", "active"]),
+    ("resume", "POST", "/resume", None, ["suspending", "suspended"]),
 ]
 
 

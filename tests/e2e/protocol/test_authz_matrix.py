@@ -380,6 +380,22 @@ def test_matrix_size(capsys):
     assert n > 300, n
 
 
+def test_database_actions_are_in_the_matrix():
+    """Suspend and resume (issue 21) are cases like every route: entity
+    routes needing databases:read_write, so a restricted user needs
+    read_write on the database (the public API's reference: "The user needs
+    read_write user grant access to the database")."""
+    rows = {(m, p): (s, f) for m, p, s, _, f in routes()}
+    for engine in ENGINES:
+        for action in ("suspend", "resume"):
+            path = f"/v4/databases/{engine}/instances/{{instanceId}}/{action}"
+            scope, flags = rows[("POST", path)]
+            assert scope == "databases:read_write" and "unrestricted-only" not in flags
+            assert is_entity_route(path) and needs_read_write("POST", scope)
+            whos = [c.values[-1] for c in CASES if tuple(c.values[:2]) == ("POST", path)]
+            assert whos == principals_for(path, flags), whos
+
+
 def allowed(r, every_object_exists):
     assert r.status not in (401, 403), r
     if every_object_exists:
