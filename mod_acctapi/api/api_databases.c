@@ -240,6 +240,7 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
     const char *engine = acct_rows_get(rows, i, "engine");
     const acct_db_engine *e = acct_db_engine_named(engine);
     json_t *o = json_object(), *hosts = json_object(), *updates;
+    acct_db_hosts names;
 
     set_int(o, "id", rows, i, "id");
     set_str(o, "label", rows, i, "label");
@@ -258,10 +259,10 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
     json_object_set_new(o, "allow_list",
                         json_column(rows, i, "allow_list", json_array()));
     set_int(o, "port", rows, i, "port");
-    set_str(hosts, "primary", rows, i, "host_primary");
-    set_str(hosts, "secondary", rows, i, "host_secondary");
-    /* The public API's name of the private host. */
-    set_str(hosts, "standby", rows, i, "host_secondary");
+    acct_db_hosts_of(req->pool, req->settings, rows, i, &names);
+    json_object_set_new(hosts, "primary", acct_json_str(names.primary));
+    json_object_set_new(hosts, "secondary", acct_json_str(names.secondary));
+    json_object_set_new(hosts, "standby", acct_json_str(names.standby));
     json_object_set_new(o, "hosts", hosts);
     set_str(o, "status", rows, i, "status");
     json_object_set_new(o, "created",
