@@ -1011,7 +1011,7 @@ static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
     const acct_db_engine *e = acct_db_engine_named(acct_rows_get(db, 0,
                                                                  "engine"));
     json_t *size = json_object_get(req->body, "cluster_size");
-    apr_int64_t nodes = ACCT_DB_CLUSTER_SINGLE, was = 0, used = 0, disk = -1;
+    apr_int64_t nodes, was = 0, used = 0, disk = -1;
     acct_field_rc frc;
     acct_store *st;
     acct_db_type t;
@@ -1192,11 +1192,11 @@ static const char *read_engine_config_change(acct_req *req,
  * What a PUT changes, read against the stored row into `c`, with every
  * problem of the body so far (`pb`) answered at once: 0, or -1 once
  * answered.  `clear_network`: the body's private_network was null, which
- * takes the database out of its VPC -- the one null of a PUT that does not
- * mean "unchanged" (DECISIONS), because it is how the public API is told:
- * the Terraform provider sends it when private_network leaves a
- * linode_database_mysql_v2 (linodego's DoublePointerNull), Cloud Manager's
- * "Unassign VPC" sends exactly {"private_network": null}.
+ * takes the database out of its VPC -- the one exception to DECISIONS'
+ * "null in a PUT means leave unchanged", because null is how the public
+ * API is told: the Terraform provider sends it when private_network leaves
+ * a linode_database_mysql_v2 (linodego's DoublePointerNull), and Cloud
+ * Manager's "Unassign VPC" sends exactly {"private_network": null}.
  */
 static int row_changes(acct_req *req, acct_resp *resp, acct_problems *pb,
                        const acct_rows *db, int clear_network,
