@@ -31,6 +31,11 @@
  *    must satisfy DECISIONS.md; every accepted PUT puts the database in
  *    updating (so concurrent PUTs on one database: one wins, the others
  *    find it updating), and a resize takes its new disk size at once.
+ *  - a PUT's version, cluster_size, type and private_network (today's
+ *    public API, issue 21): read_version_change, read_resize and
+ *    read_private_network say the rules and where they come from; what
+ *    changes shows in the PUT's answer, and the operation's events
+ *    (database_update, database_resize) finish when it does.
  */
 #include "api_handlers.h"
 #include "acct_body.h"
@@ -46,6 +51,7 @@
 #include "acct_log.h"
 #include "acct_route.h"
 #include "acct_seal.h"
+#include "acct_tags.h"
 #include "acct_time.h"
 
 #include <apr_strings.h>
@@ -71,7 +77,9 @@ static const char *const pg_create_fields[] = {
     "allow_list", "engine_config", NULL
 };
 static const char *const update_fields[] = {"label", "allow_list", "type",
-                                            "updates", "engine_config", NULL};
+                                            "updates", "engine_config",
+                                            "version", "cluster_size",
+                                            "private_network", NULL};
 static const char *const updates_fields[] = {"frequency", "duration",
                                              "hour_of_day", "day_of_week",
                                              "week_of_month", NULL};
@@ -241,6 +249,7 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
     const char *engine = acct_rows_get(rows, i, "engine");
     const acct_db_engine *e = acct_db_engine_named(engine);
     json_t *o = json_object(), *hosts = json_object(), *updates;
+    acct_db_hosts names;
 
     set_int(o, "id", rows, i, "id");
     set_str(o, "label", rows, i, "label");
@@ -259,10 +268,10 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
     json_object_set_new(o, "allow_list",
                         json_column(rows, i, "allow_list", json_array()));
     set_int(o, "port", rows, i, "port");
-    set_str(hosts, "primary", rows, i, "host_primary");
-    set_str(hosts, "secondary", rows, i, "host_secondary");
-    /* The public API's name of the private host. */
-    set_str(hosts, "standby", rows, i, "host_secondary");
+    acct_db_hosts_of(req->pool, req->settings, rows, i, &names);
+    json_object_set_new(hosts, "primary", acct_json_str(names.primary));
+    json_object_set_new(hosts, "secondary", acct_json_str(names.secondary));
+    json_object_set_new(hosts, "standby", acct_json_str(names.standby));
     json_object_set_new(o, "hosts", hosts);
     set_str(o, "status", rows, i, "status");
     json_object_set_new(o, "created",
@@ -442,6 +451,112 @@ static const char *read_allow_list(acct_req *req, acct_problems *pb)
         }
     }
     return bad ? NULL : acct_json_dump(req->pool, out, NULL);
+}
+
+/*
+ * private_network: {vpc_id, subnet_id, public_access}, as the public API
+ * takes it on create and update.  vpc_id must name a VPC the operator
+ * registered in the account (acctapi-admin entity add --type vpc) that a
+ * restricted user holds a grant on (read_only: seeing it is enough; the
+ * public API documents no stricter rule for a database); subnet_id is a
+ * subnet of that VPC in the public API, but subnets are not registered
+ * here, so any positive integer is taken (never stricter than the public
+ * API).  public_access defaults to false, as the Terraform provider and
+ * Cloud Manager default it.  The required-field reasons are Cloud
+ * Manager's.  Keys are kept in the public API's order.
+ */
+static const char *const network_fields[] = {"vpc_id", "subnet_id",
+                                             "public_access", NULL};
+
+/* A positive integer member `key` of private_network; 0 after a problem. */
+static json_int_t network_id(acct_req *req, acct_problems *pb, json_t *net,
+                             const char *key, const char *required)
+{
+    json_t *v = json_object_get(net, key);
+    const char *field = apr_pstrcat(req->pool, "private_network.", key, NULL);
+
+    if (!v) {
+        acct_problem_add(pb, field, required);
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+        acct_problem_add(pb, field, "Must be a positive integer");
+        return 0;
+    }
+    return json_integer_value(v);
+}
+
+/*
+ * The body's private_network (absent: none) checked, as canonical JSON text
+ * into *text; *text stays `stored` (the database's, NULL: none) when the
+ * body gives the same network back, which is checked for shape only (a
+ * client PUTs back what it read, whether or not it may still use the VPC).
+ * 0, or -1 once answered (403 without a grant on the VPC, a store
+ * failure).
+ */
+static int read_private_network(acct_req *req, acct_resp *resp,
+                                acct_problems *pb, const char *stored,
+                                const char **text)
+{
+    json_t *net = json_object_get(req->body, "private_network"), *v, *out;
+    json_t *was;
+    json_int_t vpc, subnet;
+    int before = acct_problems_count(pb), owned = 0, open = 0;
+    acct_store *st;
+
+    *text = stored;
+    if (!net) {
+        return 0;
+    }
+    if (!json_is_object(net)) {
+        acct_problem_add(pb, "private_network",
+                         "Must be an object of vpc_id, subnet_id and "
+                         "public_access");
+        return 0;
+    }
+    /* Nulls are left out; other keys are ignored, as in the body. */
+    acct_object_settable(req->pool, pb, net, "private_network.",
+                         network_fields, NULL);
+    vpc = network_id(req, pb, net, "vpc_id", "VPC is required.");
+    subnet = network_id(req, pb, net, "subnet_id", "Subnet is required.");
+    if ((v = json_object_get(net, "public_access"))) {
+        if (json_is_boolean(v)) {
+            open = json_is_true(v);
+        }
+        else {
+            acct_problem_add(pb, "private_network.public_access",
+                             "Must be a boolean");
+        }
+    }
+    if (acct_problems_count(pb) > before) {
+        return 0;
+    }
+    out = acct_json_own(req->pool, json_pack("{s:I, s:I, s:b}", "vpc_id",
+                                             vpc, "subnet_id", subnet,
+                                             "public_access", open));
+    was = acct_json_own(req->pool, acct_json_parse_column(stored));
+    if (acct_json_same(out, was)) {
+        return 0;
+    }
+    if (!(st = body_store(req, resp))
+        || check_store(req, resp,
+                       acct_tags_entity_owned(st, req->pool, ACCT_ENTITY_VPC,
+                                              vpc, req->who->account_id,
+                                              &owned)) != 0) {
+        return -1;
+    }
+    if (!owned) {
+        acct_problem_add(pb, "private_network.vpc_id",
+                         apr_psprintf(req->pool, "VPC %" APR_INT64_T_FMT
+                                      " not found", (apr_int64_t)vpc));
+        return 0;
+    }
+    if (acct_grant_require(req, resp, ACCT_ENTITY_VPC, vpc,
+                           ACCT_LEVEL_READ_ONLY) != 0) {
+        return -1;
+    }
+    *text = acct_json_dump(req->pool, out, NULL);
+    return 0;
 }
 
 /* A catalogue id field (string); NULL unless present and well-formed. */
@@ -682,6 +797,10 @@ static int read_new(acct_req *req, acct_resp *resp, acct_problems *pb,
         row->allow_list = "[]";
     }
     row->engine_config = read_engine_config(req, pb, e);
+    if (read_private_network(req, resp, pb, NULL, &row->private_network)
+        != 0) {
+        return -1;
+    }
     d->disk_mb = -1;
     if ((row->region && check_region(req, resp, pb, row->region) != 0)
         || (row->type
@@ -1214,50 +1333,166 @@ static const char *read_updates(acct_req *req, acct_problems *pb,
 }
 
 /*
- * A new type must have more disk than the current one: *gb becomes its disk
- * in GB, or -1 when there is no acceptable new type.  0, or -1 after a store
- * failure (answered).
+ * A resize: a new node type (type) or node count (cluster_size), into
+ * c->type with its disk (c->disk_gb), c->cluster_size and the replication
+ * that count needs (c->replication_type); the values the database has
+ * already are no change (the Python SDK's save() PUTs them back).  The
+ * public API's rules for databases of today's platform (Cloud Manager's
+ * resize page for rdbms-default clusters; our platform is always that):
+ * any node count of 1 to 3 and any node type, smaller ones included, that
+ * GET /databases/types sells for the engine in clusters of the new count
+ * (2 nodes: dedicated types) and whose disk holds the data stored
+ * (used_disk_size_gb); a compute type, as the contract names database
+ * types, in any count.  0, or -1 after a store failure (answered).
  */
 static int read_resize(acct_req *req, acct_resp *resp, acct_problems *pb,
-                       const acct_rows *db, const char **type,
-                       apr_int64_t *gb)
+                       const acct_rows *db, acct_db_changes *c)
 {
-    apr_int64_t to, from = -1, total = 0;
-    const char *current = acct_rows_get(db, 0, "type");
+    const char *current = acct_rows_get(db, 0, "type"), *type = NULL;
+    const acct_db_engine *e = acct_db_engine_named(acct_rows_get(db, 0,
+                                                                 "engine"));
+    json_t *size = json_object_get(req->body, "cluster_size");
+    apr_int64_t nodes, was = 0, used = 0, disk = -1;
+    acct_field_rc frc;
     acct_store *st;
-    acct_field_rc frc = acct_field_string(req, pb, "type", 1, CATALOG_ID_MAX,
-                                          0, type);
+    acct_db_type t;
+    int found = 0, bad = 0;
 
-    *gb = -1;
-    if (frc != ACCT_FIELD_SET
-        || (current && strcmp(*type, current) == 0)) {
-        /* The type it has already: a body sent back as read. */
-        *type = NULL;
-        return 0;
+    c->type = c->replication_type = NULL;
+    c->disk_gb = c->cluster_size = -1;
+    acct_parse_i64(acct_rows_get(db, 0, "cluster_size"), &was);
+    nodes = was;
+    if (size && (!json_is_integer(size)
+                 || json_integer_value(size) < ACCT_DB_CLUSTER_SINGLE
+                 || json_integer_value(size) > ACCT_DB_CLUSTER_HA)) {
+        acct_problem_add(pb, "cluster_size", "Must be 1, 2 or 3");
+        bad = 1;
     }
-    if (type_disk(req, resp, pb, *type, &to) != 0) {
-        return -1;
+    else if (size && json_integer_value(size) != was) {
+        nodes = c->cluster_size = (apr_int64_t)json_integer_value(size);
     }
-    if (to < 0) {
+    frc = acct_field_string(req, pb, "type", 1, CATALOG_ID_MAX, 0, &type);
+    bad |= frc == ACCT_FIELD_BAD;
+    if (frc != ACCT_FIELD_SET || (current && strcmp(type, current) == 0)) {
+        type = NULL;
+    }
+    if (bad || !e || (!type && c->cluster_size < 0)) {
         return 0;
     }
     if (!(st = body_store(req, resp))
-        || check_store(req, resp, acct_db_type_disk(st, req->pool,
-                                                    current, &from)) != 0) {
+        || check_store(req, resp,
+                       acct_catalog_db_type_find(st, req->pool,
+                                                 type ? type : current, &t,
+                                                 &found)) != 0) {
         return -1;
     }
-    /* A type gone from the catalogue: judge by the disk the cluster has. */
-    if (from < 0) {
-        acct_parse_i64(acct_rows_get(db, 0, "total_disk_size_gb"), &total);
-        from = total * MB_PER_GB;
-    }
-    if (to <= from) {
-        acct_problem_add(pb, "type",
-                         "A database can only be resized to a type with "
-                         "more disk than its current type");
+    if (found && !acct_db_type_offers(&t, e->name, (int)nodes, NULL, NULL)) {
+        acct_problem_add(pb, type ? "type" : "cluster_size",
+                         apr_psprintf(req->pool, "Type %s is not offered in "
+                                      "a cluster of %" APR_INT64_T_FMT
+                                      " nodes", type ? type : current,
+                                      nodes));
         return 0;
     }
-    *gb = to / MB_PER_GB;
+    if (type) {
+        if (found) {
+            disk = t.disk;
+        }
+        else if (type_disk(req, resp, pb, type, &disk) != 0) {
+            return -1;
+        }
+        if (disk < 0) {
+            return 0;  /* "Type not found" */
+        }
+        acct_parse_i64(acct_rows_get(db, 0, "used_disk_size_gb"), &used);
+        if (disk / MB_PER_GB <= used) {
+            acct_problem_add(pb, "type",
+                             apr_psprintf(req->pool, "The data stored (%"
+                                          APR_INT64_T_FMT " GB) does not fit "
+                                          "on type %s", used, type));
+            return 0;
+        }
+        c->type = type;
+        c->disk_gb = disk / MB_PER_GB;
+    }
+    if (c->cluster_size == ACCT_DB_CLUSTER_SINGLE) {
+        c->replication_type = ACCT_DB_REPLICATION_NONE;
+    }
+    else if (c->cluster_size > ACCT_DB_CLUSTER_SINGLE
+             && was == ACCT_DB_CLUSTER_SINGLE) {
+        /* What a new cluster of that size replicates with. */
+        c->replication_type = e->ha_replication;
+    }
+    return 0;
+}
+
+/* The numeric value of major version `major` ("16"), -1 if it is none. */
+static apr_int64_t major_number(const char *major)
+{
+    apr_int64_t n = -1;
+
+    return major && acct_parse_i64(major, &n) == 0 ? n : -1;
+}
+
+/*
+ * version: an in-place major version upgrade, as the Terraform provider
+ * sends it when engine_id changes ("16": the major of engine/major) and
+ * Cloud Manager's upgrade dialog does (a version GET /databases/engines
+ * lists, any later one).  A version of the database's own major, or its
+ * own full version, is no change; an earlier major is refused (there is no
+ * way back, as that dialog warns); a later one makes *version that major's
+ * current release.  0, or -1 after a store failure (answered).
+ */
+static int read_version_change(acct_req *req, acct_resp *resp,
+                               acct_problems *pb, const acct_rows *db,
+                               const char **version)
+{
+    const char *engine = acct_rows_get(db, 0, "engine");
+    const char *running = acct_rows_get(db, 0, "version"), *given = NULL;
+    apr_int64_t to, from;
+    acct_engine_ref ref;
+    acct_store *st;
+    int found = 0;
+
+    *version = NULL;
+    if (acct_field_string(req, pb, "version", 1, CATALOG_ID_MAX, 0, &given)
+        != ACCT_FIELD_SET) {
+        return 0;
+    }
+    if (!(st = body_store(req, resp))
+        || check_store(req, resp, acct_catalog_engine_of(st, req->pool, engine,
+                                                         given, &ref, &found))
+           != 0) {
+        return -1;
+    }
+    if (!found || strcmp(ref.engine, engine) != 0) {
+        acct_problem_add(pb, "version",
+                         apr_psprintf(req->pool, "Engine %s/%s not found",
+                                      engine, given));
+        return 0;
+    }
+    to = major_number(ref.major);
+    from = major_number(acct_engine_major(req->pool, running));
+    if (to == from || (running && strcmp(given, running) == 0)) {
+        return 0;
+    }
+    if (to < from) {
+        acct_problem_add(pb, "version",
+                         apr_psprintf(req->pool, "A database cannot be "
+                                      "downgraded: it runs %s %s",
+                                      engine, running));
+        return 0;
+    }
+    if (check_store(req, resp, acct_catalog_engine_current(st, req->pool,
+                                                           engine, ref.major,
+                                                           version)) != 0) {
+        return -1;
+    }
+    if (!*version) {
+        acct_problem_add(pb, "version",
+                         apr_psprintf(req->pool, "Engine %s/%s is not offered",
+                                      engine, ref.major));
+    }
     return 0;
 }
 
@@ -1295,28 +1530,29 @@ static const char *read_engine_config_change(acct_req *req,
 }
 
 /*
- * What a PUT changes that depends on the stored row: the merged maintenance
- * window into *updates, the new type and its disk (*gb, -1 for none).  0, or
- * -1 after a store failure (answered).
+ * What a PUT changes, read against the stored row into `c`, with every
+ * problem of the body so far (`pb`) answered at once: 0, or -1 once
+ * answered.  `clear_network`: the body's private_network was null, which
+ * takes the database out of its VPC -- the one exception to DECISIONS'
+ * "null in a PUT means leave unchanged", because null is how the public
+ * API is told: the Terraform provider sends it when private_network leaves
+ * a linode_database_mysql_v2 (linodego's DoublePointerNull), and Cloud
+ * Manager's "Unassign VPC" sends exactly {"private_network": null}.
  */
-static int read_row_changes(acct_req *req, acct_resp *resp,
-                            acct_problems *pb, const acct_rows *db,
-                            const char **updates, const char **type,
-                            apr_int64_t *gb)
-{
-    *updates = read_updates(req, pb, db);
-    return read_resize(req, resp, pb, db, type, gb);
-}
-
-/* read_row_changes into `c`, with every problem of the body so far (`pb`)
- * answered at once: 0, or -1 once answered. */
 static int row_changes(acct_req *req, acct_resp *resp, acct_problems *pb,
-                       const acct_rows *db, acct_db_changes *c)
+                       const acct_rows *db, int clear_network,
+                       acct_db_changes *c)
 {
-    if (read_row_changes(req, resp, pb, db, &c->updates, &c->type,
-                         &c->disk_gb) != 0) {
+    const char *stored = acct_rows_get(db, 0, "private_network"), *net;
+
+    c->updates = read_updates(req, pb, db);
+    if (read_resize(req, resp, pb, db, c) != 0
+        || read_version_change(req, resp, pb, db, &c->version) != 0
+        || read_private_network(req, resp, pb, stored, &net) != 0) {
         return -1;
     }
+    c->private_network_set = net != stored || (clear_network && stored);
+    c->private_network = clear_network ? NULL : net;
     c->engine_config = read_engine_config_change(req, pb, db);
     if (acct_problems_any(pb)) {
         acct_resp_problems(resp, req->pool, pb);
@@ -1338,11 +1574,14 @@ void api_database_update(acct_req *req, acct_resp *resp)
     acct_db_changes c;
     acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t id;
-    int changed = 0;
+    int changed = 0, clear_network;
 
     if (!db) {
         return;
     }
+    /* Before acct_fields_settable drops the body's nulls. */
+    clear_network = json_is_null(json_object_get(req->body,
+                                                 "private_network"));
     id = acct_db_id(db);
     memset(&c, 0, sizeof(c));
     c.disk_gb = c.cluster_size = -1;
@@ -1355,7 +1594,7 @@ void api_database_update(acct_req *req, acct_resp *resp)
                          : NULL);
     read_label(req, pb, &c.label);
     c.allow_list = read_allow_list(req, pb);
-    if (row_changes(req, resp, pb, db, &c) != 0
+    if (row_changes(req, resp, pb, db, clear_network, &c) != 0
         || acct_db_require_status(req, resp, db, acct_db_when_active) != 0
         || (c.label && acct_resp_store_failed(req, resp,
                                               lock_label(req, c.label)) != 0)) {
@@ -1370,7 +1609,7 @@ void api_database_update(acct_req *req, acct_resp *resp)
     }
     /* Changed and back to active meanwhile: merge onto the row as it is
      * (`pb` is empty: the first reading found no problem). */
-    if (db != was && row_changes(req, resp, pb, db, &c) != 0) {
+    if (db != was && row_changes(req, resp, pb, db, clear_network, &c) != 0) {
         return;
     }
     if (acct_resp_store_failed(req, resp, acct_db_update(req->store, req->pool,

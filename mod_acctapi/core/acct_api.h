@@ -58,6 +58,7 @@ typedef struct acct_settings {
     apr_int64_t db_operation;        /* AcctapiDatabaseOperationTime, seconds */
     const char *db_host_suffix;      /* AcctapiDatabaseHostSuffix */
     const char *db_admin_user;       /* AcctapiDatabaseAdminUser; NULL: each engine's */
+    int db_host_public;              /* AcctapiDatabaseHostNames public */
     const char *const *transfer_sources; /* AcctapiTransferSource: IP
                                           * addresses, NULL-terminated;
                                           * NULL: any */

@@ -114,6 +114,20 @@ ACCTAPI_DIR("AcctapiDatabaseAdminUser", db_admin_user, TEXT, NULL,
             "User name of the administrator of every new managed database "
             "(default: linroot for MySQL, linpostgres for PostgreSQL)")
 
+/* How answers name a provisioned database's hosts (acct_db_hosts_of): the
+ * contract's, or today's service's as its clients' recorded traffic shows
+ * them (a<id>-akamai-prod-<n>-default.<suffix>, a standby replica-... only
+ * with replicas, private- in front once the database is in a VPC). */
+ACCTAPI_DIR("AcctapiDatabaseHostNames", db_host_public, BOOL, 0,
+            CORE(db_host_public), TAKE1, set_choice,
+            (.words = {"contract", "public"},
+             .error = "AcctapiDatabaseHostNames: contract (the default) or "
+                      "public"),
+            "How managed databases' hosts are named: contract (default: "
+            "lin-<account>-<id>-<engine>-primary[-private].<suffix>) or "
+            "public (today's service: a<id>-akamai-prod-<account>-default."
+            "<suffix>, standby replica-... with replicas)")
+
 /* default_nameservers: ACCT_DNS_DEFAULT_NAMESERVERS, the list acctapi-admin
  * zones publish uses too. */
 ACCTAPI_DIR("AcctapiNameservers", nameservers, LIST, default_nameservers,

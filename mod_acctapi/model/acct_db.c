@@ -405,6 +405,44 @@ json_t *acct_db_pending_render(apr_pool_t *pool, const acct_rows *rows, int i,
     }
 }
 
+void acct_db_hosts_of(apr_pool_t *pool, const acct_settings *s,
+                      const acct_rows *rows, int i, acct_db_hosts *out)
+{
+    const char *id = acct_rows_get(rows, i, "id");
+    const char *account = acct_rows_get(rows, i, "account_id");
+    const char *engine = acct_rows_get(rows, i, "engine");
+    const char *prefix, *suffix, *base, *net;
+    apr_int64_t nodes = 0;
+
+    out->primary = acct_rows_get(rows, i, "host_primary");
+    out->secondary = out->standby = acct_rows_get(rows, i, "host_secondary");
+    if (!s || !s->db_host_public || !out->primary || !id || !account
+        || !engine) {
+        return;
+    }
+    /* Only the names acct_db_settle made (the suffix they were made under
+     * kept): an operator's names stay as they were set. */
+    prefix = apr_psprintf(pool, "lin-%s-%s-%s-primary.", account, id, engine);
+    if (strncmp(out->primary, prefix, strlen(prefix)) != 0) {
+        return;
+    }
+    suffix = out->primary + strlen(prefix);
+    if (out->secondary
+        && strcmp(out->secondary,
+                  apr_psprintf(pool, "lin-%s-%s-%s-primary-private.%s",
+                               account, id, engine, suffix)) != 0) {
+        return;
+    }
+    base = apr_psprintf(pool, "a%s-akamai-prod-%s-default.%s", id, account,
+                        suffix);
+    net = acct_rows_get(rows, i, "private_network") ? "private-" : "";
+    acct_parse_i64(acct_rows_get(rows, i, "cluster_size"), &nodes);
+    out->primary = apr_pstrcat(pool, net, base, NULL);
+    out->standby = nodes > ACCT_DB_CLUSTER_SINGLE
+                   ? apr_pstrcat(pool, net, "replica-", base, NULL) : NULL;
+    out->secondary = out->standby;
+}
+
 /* What a user is waiting for in each transient status. */
 static const char *awaited(const char *status)
 {

@@ -185,6 +185,32 @@ apr_int64_t acct_db_window_next(const char *updates, apr_int64_t after);
 json_t *acct_db_pending_render(apr_pool_t *pool, const acct_rows *rows, int i,
                                apr_int64_t now);
 
+/*
+ * Host names.  Provisioning completing names a database's hosts the
+ * contract's way, under AcctapiDatabaseHostSuffix (acct_db_settle):
+ * lin-<account>-<id>-<engine>-primary.<suffix> and ...-primary-private.
+ * <suffix>; acctapi-admin database set-status may set others.  With
+ * AcctapiDatabaseHostNames public, the names the emulation made are
+ * answered as today's service names hosts (linodego's recorded traffic,
+ * linode_api4's integration tests):
+ *   primary  a<id>-akamai-prod-<account>-default.<suffix>
+ *   standby  replica-<primary>, only while the cluster has replicas (the
+ *            Terraform provider's single-node tests expect none)
+ *   both with "private-" in front while the database is in a VPC (Cloud
+ *   Manager's reading of the service's answers);
+ * secondary, which today's service no longer sends, is the standby.  Names
+ * an operator set are answered as they are, in both namings.  Derived when
+ * answered, so a resize or a private_network change shows at once and the
+ * directive applies to every database.
+ */
+typedef struct acct_db_hosts {
+    const char *primary, *secondary, *standby;   /* NULL: none (yet) */
+} acct_db_hosts;
+
+/* The hosts database row `i` (ACCT_DB_COLUMNS) answers under `s`. */
+void acct_db_hosts_of(apr_pool_t *pool, const acct_settings *s,
+                      const acct_rows *rows, int i, acct_db_hosts *out);
+
 /* ------------------------------------------------------------------------
  * Status
  */

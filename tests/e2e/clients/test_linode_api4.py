@@ -459,3 +459,49 @@ def test_database_fork(sdk, clock, engine):
     r = sdk.delete(f"{base}/{fork['id']}")
     assert r.status == 200 and r.json == {}, r
     assert sdk.delete(f"{base}/{src['id']}").status == 200
+
+
+@pytest.mark.parametrize("engine", ["mysql", "postgresql"])
+def test_database_save_with_changes(sdk, clock, backend, engine):
+    """save() after changing what the model lets a program change: a PUT of
+    every mutable property, the changed cluster_size and type among the
+    unchanged ones (a resize), then private_network set to a
+    DatabasePrivateNetwork (its three fields, public_access left None goes
+    as null: the default, false), then private_network = None (nullable:
+    an explicit null, which takes the database out of its VPC); each
+    followed by the wait on status the SDK's tests use."""
+    engines = answer(sdk.get("/databases/engines"), page_of(ENGINE))["data"]
+    engine_id = [e["id"] for e in engines if e["engine"] == engine][-1]
+    base = f"/databases/{engine}/instances"
+    db = answer(sdk.post(base, {"label": label() + "-resized", "region": "us-ord",
+                                "engine": engine_id, "type": "g6-nanode-1"}), DATABASE)
+    clock("advance", "40m")
+
+    def save(change):
+        loaded = answer(sdk.get(f"{base}/{db['id']}"), DATABASE)
+        loaded.update(change)
+        saved = answer(sdk.put(f"{base}/{db['id']}", save_body(loaded, DATABASE_MUTABLE)),
+                       DATABASE)
+        assert saved["status"] == "updating", saved
+        clock("advance", "40m")
+        now = answer(sdk.get(f"{base}/{db['id']}"), DATABASE)
+        assert now["status"] == "active", now
+        return now
+
+    now = save({"cluster_size": 3, "type": "g6-standard-1"})
+    assert (now["cluster_size"], now["type"], now["total_disk_size_gb"]) == \
+        (3, "g6-standard-1", 30), now
+    assert now["hosts"]["standby"].startswith("replica-"), now
+    vpc = secrets.randbelow(2**40) + 1000
+    backend.admin("entity", "add", "--account", str(sdk.account.id), "--type", "vpc",
+                  "--id", str(vpc), "--label", backend.unique("py-vpc-"))
+    now = save({"private_network": {"vpc_id": vpc, "subnet_id": 5678, "public_access": None}})
+    assert now["private_network"] == {"vpc_id": vpc, "subnet_id": 5678,
+                                      "public_access": False}, now
+    # Unchanged, put back by a save() of something else.
+    now = save({"label": db["label"] + "-2"})
+    assert now["private_network"]["vpc_id"] == vpc and now["cluster_size"] == 3, now
+    now = save({"private_network": None})
+    assert now["private_network"] is None, now
+    r = sdk.delete(f"{base}/{db['id']}")
+    assert r.status == 200 and r.json == {}, r

@@ -352,9 +352,12 @@ UPDATE_REFUSALS = [
     ({"label": "x" * 33}, ["label"]),
     ({"label": "bad\nlabel"}, ["label"]),
     ({"label": "other-one"}, ["label"]),
-    ({"type": "g6-nanode-1"}, ["type"]),              # less disk
+    # Less disk and the same disk are resizes today's platform takes
+    # (test_db_put_changes.py); a type or node count /databases/types does
+    # not sell together is not.
+    ({"type": "g6-nanode-1", "cluster_size": 2}, ["type"]),
     ({"type": "g6-standard-2", "label": "no"}, ["label"]),  # the same type: no change
-    ({"type": "g6-dedicated-2"}, ["type"]),           # the same disk
+    ({"cluster_size": 2}, ["cluster_size"]),          # g6-standard-2: not 2 nodes
     ({"type": "g6-imaginary"}, ["type"]),
     ({"allow_list": ["10.1.1.1/16", "10.0.0.0/8/8"]}, ["allow_list[1]"]),
     ({"allow_list": ["::", "0::0/129"]}, ["allow_list[1]"]),
@@ -369,10 +372,11 @@ UPDATE_REFUSALS = [
     ({"updates": {"week_of_month": 2}}, ["updates.week_of_month"]),
     ({"updates": {"duration": 2.0}}, ["updates.duration"]),
     # what the route cannot change, different from the stored value
+    # (cluster_size can change: a resize, test_db_put_changes.py)
     ({"status": "provisioning", "engine": "postgresql/13.2", "region": "us-west", "port": 1,
       "cluster_size": 3, "encrypted": True, "ssl_connection": False, "hosts": {},
       "replication_type": "asynch", "id": 0, "created": "2020-01-01T00:00:00"},
-     ["cluster_size", "created", "encrypted", "engine", "hosts", "id", "port", "region",
+     ["created", "encrypted", "engine", "hosts", "id", "port", "region",
       "replication_type", "ssl_connection", "status"]),
 ]
 

@@ -303,6 +303,13 @@ CELLS = [
     # (suspending too: the console offers it, linode-cli resumes at once).
     ("suspend", "POST", "/suspend", None, ["provisioning", "active"]),
     ("resume", "POST", "/resume", None, ["suspending", "suspended"]),
+    # A PUT's operations of today's public API (issue 21): an update, like
+    # any PUT (a body of one engine or the other: {engine: body}).
+    ("upgrade", "PUT", "", {"mysql": {"version": "8"}, "postgresql": {"version": "17"}},
+     ["active"]),
+    ("resize-nodes", "PUT", "", {"cluster_size": 3}, ["active"]),
+    ("resize-type", "PUT", "", {"type": "g6-dedicated-4"}, ["active"]),
+    ("private-network", "PUT", "", {"private_network": None}, ["active"]),
 ]
 
 
@@ -311,6 +318,8 @@ CELLS = [
 def test_required_status(api, backend, engine, cell, method, rest, body, allowed):
     db = create_db(api, backend, engine)
     created = db_created_epoch(backend, db)
+    if isinstance(body, dict) and set(body) == set(ENGINES):
+        body = body[engine]
     for status in STATUSES:
         set_status(backend, db, status)
         # A fresh start each time: deletes and snapshots use backups up.

@@ -543,6 +543,56 @@ def test_write_route_event(backend, server, clock, method, path):
         w.close()
 
 # --------------------------------------------------------------------------
+# A database PUT's operations (issue 21): the actions the Terraform
+# provider's pollers wait on -- database_update for a changed engine_id
+# (version), private_network, label..., database_resize for a changed type
+# or cluster_size, both when a PUT carries both
+# --------------------------------------------------------------------------
+
+PUT_EVENTS = [
+    ("postgresql", {"version": "17"}, ["database_update"]),
+    ("postgresql", {"cluster_size": 3}, ["database_resize"]),
+    ("mysql", {"type": "g6-dedicated-4"}, ["database_resize"]),
+    ("mysql", {"label": "evr-both", "cluster_size": 3}, ["database_resize", "database_update"]),
+    ("postgresql", {"private_network": "vpc"}, ["database_update"]),
+    ("mysql", {"cluster_size": 1, "type": "g6-dedicated-2", "version": "8"},
+     ["database_update"]),     # the values it has: an update, not a resize
+]
+
+
+@pytest.mark.parametrize("engine,body,actions", PUT_EVENTS,
+                         ids=[str(i) for i in range(len(PUT_EVENTS))])
+def test_database_put_events(backend, server, clock, engine, body, actions):
+    w = Writer(backend, server, clock)
+    try:
+        db = w.database(engine)
+        if body.get("private_network") == "vpc":
+            vpc = secrets.randbelow(2**40) + 1000
+            backend.admin("entity", "add", "--account", str(w.acct.id), "--type", "vpc",
+                          "--id", str(vpc), "--label", backend.unique("evr-vpc-"))
+            body = {"private_network": {"vpc_id": vpc, "subnet_id": 4}}
+        label = body.get("label", db["label"])
+        if "label" in body:
+            body = dict(body, label=backend.unique(body["label"] + "-"))
+            label = body["label"]
+        w.mark()
+        w.ok(w.c.put(db_path(engine, db["id"]), json=body))
+        new = w.new_events()
+        # Newest first; one event per action, started, by the writer.
+        assert sorted(e["action"] for e in new) == sorted(actions), new
+        for event in new:
+            assert event["entity"] == db_entity(engine, db, label), event
+            assert (event["status"], event["username"]) == ("started", w.username), event
+        w.clock("advance", "4m")
+        for event in new:
+            done = w.ok(w.c.get(f"/account/events/{event['id']}"))
+            assert done["status"] == "finished", done
+        assert w.ok(w.c.get(db_path(engine, db["id"])))["status"] == "active"
+    finally:
+        w.close()
+
+
+# --------------------------------------------------------------------------
 # A zone import
 # --------------------------------------------------------------------------
 

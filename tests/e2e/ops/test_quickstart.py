@@ -105,16 +105,17 @@ def test_quickstart_postgresql(qs_home):
     (SIGTERM, or Ctrl-C), and a second run reuses it with the data.  The
     knobs carry the values of the public service, as its clients' recorded
     traffic shows them (issue 19): its nameservers (linodego's zone-file
-    fixture), its database host domain (linodego's integration fixtures,
-    a227300-akamai-prod-5782758-default.g2a.akamaidb.net) and its database
-    administrator (linode_api4's integration tests: akmadmin)."""
+    fixture), its database host names (linodego's integration fixtures,
+    a227300-akamai-prod-5782758-default.g2a.akamaidb.net: the domain and
+    the public naming) and its database administrator (linode_api4's
+    integration tests: akmadmin)."""
     port = free_port()
     suffix = "g2a.akamaidb.net"
     nameservers = [f"ns{i}.linode.com" for i in range(1, 6)]
     qs = Quickstart(qs_home, port, ACCTAPI_DB="pgsql", ACCTAPI_RATE_LIMIT="off",
                     ACCTAPI_NAMESERVERS=" ".join(nameservers),
-                    ACCTAPI_DB_HOST_SUFFIX=suffix, ACCTAPI_DB_ADMIN_USER="akmadmin",
-                    ACCTAPI_FIELD_NAMES="public")
+                    ACCTAPI_DB_HOST_SUFFIX=suffix, ACCTAPI_DB_HOST_NAMES="public",
+                    ACCTAPI_DB_ADMIN_USER="akmadmin", ACCTAPI_FIELD_NAMES="public")
     try:
         qs.start()
         env = read_env(qs_home)
@@ -156,7 +157,11 @@ def test_quickstart_postgresql(qs_home):
         finally:
             run(["bash", "-c", f'. "{qs_home}/env" && "$ACCTAPI_ADMIN" clock reset'])
         assert db["status"] == "active", db
-        assert db["hosts"]["primary"].endswith("." + suffix), db
+        # AcctapiDatabaseHostSuffix and AcctapiDatabaseHostNames public.
+        account = db["hosts"]["primary"].split("-")[3]
+        assert account.isdigit(), db
+        assert db["hosts"] == {"primary": f"a{db_id}-akamai-prod-{account}-default.{suffix}",
+                               "secondary": None, "standby": None}, db
         # AcctapiDatabaseAdminUser: its administrator.
         creds = get(env, f"/databases/mysql/instances/{db_id}/credentials").json()
         assert creds["username"] == "akmadmin", creds
@@ -187,6 +192,7 @@ def test_quickstart_postgresql(qs_home):
 
 @pytest.mark.parametrize("knob, value, message", [
     ("ACCTAPI_FIELD_NAMES", "linode", "ACCTAPI_FIELD_NAMES must be both, public or contract"),
+    ("ACCTAPI_DB_HOST_NAMES", "akamai", "ACCTAPI_DB_HOST_NAMES must be contract or public"),
     ("ACCTAPI_DB_ADMIN_USER", "Root!", "ACCTAPI_DB_ADMIN_USER must be 1 to 32"),
     ("ACCTAPI_NAMESERVERS", "ns1.example.net;reboot", "ACCTAPI_NAMESERVERS must be host names"),
 ])
