@@ -2,19 +2,26 @@
 
 The quickstart is what developers point their Terraform code and SDKs at:
 databases provision in 10-20 seconds and finish operations in 5, with no
-test clock.  Here the Terraform provider's v2 database resources
-(linode/linode 3.13 through linodego 1.69, the requests of
-test_terraform.py) run their create / refresh / update / delete against
-it, waiting as linodego's event poller and status waiter do, but polling
-every second (linodego: every 3).  Every wait must end: one that has not
-ended after WAIT_LIMIT fails the test, and the time each took is printed
-with the suite's figures.
+test clock.  Here, against it:
+
+- the Terraform provider's v2 database resources (linode/linode 3.13
+  through linodego 1.69, the requests of test_terraform.py) run their
+  create / refresh / update (settings, an upgrade and a resize, suspension)
+  / delete, waiting as linodego's event poller and status waiter do;
+- the Python SDK linode_api4 (the requests of test_linode_api4.py) runs its
+  integration tests' database flows: create with engine_config, fork,
+  suspend/resume and save() of changes, waiting as its tests'
+  wait_for_condition does.
+
+Both poll every second (linodego: every 3; the SDK's tests: 2).  Every wait
+must end: one that has not ended after WAIT_LIMIT fails the test, and the
+time each took is printed with the suite's figures.
 
 The quickstart runs on SQLite and on its private PostgreSQL, with the
 public service's values (as clients/conftest.py's server), rate limits as
 it sets them by default.
-Both engines run at the same time, as `terraform apply` creates
-independent resources in parallel.
+The four flows (two clients, two engines) run at the same time, as
+`terraform apply` creates independent resources in parallel.
 """
 
 import concurrent.futures
@@ -30,6 +37,9 @@ import harness
 from harness import REPO, free_port, make_tmpdir
 from harness.quickstart import Quickstart, check_error_log, read_env
 from replay import Wire, answer, go_json, page_of
+from test_linode_api4 import DATABASE_FORK, DATABASE_MUTABLE, ENGINE, USER_AGENT
+from test_linode_api4 import label as sdk_label
+from test_linode_api4 import save_body
 from test_terraform import DATABASE, EVENT, HEADERS, poller_filter
 
 pytestmark = [
@@ -67,14 +77,13 @@ def quickstart(request):
         shutil.rmtree(d, ignore_errors=True)
 
 
-class Terraform:
-    """The provider's client (linodego) against the quickstart; `waits`
-    collects (what, seconds) of every wait."""
+class Waiter:
+    """A client's wire to the quickstart; `waits` collects (what, seconds)
+    of every wait."""
 
-    def __init__(self, env):
+    def __init__(self, env, **wire):
         base = env["ACCTAPI_URL"].rsplit("/v4", 1)[0]
-        self.wire = Wire(types.SimpleNamespace(url=base), env["ACCTAPI_TOKEN"],
-                         headers=HEADERS, encode=go_json)
+        self.wire = Wire(types.SimpleNamespace(url=base), env["ACCTAPI_TOKEN"], **wire)
         self.waits = []
 
     def wait(self, what, check):
@@ -87,6 +96,13 @@ class Terraform:
                 return value
             assert time.monotonic() - start < WAIT_LIMIT, f"{what}: not over after {WAIT_LIMIT}s"
             time.sleep(POLL)
+
+
+class Terraform(Waiter):
+    """The provider's client, linodego."""
+
+    def __init__(self, env):
+        super().__init__(env, headers=HEADERS, encode=go_json)
 
     def known_events(self, action, entity_id):
         """NewEventPoller's preTask: the ids its filter lists before the change."""
@@ -153,12 +169,14 @@ class Terraform:
         return db
 
 
-def database_v2_lifecycle(env, engine, engine_id, config_key):
+def database_v2_lifecycle(env, engine, engine_id, config_key, upgrade_to):
     """linode_database_{mysql,postgresql}_v2: Create (the poller on
     database_create, then the status wait, then the PUT of `updates` and its
     status wait, then Refresh); an Update of label, allow_list and the
     maintenance window with the poller on database_update; the legacy
-    resources' update wait; Delete.  Returns the waits."""
+    resources' update wait; an upgrade (PostgreSQL) with a resize, waiting
+    on database_update and database_resize; suspended set and cleared;
+    Delete.  Returns the waits."""
     tf = Terraform(env)
     base = f"/databases/{engine}/instances"
     label = f"qs-{engine[:5]}-{secrets.token_hex(3)}"
@@ -197,6 +215,33 @@ def database_v2_lifecycle(env, engine, engine_id, config_key):
         tf.wait_for_event_finished("database_update", db["id"], min_start)
         tf.wait_for_status(base, db["id"], "active")
 
+        # engine_id to a later major (sent as its version) and cluster_size
+        # 1 -> 3: both pollers made before the PUT, each waited on.
+        change = {"cluster_size": 3}
+        if upgrade_to:
+            change = {"version": upgrade_to.split("/")[1], "cluster_size": 3}
+        known_update = tf.known_events("database_update", db["id"])
+        known_resize = tf.known_events("database_resize", db["id"])
+        answer(tf.wire.put(f"{base}/{db['id']}", change), DATABASE)
+        if upgrade_to:
+            tf.wait_for_finished("database_update", db["id"], known_update)
+        tf.wait_for_finished("database_resize", db["id"], known_resize)
+        state = tf.refresh(base, db["id"])
+        assert (state["status"], state["cluster_size"]) == ("active", 3), state
+        if upgrade_to:
+            assert state["version"].split(".")[0] == upgrade_to.split("/")[1], state
+
+        # suspended = true, then false: ReconcileSuspensionSync, a POST and
+        # a wait on status; Refresh skips SSL and credentials while suspended.
+        r = tf.wire.post(f"{base}/{db['id']}/suspend")
+        assert r.status == 200 and r.json == {}, r
+        tf.wait_for_status(base, db["id"], "suspended")
+        answer(tf.wire.get(f"{base}/{db['id']}"), DATABASE)
+        r = tf.wire.post(f"{base}/{db['id']}/resume")
+        assert r.status == 200 and r.json == {}, r
+        tf.wait_for_status(base, db["id"], "active")
+        tf.refresh(base, db["id"])
+
         r = tf.wire.delete(f"{base}/{db['id']}")
         assert r.status == 200, r
         assert tf.wire.get(f"{base}/{db['id']}").status == 404
@@ -205,15 +250,126 @@ def database_v2_lifecycle(env, engine, engine_id, config_key):
         tf.wire.close()
 
 
-def test_terraform_database_v2_waits_end_in_seconds(quickstart):
-    """Both engines at once, as terraform apply runs them; every wait ends
-    (figures: how long each took)."""
-    flows = {"mysql": ("mysql/8", "mysql"), "postgresql": ("postgresql/16", "pg")}
+class PythonSDK(Waiter):
+    """linode_api4's client, with the base URL its tests use."""
+
+    def __init__(self, env):
+        super().__init__(env, version="v4beta",
+                         headers={"Content-Type": "application/json", "User-Agent": USER_AGENT})
+
+    def wait_for_status(self, path, status):
+        """wait_for_condition(..., get_*_db_status, client, id, status): a
+        load, so a GET, each time."""
+        def reached():
+            db = answer(self.wire.get(path), DATABASE_FORK)
+            return db if db["status"] == status else None
+        return self.wait(f"database {status}", reached)
+
+
+# test_database_engine_config.py's full settings (make_full_*_engine_config),
+# as the SDK serialises them (its json_key names: "pg_partman_bgw.interval").
+FULL_CONFIG = {
+    "mysql": {"binlog_retention_period": 600, "mysql": {
+        "connect_timeout": 20, "default_time_zone": "+00:00", "group_concat_max_len": 1024,
+        "information_schema_stats_expiry": 900, "innodb_change_buffer_max_size": 25,
+        "innodb_flush_neighbors": 1, "innodb_ft_min_token_size": 3,
+        "innodb_ft_server_stopword_table": "db_name/table_name",
+        "innodb_lock_wait_timeout": 50, "innodb_log_buffer_size": 16777216,
+        "innodb_online_alter_log_max_size": 134217728, "innodb_read_io_threads": 4,
+        "innodb_rollback_on_timeout": True, "innodb_thread_concurrency": 8,
+        "innodb_write_io_threads": 4, "interactive_timeout": 300,
+        "internal_tmp_mem_storage_engine": "TempTable", "max_allowed_packet": 67108864,
+        "max_heap_table_size": 16777216, "net_buffer_length": 16384, "net_read_timeout": 30,
+        "net_write_timeout": 60, "sort_buffer_size": 262144, "sql_mode": "TRADITIONAL",
+        "sql_require_primary_key": False, "tmp_table_size": 16777216, "wait_timeout": 28800}},
+    "postgresql": {"pg": {
+        "autovacuum_analyze_scale_factor": 0.1, "autovacuum_analyze_threshold": 50,
+        "autovacuum_max_workers": 3, "autovacuum_naptime": 60,
+        "autovacuum_vacuum_cost_delay": 20, "autovacuum_vacuum_cost_limit": 200,
+        "autovacuum_vacuum_scale_factor": 0.2, "autovacuum_vacuum_threshold": 50,
+        "bgwriter_delay": 200, "bgwriter_flush_after": 64, "bgwriter_lru_maxpages": 100,
+        "bgwriter_lru_multiplier": 2.0, "deadlock_timeout": 1000,
+        "default_toast_compression": "lz4", "idle_in_transaction_session_timeout": 600000,
+        "jit": True, "max_files_per_process": 1000, "max_locks_per_transaction": 64,
+        "max_logical_replication_workers": 4, "max_parallel_workers": 4,
+        "max_parallel_workers_per_gather": 2, "max_pred_locks_per_transaction": 64,
+        "max_replication_slots": 10, "max_slot_wal_keep_size": 2048,
+        "max_stack_depth": 6291456, "max_standby_archive_delay": 30000,
+        "max_standby_streaming_delay": 30000, "max_wal_senders": 20,
+        "max_worker_processes": 8, "password_encryption": "scram-sha-256",
+        "temp_file_limit": 1, "timezone": "UTC", "track_activity_query_size": 2048,
+        "track_functions": "all", "wal_sender_timeout": 60000, "wal_writer_delay": 200,
+        "pg_partman_bgw.interval": 3600, "pg_partman_bgw.role": "myrolename",
+        "pg_stat_monitor.pgsm_enable_query_plan": True,
+        "pg_stat_monitor.pgsm_max_buckets": 2, "pg_stat_statements.track": "top"},
+        "pg_stat_monitor_enable": True, "shared_buffers_percentage": 25.0, "work_mem": 1024},
+}
+
+
+def sdk_database_flows(env, engine):
+    """test_database_engine_config.py's create with every setting, then
+    test_database.py's flows on it: fork at the source's `updated`,
+    suspend and resume, save() of a resize; each with its wait."""
+    sdk = PythonSDK(env)
+    base = f"/databases/{engine}/instances"
+    try:
+        engines = answer(sdk.wire.get("/databases/engines"), page_of(ENGINE))["data"]
+        engine_id = [e["id"] for e in engines if e["engine"] == engine][-1]
+        db = answer(sdk.wire.post(base, {
+            "label": sdk_label() + "-qs", "region": "us-ord", "engine": engine_id,
+            "type": "g6-standard-1", "engine_config": FULL_CONFIG[engine]}), DATABASE_FORK)
+        path = f"{base}/{db['id']}"
+        sdk.wait_for_status(path, "active")
+        got = answer(sdk.wire.get(path), dict(DATABASE_FORK, engine_config=dict))
+        for key, value in FULL_CONFIG[engine].items():
+            if isinstance(value, dict):
+                assert {k: got["engine_config"][key][k] for k in value} == value, got
+            else:
+                assert got["engine_config"][key] == value, got
+
+        updated = answer(sdk.wire.get(path), DATABASE_FORK)["updated"]
+        fork = answer(sdk.wire.post(base, {"fork": {"source": db["id"], "restore_time": updated}}),
+                      DATABASE_FORK)
+        sdk.wait_for_status(f"{base}/{fork['id']}", "active")
+        assert answer(sdk.wire.get(f"{base}/{fork['id']}"),
+                      DATABASE_FORK)["fork"]["source"] == db["id"]
+        assert sdk.wire.delete(f"{base}/{fork['id']}").status == 200
+
+        r = sdk.wire.post(path + "/suspend")
+        assert r.status == 200 and r.json == {}, r
+        sdk.wait_for_status(path, "suspended")
+        r = sdk.wire.post(path + "/resume")
+        assert r.status == 200 and r.json == {}, r
+        sdk.wait_for_status(path, "active")
+
+        loaded = answer(sdk.wire.get(path), DATABASE_FORK)
+        loaded.update(cluster_size=3, label=loaded["label"] + "-3")
+        saved = answer(sdk.wire.put(path, save_body(loaded, DATABASE_MUTABLE)), DATABASE_FORK)
+        assert saved["status"] == "updating", saved
+        now = sdk.wait_for_status(path, "active")
+        assert (now["cluster_size"], now["label"]) == (3, loaded["label"]), now
+        assert sdk.wire.delete(path).status == 200
+        return sdk.waits
+    finally:
+        sdk.wire.close()
+
+
+def test_database_waits_end_in_seconds(quickstart):
+    """The four flows at once (Terraform and the Python SDK, each on both
+    engines), as independent resources and test sessions run; every wait
+    ends (figures: how long each took)."""
+    flows = {
+        "Terraform v2 mysql": (database_v2_lifecycle, "mysql", "mysql/8", "mysql", None),
+        "Terraform v2 postgresql": (database_v2_lifecycle, "postgresql", "postgresql/16",
+                                    "pg", "postgresql/17"),
+        "linode_api4 mysql": (sdk_database_flows, "mysql"),
+        "linode_api4 postgresql": (sdk_database_flows, "postgresql"),
+    }
     with concurrent.futures.ThreadPoolExecutor(len(flows)) as pool:
-        running = {engine: pool.submit(database_v2_lifecycle, quickstart, engine, *args)
-                   for engine, args in flows.items()}
-        waits = {engine: f.result() for engine, f in running.items()}
+        running = {name: pool.submit(flow, quickstart, *args)
+                   for name, (flow, *args) in flows.items()}
+        waits = {name: f.result() for name, f in running.items()}
     driver = quickstart["ACCTAPI_DB_DRIVER"]
-    for engine, taken in waits.items():
-        harness.report_figure(f"quickstart ({driver}), Terraform v2 {engine}: " + ", ".join(
+    for name, taken in waits.items():
+        harness.report_figure(f"quickstart ({driver}), {name}: " + ", ".join(
             f"{what} {seconds:.1f}s" for what, seconds in taken))
