@@ -82,9 +82,10 @@ extern const char *const acct_db_when_deletable[];
 #define ACCT_DB_MONTHLY "monthly"
 extern const char *const acct_db_frequencies[];
 
-/* The maintenance window of a new database. */
+/* The maintenance window of a new database: 4 hours, as today's service
+ * gives a database created without one (linodego's recorded fixtures). */
 #define ACCT_DB_UPDATES_DEFAULT \
-    "{\"frequency\":\"weekly\",\"duration\":3,\"hour_of_day\":0," \
+    "{\"frequency\":\"weekly\",\"duration\":4,\"hour_of_day\":0," \
     "\"day_of_week\":1,\"week_of_month\":null}"
 
 /* What differs between the engines. */

@@ -267,7 +267,7 @@ static void test_create_shape(void **state)
     assert_true(json_is_null(json_object_get(hosts, "standby")));
     assert_string_equal(acct_json_dump(c.db->pool,
                                        json_object_get(doc, "updates"), NULL),
-                        "{\"frequency\":\"weekly\",\"duration\":3,"
+                        "{\"frequency\":\"weekly\",\"duration\":4,"
                         "\"hour_of_day\":0,\"day_of_week\":1,"
                         "\"week_of_month\":null,\"pending\":[]}");
     /* What the public API adds: a new database's. */
@@ -615,7 +615,7 @@ static void test_lifecycle(void **state)
     assert_int_equal(num(doc, "total_disk_size_gb"), 130);
     assert_string_equal(acct_json_dump(c.db->pool,
                                        json_object_get(doc, "updates"), NULL),
-                        "{\"frequency\":\"monthly\",\"duration\":3,"
+                        "{\"frequency\":\"monthly\",\"duration\":4,"
                         "\"hour_of_day\":23,\"day_of_week\":1,"
                         "\"week_of_month\":2,\"pending\":[]}");
     assert_string_equal(str(json_object_get(doc, "hosts"), "primary"),
