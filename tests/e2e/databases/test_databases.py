@@ -13,7 +13,7 @@ import re
 import pytest
 
 import harness
-from checks import assert_envelope, assert_error, assert_headers, assert_json
+from checks import assert_envelope, assert_error, assert_headers
 from dbaccounts import MY, PG, Account, my_body, pg_body  # noqa: F401
 
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
@@ -38,20 +38,6 @@ STATUSES = ["provisioning", "active", "suspending", "suspended", "resuming",
             "restoring", "failed", "degraded", "updating", "backing_up"]
 PROVISIONED = "31m"     # past the longest default provisioning time
 OPERATED = "4m"         # past the default operation time
-
-
-@pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
-
-
-@pytest.fixture
-def acct2(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
 
 
 def fields_of(r):

@@ -41,13 +41,6 @@ from dbaccounts import MY, PG, Account
 OPERATED = "4m"     # past the default operation time
 
 
-@pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
-
-
 def fields_of(r):
     errs = assert_error(r, 400, None, None, only=False)
     return sorted((e.get("field", ""), e["reason"]) for e in errs)

@@ -37,13 +37,6 @@ NOT_NOW = "Your database is {0}; this operation is not available in that status.
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
 
 
-@pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
-
-
 def ok(r):
     assert r.status == 200, r
     return assert_json(r)
