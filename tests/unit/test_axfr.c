@@ -883,27 +883,6 @@ static void test_import_body(void **state)
     assert_string_equal(one_value(db, "SELECT count(*) FROM domains"), "0");
 }
 
-/* A user of `account` with a "*" token, authenticated as the module would. */
-static void member(unit_db *db, apr_int64_t account, const char *name,
-                   int restricted, acct_principal *who)
-{
-    apr_int64_t uid, token_id, now = apr_time_sec(apr_time_now());
-    acct_ident_result res;
-    acct_store_rc src;
-    const char *token;
-
-    assert_int_equal(acct_user_create(db->store, db->pool, account, name,
-                                      "m@example.com", restricted, now, &uid,
-                                      &res), ACCT_IDENT_OK);
-    assert_int_equal(acct_token_create(db->store, db->pool, uid, "unit", "*", 0,
-                                       now, &token_id, &token, &res),
-                     ACCT_IDENT_OK);
-    assert_int_equal(acct_authenticate(db->store, db->pool,
-                                       apr_pstrcat(db->pool, "Bearer ", token,
-                                                   NULL), now, who, &src),
-                     ACCT_AUTH_OK);
-}
-
 static void test_import_refusals(void **state)
 {
     unit_db *db = *state;
@@ -913,7 +892,8 @@ static void test_import_refusals(void **state)
 
     unit_identity(db, "olga", 0, "*", &owner);
     unit_identity(db, "otto", 0, "*", &other);
-    member(db, owner.account_id, "rita", 1, &restricted);
+    unit_member(db, owner.account_id, "rita", 1, apr_time_sec(apr_time_now()),
+                &restricted);
     /* restricted without add_domains: 403 before anything else */
     doc = import(db, &restricted, "{}", &status);
     assert_int_equal(status, 403);

@@ -73,23 +73,9 @@ static void ctx_init(ctx *c, unit_db *db, const char *username)
 /* Another user of c's account. */
 static void member(ctx *c, ctx *m, const char *username, int restricted)
 {
-    apr_int64_t uid, token_id;
-    acct_ident_result res;
-    acct_store_rc src;
-    const char *token;
-
     *m = *c;
-    assert_int_equal(acct_user_create(c->db->store, c->db->pool,
-                                      c->who.account_id, username,
-                                      "m@example.com", restricted, c->now, &uid,
-                                      &res), ACCT_IDENT_OK);
-    assert_int_equal(acct_token_create(c->db->store, c->db->pool, uid, "unit",
-                                       "*", 0, c->now, &token_id, &token, &res),
-                     ACCT_IDENT_OK);
-    assert_int_equal(acct_authenticate(c->db->store, c->db->pool,
-                                       apr_pstrcat(c->db->pool, "Bearer ",
-                                                   token, NULL),
-                                       c->now, &m->who, &src), ACCT_AUTH_OK);
+    unit_member(c->db, c->who.account_id, username, restricted, c->now,
+                &m->who);
 }
 
 static acct_req *request(ctx *c, const acct_route *route, const char *id,

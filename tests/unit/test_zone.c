@@ -781,21 +781,8 @@ static void add_record(unit_db *db, apr_int64_t domain, const char *type,
 static void account_user(unit_db *db, apr_int64_t account, const char *name,
                          int restricted, acct_principal *who)
 {
-    apr_int64_t now = apr_time_sec(apr_time_now()), uid, token_id;
-    acct_ident_result res;
-    acct_store_rc src;
-    const char *token;
-
-    assert_int_equal(acct_user_create(db->store, db->pool, account, name,
-                                      "z@example.com", restricted, now, &uid,
-                                      &res), ACCT_IDENT_OK);
-    assert_int_equal(acct_token_create(db->store, db->pool, uid, "unit", "*",
-                                       0, now, &token_id, &token, &res),
-                     ACCT_IDENT_OK);
-    assert_int_equal(acct_authenticate(db->store, db->pool,
-                                       apr_pstrcat(db->pool, "Bearer ", token,
-                                                   NULL),
-                                       now, who, &src), ACCT_AUTH_OK);
+    unit_member(db, account, name, restricted, apr_time_sec(apr_time_now()),
+                who);
 }
 
 /* Calls the handler for path parameter `id`; the document, parsed. */

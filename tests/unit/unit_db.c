@@ -145,6 +145,27 @@ const char *unit_identity(unit_db *db, const char *username, int restricted,
     return token;
 }
 
+apr_int64_t unit_member(unit_db *db, apr_int64_t account, const char *username,
+                        int restricted, apr_int64_t now, acct_principal *who)
+{
+    apr_int64_t uid, token_id;
+    acct_ident_result res;
+    acct_store_rc src;
+    const char *token;
+
+    assert_int_equal(acct_user_create(db->store, db->pool, account, username,
+                                      "m@example.com", restricted, now, &uid,
+                                      &res), ACCT_IDENT_OK);
+    assert_int_equal(acct_token_create(db->store, db->pool, uid, "unit", "*", 0,
+                                       now, &token_id, &token, &res),
+                     ACCT_IDENT_OK);
+    assert_int_equal(acct_authenticate(db->store, db->pool,
+                                       apr_pstrcat(db->pool, "Bearer ", token,
+                                                   NULL), now, who, &src),
+                     ACCT_AUTH_OK);
+    return uid;
+}
+
 int unit_db_main(const char *name, const struct CMUnitTest *tests,
                  size_t count)
 {

@@ -41,6 +41,13 @@ acct_req *unit_req(unit_db *db, const acct_principal *who);
 /* Runs `handler` and returns the serialised response document. */
 const char *unit_call(acct_req *req, acct_handler *handler, int *status);
 
+/*
+ * A further user of `account` (restricted or not) with a "*" token,
+ * authenticated at `now` as the module would: `who` filled; its user id.
+ */
+apr_int64_t unit_member(unit_db *db, apr_int64_t account, const char *username,
+                        int restricted, apr_int64_t now, acct_principal *who);
+
 /* Creates an account, a user and a "*" token; fills `who` as the module would. */
 const char *unit_identity(unit_db *db, const char *username, int restricted,
                           const char *scopes, acct_principal *who);
