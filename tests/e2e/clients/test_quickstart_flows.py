@@ -17,11 +17,11 @@ Both poll every second (linodego: every 3; the SDK's tests: 2).  Every wait
 must end: one that has not ended after WAIT_LIMIT fails the test, and the
 time each took is printed with the suite's figures.
 
-The quickstart runs on SQLite and on its private PostgreSQL, with the
-public service's values (as clients/conftest.py's server), rate limits as
-it sets them by default.
-The four flows (two clients, two engines) run at the same time, as
-`terraform apply` creates independent resources in parallel.
+Two quickstarts serve at once, one on SQLite and one on its private
+PostgreSQL, with the public service's values (as clients/conftest.py's
+server), rate limits as it sets them by default.  The four flows (two
+clients, two engines) run on both at the same time, as `terraform apply`
+creates independent resources in parallel.
 """
 
 import concurrent.futures
@@ -54,25 +54,33 @@ WAIT_LIMIT = 120    # a wait not over by then is a hang: the quickstart's
                     # longest operation is provisioning, at most 20 s
 
 
-@pytest.fixture(scope="module", params=["sqlite", "pgsql"])
-def quickstart(request):
-    """A quickstart of its own on SQLite, then on its private PostgreSQL
-    (ACCTAPI_DB), with the public service's values; its env file as a
-    dict.  Its error log is checked when it stops."""
+@pytest.fixture(scope="module")
+def quickstarts():
+    """Two quickstarts of their own, one on SQLite and one on its private
+    PostgreSQL (ACCTAPI_DB), with the public service's values: their env
+    files as dicts.  Started one after the other (each runs make in the
+    repository), then serving together.  Their error logs are checked when
+    they stop."""
     if harness.BUILD != REPO:
         pytest.skip("the build directory is not the repository")
     d = make_tmpdir("acctapi-qsflows-")
-    home = d / "home"
-    qs = Quickstart(home, free_port(), ACCTAPI_DB=request.param,
-                    ACCTAPI_DB_HOST_SUFFIX="g2a.akamaidb.net",
-                    ACCTAPI_DB_ADMIN_USER="akmadmin",
-                    ACCTAPI_NAMESERVERS=" ".join(f"ns{i}.linode.com" for i in range(1, 6)))
+    started = []
     try:
-        qs.start()
-        yield read_env(home)
+        for driver in ("sqlite", "pgsql"):
+            home = d / driver
+            qs = Quickstart(home, free_port(), ACCTAPI_DB=driver,
+                            ACCTAPI_DB_HOST_SUFFIX="g2a.akamaidb.net",
+                            ACCTAPI_DB_ADMIN_USER="akmadmin",
+                            ACCTAPI_NAMESERVERS=" ".join(f"ns{i}.linode.com"
+                                                         for i in range(1, 6)))
+            started.append((qs, home))
+            qs.start()
+        yield [read_env(home) for _, home in started]
     finally:
-        qs.stop()
-    check_error_log(home)
+        for qs, _ in started:
+            qs.stop()
+    for _, home in started:
+        check_error_log(home)
     if not os.environ.get("ACCTAPI_KEEP_TMP"):
         shutil.rmtree(d, ignore_errors=True)
 
@@ -354,10 +362,10 @@ def sdk_database_flows(env, engine):
         sdk.wire.close()
 
 
-def test_database_waits_end_in_seconds(quickstart):
-    """The four flows at once (Terraform and the Python SDK, each on both
-    engines), as independent resources and test sessions run; every wait
-    ends (figures: how long each took)."""
+def test_database_waits_end_in_seconds(quickstarts):
+    """The four flows (Terraform and the Python SDK, each on both engines)
+    on both quickstarts, all at once, as independent resources and test
+    sessions run; every wait ends (figures: how long each took)."""
     flows = {
         "Terraform v2 mysql": (database_v2_lifecycle, "mysql", "mysql/8", "mysql", None),
         "Terraform v2 postgresql": (database_v2_lifecycle, "postgresql", "postgresql/16",
@@ -365,11 +373,10 @@ def test_database_waits_end_in_seconds(quickstart):
         "linode_api4 mysql": (sdk_database_flows, "mysql"),
         "linode_api4 postgresql": (sdk_database_flows, "postgresql"),
     }
-    with concurrent.futures.ThreadPoolExecutor(len(flows)) as pool:
-        running = {name: pool.submit(flow, quickstart, *args)
-                   for name, (flow, *args) in flows.items()}
-        waits = {name: f.result() for name, f in running.items()}
-    driver = quickstart["ACCTAPI_DB_DRIVER"]
-    for name, taken in waits.items():
+    with concurrent.futures.ThreadPoolExecutor(len(flows) * len(quickstarts)) as pool:
+        running = {(env["ACCTAPI_DB_DRIVER"], name): pool.submit(flow, env, *args)
+                   for env in quickstarts for name, (flow, *args) in flows.items()}
+        waits = {key: f.result() for key, f in running.items()}
+    for (driver, name), taken in waits.items():
         harness.report_figure(f"quickstart ({driver}), {name}: " + ", ".join(
             f"{what} {seconds:.1f}s" for what, seconds in taken))
