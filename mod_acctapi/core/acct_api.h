@@ -98,6 +98,7 @@ typedef struct acct_req {
     void *host;                               /* the host's baton for open_store */
     const acct_settings *settings;
     apr_int64_t now;                          /* epoch seconds, test-clock offset applied */
+    acct_rows *auth_read;                     /* the route's read_with_auth rows, or NULL */
     int tx_suspended;                         /* committed early, see acct_req_commit_now */
     apr_array_header_t *zones_changed;        /* see acct_publish_note_zone */
 } acct_req;
@@ -113,6 +114,20 @@ typedef struct acct_resp {
 } acct_resp;
 
 typedef void acct_handler(acct_req *req, acct_resp *resp);
+
+/*
+ * A route's first read, sent with the lookup of the request's token (in the
+ * same round trip on PostgreSQL) instead of after it: built before the
+ * principal is known, it reads by `token_hash` (the hash the token is
+ * stored under) where it would read by the principal, and the handler finds
+ * its rows in req->auth_read (only when the token was found) and uses them
+ * only where they are what it would have read for the principal.  `req` is
+ * the request without `who` and `body`.  0 with *out's statement filled,
+ * or -1 for nothing to send (the handler then reads, and answers what is
+ * wrong with the request, as usual).
+ */
+typedef int acct_auth_read(acct_req *req, const char *token_hash,
+                           acct_store_read *out);
 
 /*
  * The request's database connection, opened on first use so that routes

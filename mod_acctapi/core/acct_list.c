@@ -108,6 +108,26 @@ void acct_list_respond_rows(acct_req *req, acct_resp *resp,
                  rows->nrows);
 }
 
+int acct_list_statement(acct_req *req, const acct_list_query *q,
+                        acct_store_read *out)
+{
+    const char *field = NULL, *reason = NULL;
+    acct_store *st = NULL;
+    acct_filter f;
+    acct_page pg;
+
+    if (acct_page_parse(req->query, &pg, &field, &reason) != 0
+        || acct_req_store(req, &st) != ACCT_STORE_OK
+        || acct_filter_compile_ordered(req->pool, req->filter, q->fields,
+                                       q->stable_order, q->newest_first,
+                                       acct_store_dialect(st), &f, &reason)
+           != 0) {
+        return -1;
+    }
+    acct_store_list_statement(req->pool, q, &f, &pg, out);
+    return 0;
+}
+
 void acct_list_respond(acct_req *req, acct_resp *resp,
                        const acct_list_query *q)
 {

@@ -41,6 +41,12 @@ typedef struct acct_list_query {
      * adds no condition (absent, or ordering only); NULL counts.
      */
     const apr_int64_t *total;
+    /*
+     * Optional: the page, read already by the statement acct_list_statement
+     * gave for a query of the same rows (a route's read_with_auth, sent with
+     * the token lookup); NULL reads it.
+     */
+    acct_rows *page_rows;
 } acct_list_query;
 
 /*
@@ -57,6 +63,14 @@ void acct_list_query_of(acct_list_query *q, apr_pool_t *pool,
 
 void acct_list_respond(acct_req *req, acct_resp *resp,
                        const acct_list_query *q);
+
+/*
+ * The page statement acct_list_respond runs for `q` and the request's page
+ * and X-Filter, in `out`: 0, or -1 when they are invalid (acct_list_respond
+ * answers that).
+ */
+int acct_list_statement(acct_req *req, const acct_list_query *q,
+                        acct_store_read *out);
 
 /* Pagination over rows already in memory; the filter must be absent. */
 void acct_list_respond_rows(acct_req *req, acct_resp *resp,

@@ -34,6 +34,7 @@ typedef struct acct_route {
     acct_level level;
     const char *param;       /* fixed argument of the handler, or NULL: the
                                 engine of the per-engine database routes */
+    acct_auth_read *read_with_auth; /* optional, see acct_auth_read */
 } acct_route;
 
 typedef enum {

@@ -212,6 +212,50 @@ acct_store_rc acct_store_select_dynamic(acct_store *st, apr_pool_t *pool,
                                        args, rows);
 }
 
+acct_store_rc acct_store_run_then(acct_store *st, apr_pool_t *pool,
+                                  const acct_sql *sql, int nargs,
+                                  const char *const *args, acct_rows **out,
+                                  acct_store_read *also)
+{
+    acct_store_rc rc = st->ops->run(st, pool, sql, nargs, args, out, NULL);
+
+    if (rc == ACCT_STORE_OK && (*out)->nrows > 0) {
+        also->rc = st->ops->run_dynamic(st, pool, also->sql, ACCT_STORE_READ_WITH,
+                                        also->nargs, also->args,
+                                        &also->rows);
+        if (also->rc != ACCT_STORE_OK) {
+            also->rows = NULL;
+        }
+    }
+    return rc;
+}
+
+acct_store_rc acct_store_select_with(acct_store *st, apr_pool_t *pool,
+                                     const acct_sql *sql, acct_rows **rows,
+                                     int nargs, const char *const *args,
+                                     acct_store_read *also)
+{
+    acct_store_rc rc = run_deferred(st);
+
+    also->rows = NULL;
+    also->rc = ACCT_STORE_OK;
+    if (rc != ACCT_STORE_OK) {
+        return rc;
+    }
+    if (st->ops->run_with && !st->in_tx) {
+        return st->ops->run_with(st, pool, sql, nargs, args, rows, also);
+    }
+    return acct_store_run_then(st, pool, sql, nargs, args, rows, also);
+}
+
+unsigned acct_store_exchanges(const acct_store *st, unsigned *setup)
+{
+    if (setup) {
+        *setup = st->setup_exchanges;
+    }
+    return st->exchanges;
+}
+
 acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
                                      const char *sql)
 {

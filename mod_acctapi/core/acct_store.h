@@ -139,6 +139,39 @@ acct_store_rc acct_store_select_dynamic(acct_store *st, apr_pool_t *pool,
                                         const char *sql, acct_rows **rows,
                                         int nargs, const char *const *args);
 
+/* A read built at run time (acct_store_select_dynamic's text and
+ * arguments), and once run, its outcome. */
+typedef struct acct_store_read {
+    const char *sql;
+    int nargs;
+    const char *const *args;
+    acct_rows *rows;            /* out: NULL unless it ran and was kept */
+    acct_store_rc rc;           /* out: its own outcome */
+} acct_store_read;
+
+/*
+ * acct_store_select, with `also` sent in the same exchange where the driver
+ * can (PostgreSQL: one pipeline, one round trip for both) instead of after
+ * it.  `also` is a read that needs nothing from the first one's answer, and
+ * is wanted only when the first finds a row (the page a request asks for,
+ * sent with the lookup of its token): its rows are kept only then, and a
+ * driver that would save nothing (sqlite3), or a transaction, runs it after
+ * the first and only then.  Returns the first statement's outcome; also->rc
+ * is also's own (OK, rows NULL, when it was not wanted).
+ */
+acct_store_rc acct_store_select_with(acct_store *st, apr_pool_t *pool,
+                                     const acct_sql *sql, acct_rows **rows,
+                                     int nargs, const char *const *args,
+                                     acct_store_read *also);
+
+/*
+ * The exchanges with the database this store has made: PostgreSQL's round
+ * trips (a pipeline is one), sqlite3's statements.  *setup (may be NULL):
+ * how many of them only set the connection up (PostgreSQL: the first time
+ * a connection meets a statement, preparing it).
+ */
+unsigned acct_store_exchanges(const acct_store *st, unsigned *setup);
+
 /* Runs SQL text without parameters (migrations, pragmas); may hold several statements on sqlite3. */
 acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
                                      const char *sql);

@@ -53,6 +53,8 @@ struct acct_store {
     apr_global_mutex_t *writer_gate; /* sqlite3: the writers' turn, or NULL */
     int gate_held;                   /* this store holds writer_gate */
     int gave_up;                     /* a wait ran out of wait_limit */
+    unsigned exchanges;              /* see acct_store_exchanges */
+    unsigned setup_exchanges;
 };
 
 struct acct_store_driver {
@@ -79,10 +81,26 @@ struct acct_store_driver {
     /* Runs `d` and COMMIT together (NULL: the driver saves nothing so, and
      * acct_store_exec_deferred runs statements at once). */
     acct_store_rc (*run_and_commit)(acct_store *st, const acct_deferred *d);
+    /* acct_store_select_with outside a transaction (NULL: the driver saves
+     * nothing so, and acct_store_run_then runs them). */
+    acct_store_rc (*run_with)(acct_store *st, apr_pool_t *pool,
+                              const acct_sql *sql, int nargs,
+                              const char *const *args, acct_rows **out,
+                              acct_store_read *also);
 };
 
 extern const acct_store_driver acct_store_pgsql;
 extern const acct_store_driver acct_store_sqlite;
+
+/* What acct_store_select_with's second read is called in the log. */
+#define ACCT_STORE_READ_WITH "read sent with a lookup"
+
+/* acct_store_select_with one statement after the other: `also` runs only
+ * when the first found a row. */
+acct_store_rc acct_store_run_then(acct_store *st, apr_pool_t *pool,
+                                  const acct_sql *sql, int nargs,
+                                  const char *const *args, acct_rows **out,
+                                  acct_store_read *also);
 
 /* The text of `sql` in the store's dialect. */
 const char *acct_store_sql_text(const acct_store *st, const acct_sql *sql);

@@ -54,29 +54,63 @@ static acct_store_rc count_rows(acct_store *st, apr_pool_t *pool,
     return rc;
 }
 
+/* The page statement of `q`, `f` and `pg`: its condition (without the
+ * page's LIMIT), text and arguments, the last two of them the page's. */
+typedef struct page_statement {
+    const char *where;
+    const char *sql;
+    const char **args;
+    int nargs;
+} page_statement;
+
+static void page_statement_of(apr_pool_t *pool, const acct_list_query *q,
+                              const acct_filter *f, const acct_page *pg,
+                              page_statement *ps)
+{
+    ps->where = q->where ? apr_pstrcat(pool, "(", q->where, ") AND (",
+                                       f->where, ")", NULL)
+                         : f->where;
+    ps->args = join_args(pool, q, f, 2, &ps->nargs);
+    ps->sql = apr_pstrcat(pool, "SELECT ", q->columns, " FROM ", q->from,
+                          " WHERE ", ps->where, " ORDER BY ", f->order_by,
+                          " LIMIT CAST(%s AS INTEGER) OFFSET CAST(%s AS BIGINT)",
+                          NULL);
+    ps->args[ps->nargs - 2] = acct_i64(pool, pg->page_size);
+    ps->args[ps->nargs - 1] = acct_i64(pool, acct_page_offset(pg));
+}
+
+void acct_store_list_statement(apr_pool_t *pool, const acct_list_query *q,
+                               const acct_filter *f, const acct_page *pg,
+                               acct_store_read *out)
+{
+    page_statement ps;
+
+    page_statement_of(pool, q, f, pg, &ps);
+    memset(out, 0, sizeof(*out));
+    out->sql = ps.sql;
+    out->nargs = ps.nargs;
+    out->args = ps.args;
+}
+
 acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
                                    const acct_list_query *q,
                                    const acct_filter *f, const acct_page *pg,
                                    acct_rows **rows, apr_int64_t *results)
 {
-    const char *where, **args, *page_sql;
     apr_int64_t offset = acct_page_offset(pg);
-    acct_store_rc rc;
-    int n;
+    page_statement ps;
 
-    where = q->where ? apr_pstrcat(pool, "(", q->where, ") AND (", f->where,
-                                   ")", NULL)
-                     : f->where;
-    args = join_args(pool, q, f, 2, &n);
-    page_sql = apr_pstrcat(pool, "SELECT ", q->columns, " FROM ", q->from,
-                           " WHERE ", where, " ORDER BY ", f->order_by,
-                           " LIMIT CAST(%s AS INTEGER) OFFSET CAST(%s AS BIGINT)",
-                           NULL);
-    args[n - 2] = acct_i64(pool, pg->page_size);
-    args[n - 1] = acct_i64(pool, offset);
-    rc = acct_store_select_dynamic(st, pool, page_sql, rows, n, args);
-    if (rc != ACCT_STORE_OK) {
-        return rc;
+    page_statement_of(pool, q, f, pg, &ps);
+    if (q->page_rows) {
+        *rows = q->page_rows;
+    }
+    else {
+        acct_store_rc rc = acct_store_select_dynamic(st, pool, ps.sql, rows,
+                                                     ps.nargs, ps.args);
+
+        if (rc != ACCT_STORE_OK) {
+            return rc;
+        }
     }
     /*
      * A page that is not full and not past the end is the last one: the
@@ -87,5 +121,6 @@ acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
         *results = offset + (*rows)->nrows;
         return ACCT_STORE_OK;
     }
-    return count_rows(st, pool, q, f, where, n - 2, args, results);
+    return count_rows(st, pool, q, f, ps.where, ps.nargs - 2, ps.args,
+                      results);
 }

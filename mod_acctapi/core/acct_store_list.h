@@ -16,11 +16,18 @@
  * dialect) in *rows, and how many rows match in all in *results: the page,
  * then a count(*) unless the page is the last (not full, and not past the
  * end: the rows before it and its own are all) or `q->total` answers it
- * and `f` adds no condition; two round trips at most.
+ * and `f` adds no condition; two round trips at most.  With
+ * q->page_rows, those are the page and only the count may be read.
  */
 acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
                                    const acct_list_query *q,
                                    const acct_filter *f, const acct_page *pg,
                                    acct_rows **rows, apr_int64_t *results);
+
+/* The page statement acct_store_list_page runs, in `out` (sql and
+ * arguments). */
+void acct_store_list_statement(apr_pool_t *pool, const acct_list_query *q,
+                               const acct_filter *f, const acct_page *pg,
+                               acct_store_read *out);
 
 #endif

@@ -152,6 +152,7 @@ static PGresult *pg_collect(acct_store *st, PGconn *conn, int sent)
     if (!sent) {
         return NULL;
     }
+    st->exchanges++;
     while ((r = pg_next_result(st, conn, deadline)) != NULL) {
         if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
             PQclear(r);
@@ -243,6 +244,7 @@ static PGconn *pg_session(acct_store *st)
         cs->prepared = apr_hash_make(cs->pg_pool);
         cs->dynamic = apr_hash_make(cs->pg_pool);
         cs->pg_backend = backend;
+        st->setup_exchanges++;
         res = pg_exec(st, conn, pg_session_setup);
         if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
             /* Only slower without it; a dead connection shows next. */
@@ -263,8 +265,10 @@ static const char *pg_prepare(acct_store *st, const char *text,
     const char *name = apr_psprintf(cs->pg_pool, "acct_%u", ++cs->pg_named);
     PGconn *conn = pg_conn(st);
     const char *sql = pg_markers(cs->pg_pool, text);
-    PGresult *res = pg_collect(st, conn,
-                               PQsendPrepare(conn, name, sql, 0, NULL));
+    PGresult *res;
+
+    st->setup_exchanges++;
+    res = pg_collect(st, conn, PQsendPrepare(conn, name, sql, 0, NULL));
 
     if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
         *rc = pg_error(st, res, apr_pstrcat(cs->pg_pool, what, " (prepare)",
@@ -342,6 +346,23 @@ static const char *pg_named(acct_store *st, const acct_sql *sql,
 }
 
 /*
+ * The name to run `text` under (pg_named), or NULL for a dynamic text new
+ * to a session that has named too many already: that one is planned for
+ * this run only.  0, or -1 with *rc set when preparing failed.
+ */
+static int pg_name_of(acct_store *st, const acct_sql *sql, const char *text,
+                      const char *what, const char **name, acct_store_rc *rc)
+{
+    *name = NULL;
+    if (sql || apr_hash_get(st->conn->dynamic, text, APR_HASH_KEY_STRING)
+        || apr_hash_count(st->conn->dynamic) < PG_DYNAMIC_NAMED_MAX) {
+        *name = pg_named(st, sql, text, what, rc);
+        return *name ? 0 : -1;
+    }
+    return 0;
+}
+
+/*
  * Forgets every statement named in this session (see pg_named): a schema
  * change that made one stale has most likely made others stale too, and
  * each would otherwise fail once more, some in the middle of a transaction
@@ -385,6 +406,7 @@ static int pg_pipeline2(acct_store *st, apr_pool_t *pool, const pg_query *a,
     sent = pg_send(conn, pool, a->name, a->text, a->nargs, a->args)
            && pg_send(conn, pool, b->name, b->text, b->nargs, b->args)
            && PQpipelineSync(conn);
+    st->exchanges += sent;
     /* Each query's result, a NULL after each, then the sync's result; a
      * broken connection gives NULLs only (bounded by `rounds`). */
     for (rounds = 0; sent && rounds < 8; rounds++) {
@@ -522,12 +544,7 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
         if (!(conn = pg_session(st))) {
             return pg_error(st, NULL, what);
         }
-        /* A dynamic text new to a session that has named too many already
-         * is planned for this run only. */
-        name = NULL;
-        if ((sql || apr_hash_get(st->conn->dynamic, text, APR_HASH_KEY_STRING)
-             || apr_hash_count(st->conn->dynamic) < PG_DYNAMIC_NAMED_MAX)
-            && !(name = pg_named(st, sql, text, what, &rc))) {
+        if (pg_name_of(st, sql, text, what, &name, &rc) != 0) {
             return rc;
         }
         if (began) {
@@ -599,6 +616,68 @@ static acct_store_rc pg_dynamic(acct_store *st, apr_pool_t *pool,
     return pg_run(st, pool, NULL, sql, what, nargs, args, out, NULL);
 }
 
+/*
+ * acct_store_select_with: the lookup and the read it goes with in one
+ * pipeline.  A statement the session lost (pg_stale_statement) is named
+ * again and run on its own, as pg_run does.
+ */
+static acct_store_rc pg_run_with(acct_store *st, apr_pool_t *pool,
+                                 const acct_sql *sql, int nargs,
+                                 const char *const *args, acct_rows **out,
+                                 acct_store_read *also)
+{
+    acct_store_rc rc = ACCT_STORE_OK;
+    PGresult *ra = NULL, *rb = NULL;
+    pg_query a, b;
+
+    if (!pg_session(st)) {
+        return pg_error(st, NULL, sql->name);
+    }
+    a.text = acct_store_sql_text(st, sql);
+    a.nargs = nargs;
+    a.args = args;
+    b.text = also->sql;
+    b.nargs = also->nargs;
+    b.args = also->args;
+    if (pg_name_of(st, sql, a.text, sql->name, &a.name, &rc) != 0) {
+        return rc;
+    }
+    if (pg_name_of(st, NULL, b.text, ACCT_STORE_READ_WITH, &b.name,
+                   &also->rc) != 0) {
+        /* Logged; the lookup still answers. */
+        return pg_run(st, pool, sql, a.text, sql->name, nargs, args, out,
+                      NULL);
+    }
+    if (pg_pipeline2(st, pool, &a, &b, &ra, &rb) != 0 || !pg_ran(ra)) {
+        PQclear(rb);
+        if (pg_stale_statement(ra)) {
+            PQclear(ra);
+            pg_forget_all(st);
+            return acct_store_run_then(st, pool, sql, nargs, args, out, also);
+        }
+        rc = pg_error(st, ra, sql->name);
+        PQclear(ra);
+        return rc;
+    }
+    *out = rows_from_pg(pool, ra);
+    PQclear(ra);
+    if ((*out)->nrows > 0) {
+        if (pg_ran(rb)) {
+            also->rows = rows_from_pg(pool, rb);
+        }
+        else if (pg_stale_statement(rb)) {
+            pg_forget_all(st);
+            also->rc = pg_dynamic(st, pool, also->sql, ACCT_STORE_READ_WITH,
+                                  also->nargs, also->args, &also->rows);
+        }
+        else {
+            also->rc = pg_error(st, rb, ACCT_STORE_READ_WITH);
+        }
+    }
+    PQclear(rb);
+    return ACCT_STORE_OK;
+}
+
 static int pg_conn_init(acct_store *st, conn_state *cs)
 {
     if (apr_pool_create(&cs->pg_pool, st->conn_pool) != APR_SUCCESS) {
@@ -660,5 +739,5 @@ static acct_store_rc pg_begin(acct_store *st)
 
 const acct_store_driver acct_store_pgsql = {
     "pgsql", ACCT_DIALECT_PGSQL, pg_conn_init, NULL, pg_catalogued,
-    pg_dynamic, pg_script, pg_begin, NULL, pg_run_and_commit
+    pg_dynamic, pg_script, pg_begin, NULL, pg_run_and_commit, pg_run_with
 };

@@ -209,6 +209,7 @@ static acct_store_rc sqlite_run(acct_store *st, apr_pool_t *pool,
     if (own_turn && (result = sqlite_gate_take(st)) != ACCT_STORE_OK) {
         return result;
     }
+    st->exchanges++;
 
     for (i = 0; i < nargs && rc == SQLITE_OK; i++) {
         rc = args[i] ? sqlite3_bind_text(stmt, i + 1, args[i], -1,
@@ -269,6 +270,7 @@ static acct_store_rc sqlite_native_script(acct_store *st, const char *sql)
     apr_interval_time_t waited = 0;
     int rc;
 
+    st->exchanges++;
     while ((rc = sqlite3_exec(sqlite_db(st), sql, NULL, NULL, NULL))
            == SQLITE_BUSY && waited < SQLITE_BUSY_WAIT_US) {
         apr_sleep(SQLITE_BUSY_STEP_US);

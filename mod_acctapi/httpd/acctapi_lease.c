@@ -141,9 +141,25 @@ static apr_status_t lease_release(void *data)
     return APR_SUCCESS;
 }
 
+unsigned acctapi_lease_exchanges(const acctapi_ctx *ctx, unsigned *setup)
+{
+    unsigned now_setup = 0,
+             now = ctx->store ? acct_store_exchanges(ctx->store, &now_setup)
+                              : 0;
+
+    *setup = ctx->setup_exchanges + now_setup;
+    return ctx->exchanges + now;
+}
+
 void acctapi_lease_drop(acctapi_ctx *ctx)
 {
     if (ctx->lease) {
+        if (ctx->store) {
+            unsigned setup = 0;
+
+            ctx->exchanges += acct_store_exchanges(ctx->store, &setup);
+            ctx->setup_exchanges += setup;
+        }
         /* Runs the transaction guard, then hands the connection back. */
         apr_pool_destroy(ctx->lease);
         ctx->lease = NULL;

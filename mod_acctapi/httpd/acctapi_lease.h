@@ -26,6 +26,10 @@ acct_store_rc acctapi_lease_open(request_rec *r, acctapi_ctx *ctx);
 /* Hands the connection back now (rolling back an open transaction). */
 void acctapi_lease_drop(acctapi_ctx *ctx);
 
+/* The request's exchanges with the database so far, on every lease, and
+ * in *setup how many of them set a connection up (acct_store_exchanges). */
+unsigned acctapi_lease_exchanges(const acctapi_ctx *ctx, unsigned *setup);
+
 /* What the database did for this request, for the breaker. */
 void acctapi_lease_note(acctapi_ctx *ctx, acct_store_rc rc);
 

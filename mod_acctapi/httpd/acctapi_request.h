@@ -29,6 +29,10 @@ typedef struct acctapi_ctx {
     int db_probe;               /* this request tries a database found down */
     int db_gave_up;             /* a wait ran out: trying again waits again */
     int lease_count;            /* connections taken (a retry takes two) */
+    unsigned exchanges;         /* with the database, by leases given back */
+    unsigned setup_exchanges;   /* of them, setting a connection up */
+    apr_table_t *query;         /* decoded query parameters, once decoded */
+    acct_rows *auth_read;       /* the route's read_with_auth rows, or NULL */
     int rate_in_database;       /* AcctapiRateLimitScope database */
     apr_interval_time_t db_timeout; /* AcctapiDatabaseTimeout */
 } acctapi_ctx;

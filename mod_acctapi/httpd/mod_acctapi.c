@@ -222,18 +222,45 @@ static int rate_limit(request_rec *r, acctapi_ctx *ctx, apr_int64_t user_id)
 
 /* ---- authentication ---------------------------------------------------------- */
 
+static void fill_req(request_rec *r, acctapi_ctx *ctx, acct_req *req);
+
 typedef struct auth_lookup {
     const char *header;
     acct_auth_rc rc;
 } auth_lookup;
 
+/* acct_auth_also's builder: the route's read_with_auth, for the request
+ * (`baton`) as it stands before authentication. */
+static int build_route_read(void *baton, const char *token_hash,
+                            acct_store_read *read)
+{
+    acct_req *req = baton;
+
+    return req->route->read_with_auth(req, token_hash, read);
+}
+
 static acct_store_rc auth_step(request_rec *r, acctapi_ctx *ctx, void *baton)
 {
     auth_lookup *a = baton;
     acct_store_rc src = ACCT_STORE_OK;
+    acct_auth_also also;
+    acct_req req;
 
-    a->rc = acct_authenticate(ctx->store, r->pool, a->header, ctx->now,
-                              &ctx->who, &src);
+    ctx->auth_read = NULL;
+    if (!ctx->match.route->read_with_auth) {
+        a->rc = acct_authenticate(ctx->store, r->pool, a->header, ctx->now,
+                                  &ctx->who, &src);
+        return src;
+    }
+    fill_req(r, ctx, &req);
+    also.build = build_route_read;
+    also.baton = &req;
+    a->rc = acct_authenticate_with(ctx->store, r->pool, a->header, ctx->now,
+                                   &ctx->who, &src, &also);
+    if (a->rc == ACCT_AUTH_OK && also.read.rc == ACCT_STORE_OK) {
+        /* A failed read is logged; the handler reads again, and answers. */
+        ctx->auth_read = also.read.rows;
+    }
     return src;
 }
 
@@ -445,6 +472,31 @@ static apr_table_t *decode_query(request_rec *r)
     return t;
 }
 
+/* The core's request as the request stands: without `who`, its body or
+ * the rows read with the token (the handler's to add). */
+static void fill_req(request_rec *r, acctapi_ctx *ctx, acct_req *req)
+{
+    int i;
+
+    if (!ctx->query) {
+        ctx->query = decode_query(r);
+    }
+    memset(req, 0, sizeof(*req));
+    req->pool = r->pool;
+    req->route = ctx->match.route;
+    for (i = 0; i < ACCT_MAX_PATH_PARAMS; i++) {
+        req->params[i] = ctx->match.params[i];
+    }
+    req->query = ctx->query;
+    req->filter = apr_table_get(r->headers_in, "X-Filter");
+    req->remote_addr = r->useragent_ip;
+    req->store = ctx->store;
+    req->open_store = open_store_for_core;
+    req->host = r;
+    req->settings = &ctx->settings;
+    req->now = ctx->now;
+}
+
 static int acctapi_handler(request_rec *r)
 {
     acctapi_ctx *ctx;
@@ -453,7 +505,7 @@ static int acctapi_handler(request_rec *r)
     acct_req req;
     acct_resp resp;
     acct_store_rc rc;
-    int i, writes;
+    int writes;
 
     if (!r->handler || strcmp(r->handler, ACCTAPI_HANDLER) != 0) {
         return DECLINED;
@@ -476,22 +528,10 @@ static int acctapi_handler(request_rec *r)
         return OK;
     }
 
-    memset(&req, 0, sizeof(req));
-    req.pool = r->pool;
-    req.route = route;
-    for (i = 0; i < ACCT_MAX_PATH_PARAMS; i++) {
-        req.params[i] = ctx->match.params[i];
-    }
-    req.query = decode_query(r);
-    req.filter = apr_table_get(r->headers_in, "X-Filter");
+    fill_req(r, ctx, &req);
     req.body = body;
-    req.remote_addr = r->useragent_ip;
     req.who = ctx->authenticated ? &ctx->who : NULL;
-    req.store = ctx->store;
-    req.open_store = open_store_for_core;
-    req.host = r;
-    req.settings = &ctx->settings;
-    req.now = ctx->now;
+    req.auth_read = ctx->authenticated ? ctx->auth_read : NULL;
     acct_resp_init(&resp, r->pool);
 
     /* Every write runs in one transaction; reads run in autocommit. */
@@ -546,6 +586,7 @@ static int acctapi_handler(request_rec *r)
 static int acctapi_log_trace(request_rec *r)
 {
     acctapi_ctx *ctx;
+    unsigned exchanges, setup = 0;
 
     if (!APLOGrdebug(r)) {
         return DECLINED;
@@ -554,16 +595,19 @@ static int acctapi_log_trace(request_rec *r)
     if (!ctx) {
         return DECLINED;
     }
+    exchanges = acctapi_lease_exchanges(ctx, &setup);
     ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, ACCTLOGNO(00059)
                   "%s %s: route %s, principal %s (user %" APR_INT64_T_FMT
                   ", token %" APR_INT64_T_FMT "), status %d, %" APR_TIME_T_FMT
-                  " us, %d database connection(s)", r->method, r->uri,
+                  " us, %d database connection(s), %u database exchange(s)"
+                  " (%u to set a connection up)",
+                  r->method, r->uri,
                   ctx->match.route ? ctx->match.route->path : "(none)",
                   ctx->authenticated ? ctx->who.username : "-",
                   ctx->authenticated ? ctx->who.user_id : 0,
                   ctx->authenticated ? ctx->who.token_id : 0, r->status,
                   apr_time_now() - r->request_time,
-                  ctx->lease_count);
+                  ctx->lease_count, exchanges, setup);
     return DECLINED;
 }
 

@@ -81,11 +81,24 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
                                const char *authorization, apr_int64_t now,
                                acct_principal *who, acct_store_rc *store_rc)
 {
+    return acct_authenticate_with(st, pool, authorization, now, who,
+                                  store_rc, NULL);
+}
+
+acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
+                                    const char *authorization,
+                                    apr_int64_t now, acct_principal *who,
+                                    acct_store_rc *store_rc,
+                                    acct_auth_also *also)
+{
     const char *token = bearer_token(authorization), *args[1], *v, *scopes;
     acct_rows *rows = NULL;
     acct_store_rc rc;
 
     memset(who, 0, sizeof(*who));
+    if (also) {
+        memset(&also->read, 0, sizeof(also->read));
+    }
     if (!token) {
         return ACCT_AUTH_INVALID;
     }
@@ -94,7 +107,13 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
         *store_rc = ACCT_STORE_FAILED;
         return ACCT_AUTH_STORE;
     }
-    rc = acct_store_select(st, pool, &q_token_lookup, &rows, 1, args);
+    if (also && also->build(also->baton, args[0], &also->read) == 0) {
+        rc = acct_store_select_with(st, pool, &q_token_lookup, &rows, 1, args,
+                                    &also->read);
+    }
+    else {
+        rc = acct_store_select(st, pool, &q_token_lookup, &rows, 1, args);
+    }
     if (rc != ACCT_STORE_OK) {
         *store_rc = rc;
         return ACCT_AUTH_STORE;

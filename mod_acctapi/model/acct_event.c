@@ -371,8 +371,10 @@ acct_store_rc acct_event_database_status(acct_store *st, apr_pool_t *pool,
     return ACCT_STORE_OK;
 }
 
-void acct_event_list_query(acct_req *req, acct_render_row *render,
-                           acct_list_query *q)
+/* The events of `where` (its arguments `args`), for the acting request. */
+static void list_query(acct_req *req, acct_render_row *render,
+                       const char *where, int nargs, const char **args,
+                       acct_list_query *q)
 {
     static const acct_filter_field fixed[] = {
         {"id", "e.id", ACCT_FIELD_INT},
@@ -386,7 +388,6 @@ void acct_event_list_query(acct_req *req, acct_render_row *render,
         {"username", "e.username", ACCT_FIELD_TEXT},
     };
     const size_t n = sizeof(fixed) / sizeof(fixed[0]);
-    const char **args = apr_palloc(req->pool, VISIBLE_NARGS * sizeof(*args));
     /* status, then the terminating row (zeroed). */
     acct_filter_field *fields = apr_pcalloc(req->pool,
                                             (n + 2) * sizeof(*fields));
@@ -402,16 +403,43 @@ void acct_event_list_query(acct_req *req, acct_render_row *render,
     memset(q, 0, sizeof(*q));
     q->columns = ACCT_EVENT_COLUMNS;
     q->from = "events e";
-    /* An unrestricted user sees the whole account: a condition the
-     * database would evaluate for every row counted is left out. */
-    q->where = req->who->restricted ? VISIBLE("e") : ACCOUNT_EVENTS("e");
-    q->nargs = req->who->restricted ? VISIBLE_NARGS : 2;
+    q->where = where;
+    q->nargs = nargs;
     q->args = args;
     q->fields = fields;
     q->stable_order = "e.id";
     q->newest_first = 1;
     q->render = render;
+}
+
+void acct_event_list_query(acct_req *req, acct_render_row *render,
+                           acct_list_query *q)
+{
+    const char **args = apr_palloc(req->pool, VISIBLE_NARGS * sizeof(*args));
+
     visible_args(req, args);
+    /* An unrestricted user sees the whole account: a condition the
+     * database would evaluate for every row counted is left out. */
+    list_query(req, render,
+               req->who->restricted ? VISIBLE("e") : ACCOUNT_EVENTS("e"),
+               req->who->restricted ? VISIBLE_NARGS : 2, args, q);
+}
+
+/* ACCOUNT_EVENTS with the account of the token stored under a hash. */
+#define TOKEN_ACCOUNT_EVENTS(t) \
+    t ".account_id = (SELECT u.account_id FROM tokens t" \
+    " JOIN users u ON u.id = t.user_id WHERE t.token_hash = %s)" \
+    " AND " t ".created > CAST(%s AS BIGINT)"
+
+void acct_event_list_query_by_token(acct_req *req, const char *token_hash,
+                                    acct_render_row *render,
+                                    acct_list_query *q)
+{
+    const char **args = apr_palloc(req->pool, 2 * sizeof(*args));
+
+    args[0] = token_hash;
+    args[1] = acct_i64(req->pool, req->now - ACCT_EVENT_RETENTION);
+    list_query(req, render, TOKEN_ACCOUNT_EVENTS("e"), 2, args, q);
 }
 
 /* The arguments of a statement on event `id` of the acting user. */

@@ -225,6 +225,16 @@ acct_store_rc acct_event_own(acct_store *st, apr_pool_t *pool,
 void acct_event_list_query(acct_req *req, acct_render_row *render,
                            acct_list_query *q);
 
+/*
+ * acct_event_list_query as an unrestricted user sees it, for the account of
+ * the token stored under `token_hash`: what a route's read_with_auth reads
+ * before it knows who the principal is (acct_auth_read).  The same rows as
+ * acct_event_list_query's for an unrestricted user of that token.
+ */
+void acct_event_list_query_by_token(acct_req *req, const char *token_hash,
+                                    acct_render_row *render,
+                                    acct_list_query *q);
+
 /* Event `id` as the acting user may see it (ACCT_EVENT_COLUMNS): no row
  * when there is none. */
 acct_store_rc acct_event_get(acct_req *req, apr_int64_t id, acct_rows **rows);

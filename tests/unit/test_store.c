@@ -181,6 +181,61 @@ static void test_dynamic_select(void **state)
     assert_string_equal(acct_rows_get(rows, 0, "n"), "1");
 }
 
+/* A read sent with a lookup: kept only when the lookup found a row, its
+ * failure its own, and each statement one exchange on sqlite3. */
+static void test_select_with(void **state)
+{
+    unit_db *db = *state;
+    const char *found[1] = {"w1"}, *missing[1] = {"nobody"};
+    const char *also_args[1] = {"w%"};
+    acct_store_read also;
+    acct_rows *rows = NULL;
+    unsigned before, setup = 7;
+
+    insert(db, "w1", "a");
+    insert(db, "w2", "b");
+    memset(&also, 0, sizeof(also));
+    also.sql = "SELECT name FROM t WHERE name LIKE %s ORDER BY name";
+    also.nargs = 1;
+    also.args = also_args;
+    before = acct_store_exchanges(db->store, &setup);
+    assert_int_equal(setup, 0);
+    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_by_name,
+                                            &rows, 1, found, &also),
+                     ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 1);
+    assert_int_equal(also.rc, ACCT_STORE_OK);
+    assert_non_null(also.rows);
+    assert_int_equal(also.rows->nrows, 2);
+    assert_string_equal(also.rows->values[1][0], "w2");
+    assert_int_equal(acct_store_exchanges(db->store, NULL), before + 2);
+
+    /* Nothing found: the read is not wanted, and sqlite3 skips it. */
+    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_by_name,
+                                            &rows, 1, missing, &also),
+                     ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 0);
+    assert_int_equal(also.rc, ACCT_STORE_OK);
+    assert_null(also.rows);
+    assert_int_equal(acct_store_exchanges(db->store, NULL), before + 3);
+
+    /* The read fails on its own: the lookup still answers. */
+    also.sql = "SELECT nope FROM t WHERE name = %s";
+    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_by_name,
+                                            &rows, 1, found, &also),
+                     ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, 1);
+    assert_int_equal(also.rc, ACCT_STORE_FAILED);
+    assert_null(also.rows);
+
+    /* The lookup fails: that is the outcome, and the read is not run. */
+    also.sql = "SELECT name FROM t WHERE name LIKE %s";
+    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_broken,
+                                            &rows, 0, NULL, &also),
+                     ACCT_STORE_FAILED);
+    assert_null(also.rows);
+}
+
 static void test_transactions(void **state)
 {
     unit_db *db = *state;
@@ -379,6 +434,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_affected_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dynamic_select, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_select_with, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tx_guard_rolls_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_gate, setup, teardown),

@@ -8,7 +8,8 @@ import re
 from harness import make_tmpdir
 
 TRACE = re.compile(r"ACCT00059: (\S+) (\S+): route (\S+), principal (\S+) \(user (\d+), "
-                   r"token (\d+)\), status (\d+), (\d+) us, (\d+) database connection")
+                   r"token (\d+)\), status (\d+), (\d+) us, (\d+) database connection\(s\), "
+                   r"(\d+) database exchange\(s\) \((\d+) to set a connection up\)")
 
 
 def test_debug_trace_and_access_log(make_server, backend):
@@ -37,6 +38,8 @@ def test_debug_trace_and_access_log(make_server, backend):
     assert ok, text[-3000:]
     assert ok.group(3) == "/profile" and ok.group(4) == username, ok.group(0)
     assert int(ok.group(5)) > 0 and int(ok.group(6)) > 0 and int(ok.group(9)) >= 1, ok.group(0)
+    # The token lookup at least; setting up is part of the exchanges.
+    assert int(ok.group(10)) >= 1 and int(ok.group(11)) <= int(ok.group(10)) - 1, ok.group(0)
     refused = seen.get(("GET", "/v4/profile", "401"))
     assert refused and refused.group(4) == "-" and refused.group(6) == "0", text[-3000:]
     missing = seen.get(("GET", "/v4/domains/999999999", "404"))

@@ -5,19 +5,15 @@ cannot leak into other tests.  The module logs database failures at
 [error]/[warn]; these tests allow such lines (and only those), never a crash.
 """
 
-import json
 import os
 import secrets
 import signal
-import shutil
 import threading
 import time
 
-import pytest
 import requests
 
 import harness
-from harness import Backend, Httpd, make_tmpdir
 
 from outage import DB_LINES, UNAVAILABLE, classify, pg  # noqa: F401  (pg: the fixture)
 
@@ -173,23 +169,29 @@ def test_postgres_down(pg, expect_log):
         c.close()
 
 
+def single_child_with_domain(pg, expect_log, name):
+    """A one-child server of the test's cluster (its children's statements
+    are the ones the test changes the schema under), a client of it, and
+    the id of a domain `name`.e2e-storage.example made through it."""
+    expect_log(DB_LINES)
+    backend, start_server = pg
+    srv = start_server(name=f"httpd-{name}", extra=SINGLE_CHILD)
+    c = srv.client(token=backend.token)
+    r = c.post("/domains", json={"domain": f"{name}.e2e-storage.example", "type": "master",
+                                 "soa_email": f"hostmaster@{name}.e2e-storage.example"})
+    assert r.status == 200, r
+    return c, r.json["id"]
+
+
 def test_statements_outlive_a_schema_change(pg, expect_log):
     """A column changes type under statements every child has prepared
     (PostgreSQL then refuses them: "cached plan must not change result
     type"): reads and writes go on without an error, including a write
     whose very first statement meets it, where the module sends BEGIN with
     that statement, rolls back and starts the transaction again."""
-    expect_log(DB_LINES)
-    backend, start_server = pg
-    srv = start_server(name="httpd-ddl", extra=SINGLE_CHILD)
-    c = srv.client(token=backend.token)
+    backend = pg[0]
+    c, did = single_child_with_domain(pg, expect_log, "ddl")
     try:
-        r = c.post("/domains", json={"domain": "ddl.e2e-storage.example",
-                                     "type": "master",
-                                     "soa_email": "hostmaster@ddl.e2e-storage.example"})
-        assert r.status == 200, r
-        did = r.json["id"]
-
         def round_of_requests(tag):
             """A write whose first statement reads the domain row, a read of
             it, an update of it: every one succeeds."""
@@ -210,6 +212,38 @@ def test_statements_outlive_a_schema_change(pg, expect_log):
         round_of_requests("integer")
         records = c.get(f"/domains/{did}/records").json
         assert records["results"] == 5, records
+    finally:
+        c.close()
+
+
+def test_event_poll_outlives_a_schema_change(pg, expect_log):
+    """The event list's page goes in one pipeline with the token lookup: a
+    schema change under the page's statement, then under the lookup's,
+    leaves the poll answering as before (each statement is prepared again,
+    and the lookup still answers when only the page's was refused)."""
+    backend = pg[0]
+    c, did = single_child_with_domain(pg, expect_log, "poll")
+    try:
+        poll = {"+order_by": "created", "+order": "desc", "entity.type": "domain",
+                "entity.id": did, "action": "dns_zone_create"}
+
+        def polled(tag):
+            r = c.get("/account/events", xfilter=poll)
+            assert r.status == 200, (tag, r)
+            assert [e["entity"]["id"] for e in r.json["data"]] == [did], (tag, r)
+            assert r.json["data"][0]["seen"] is False, (tag, r)
+
+        for tag in ("warm1", "warm2"):
+            polled(tag)
+        backend.execute("ALTER TABLE events ALTER COLUMN seen TYPE BIGINT")
+        polled("page changed")
+        polled("page changed again")
+        backend.execute("ALTER TABLE tokens ALTER COLUMN expiry TYPE NUMERIC")
+        polled("lookup changed")
+        polled("lookup changed again")
+        backend.execute("ALTER TABLE tokens ALTER COLUMN expiry TYPE BIGINT")
+        backend.execute("ALTER TABLE events ALTER COLUMN seen TYPE INTEGER")
+        polled("both back")
     finally:
         c.close()
 

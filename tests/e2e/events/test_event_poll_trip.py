@@ -1,0 +1,111 @@
+"""The event list's page travels with the token lookup (GET /account/events
+is the route the Terraform provider polls while it waits): on PostgreSQL
+the lookup and the page are one round trip, and on both backends the page
+read before the principal is known is used only when it is what the
+principal would have read.
+
+LogLevel acctapi:debug's trace line counts each request's exchanges with
+the database (PostgreSQL: round trips; SQLite: statements), and of them
+those that set a connection up (PostgreSQL prepares a statement the first
+time a connection meets it).  Every request below goes over one
+connection, so the trace lines come in request order."""
+
+import json
+import re
+
+import harness
+from checks import assert_envelope, assert_error, assert_json
+
+TRACE = re.compile(r"ACCT00059: GET /v4/account/events: route \S+, principal (\S+) "
+                   r"\(user \d+, token \d+\), status (\d+), \d+ us, \d+ database "
+                   r"connection\(s\), (\d+) database exchange\(s\) "
+                   r"\((\d+) to set a connection up\)")
+SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
+
+
+def poll_filter(domain_id):
+    """linodego's EventPoller filter, for a domain's create event."""
+    return json.dumps({"+order": "desc", "+order_by": "created", "action": "dns_zone_create",
+                       "entity.id": domain_id, "entity.type": "domain"},
+                      separators=(",", ":"))
+
+
+def make_domain(client, backend):
+    r = client.post("/domains", json={"domain": backend.unique("trip-") + ".example",
+                                      "type": "master", "soa_email": "hostmaster@example.com"})
+    assert r.status == 200, r
+    return r.json["id"]
+
+
+def test_page_goes_with_the_token_lookup(make_server, backend):
+    srv = make_server(name="polltrip", extra="LogLevel warn acctapi:debug\n")
+    owner = harness.Account(backend, srv, stem="e2e-trip-")
+    other = harness.Account(backend, srv, stem="e2e-trip-other-")
+    try:
+        mine = [make_domain(owner.client, backend) for _ in range(2)]
+        theirs = make_domain(other.client, backend)
+        uid, restricted = owner.user(restricted=True)
+        backend.admin("grant", "entity", "--user", str(uid), "--type", "domain",
+                      "--id", str(mine[1]), "--permissions", "read_only")
+        no_scope = backend.mint_token(scopes="domains:read_only", user=owner.uid)
+        c = srv.client()
+        start = srv.log_size()
+        expected = []   # (principal, status) of each request, in order
+
+        def poll(token, xfilter, principal, status=200):
+            r = c.get("/account/events", token=token, xfilter=xfilter)
+            expected.append((principal, str(status)))
+            assert r.status == status, r
+            return assert_envelope(assert_json(r)) if status == 200 else r
+
+        owner_name = owner.client.get("/profile").json["username"]
+        restricted_name = restricted.get("/profile").json["username"]
+        other_name = other.client.get("/profile").json["username"]
+
+        def one_round():
+            # The owner's poll: the page read with the lookup, and it is right.
+            (event,) = poll(owner.client.token, poll_filter(mine[0]), owner_name)
+            assert event["entity"]["id"] == mine[0] and event["action"] == "dns_zone_create"
+            assert owner.client.get(f"/account/events/{event['id']}").json == event
+            # Every event of the account, newest first: the same as one by one.
+            page = poll(owner.client.token, None, owner_name)
+            domain_events = [e for e in page if e["entity"]["type"] == "domain"]
+            assert [e["entity"]["id"] for e in domain_events] == [mine[1], mine[0]]
+            for e in page:
+                assert owner.client.get(f"/account/events/{e['id']}").json == e
+            # Another account's token reads its own account's page, never ours.
+            (their_event,) = poll(other.client.token, poll_filter(theirs), other_name)
+            assert their_event["entity"]["id"] == theirs
+            assert poll(other.client.token, poll_filter(mine[0]), other_name) == []
+            # A restricted user: the page read with the lookup is the whole
+            # account's, so the handler reads its own.
+            assert poll(restricted.token, poll_filter(mine[0]), restricted_name) == []
+            (granted,) = poll(restricted.token, poll_filter(mine[1]), restricted_name)
+            assert granted["entity"]["id"] == mine[1]
+            # Refusals: the page read with the lookup is never shown.
+            assert_error(poll(no_scope, poll_filter(mine[0]), owner_name, 401), 401, SCOPE_REASON)
+            assert_error(poll("0" * 64, poll_filter(mine[0]), "-", 401), 401)
+            assert_error(poll(owner.client.token, '{"secondary_entity.id":1}', owner_name, 400),
+                         400, "Cannot filter on secondary_entity.id", field="X-Filter")
+
+        # The second round's exchanges are counted: a child checks the
+        # schema on its first request, which may be one of the first round.
+        one_round()
+        first = len(expected)
+        one_round()
+        c.close()
+        srv.stop()   # every trace line written
+        traces = [m.groups() for m in map(TRACE.search, srv.log_text(start).splitlines()) if m]
+        assert [t[:2] for t in traces] == expected, traces
+        # Less the read of the test clock (AcctapiTestClock On, which the
+        # suite's servers run with) that opens each request's lease.
+        exchanges = [int(t[2]) - int(t[3]) - 1 for t in traces[first:]]
+        if backend.kind == "pgsql":
+            # One round trip, except a restricted user's own page.
+            assert exchanges == [1, 1, 1, 1, 2, 2, 1, 1, 1], exchanges
+        else:
+            # SQLite runs the page after the lookup, when the token exists.
+            assert exchanges == [2, 2, 2, 2, 3, 3, 2, 1, 1], exchanges
+    finally:
+        owner.close()
+        other.close()
