@@ -204,11 +204,11 @@ const acct_route acct_routes[] = {
     /* The account's event feed: reads need events:read_only, marking an
      * event seen or read events:read_write. */
     /* Polled in a loop by the Terraform provider while it waits: the page
-     * goes with the token lookup. */
+     * and the event go with the token lookup. */
     {ACCT_METHOD_GET, "/account/events", api_events_list, ACCT_ROUTE_LIST,
      ACCT_FAM_EVENTS, ACCT_LEVEL_READ_ONLY, NULL, api_events_list_read},
     {ACCT_METHOD_GET, "/account/events/{eventId}", api_event_get, 0,
-     ACCT_FAM_EVENTS, ACCT_LEVEL_READ_ONLY},
+     ACCT_FAM_EVENTS, ACCT_LEVEL_READ_ONLY, NULL, api_event_get_read},
     {ACCT_METHOD_POST, "/account/events/{eventId}/read", api_event_read, 0,
      ACCT_FAM_EVENTS, ACCT_LEVEL_READ_WRITE},
     {ACCT_METHOD_POST, "/account/events/{eventId}/seen", api_event_seen, 0,

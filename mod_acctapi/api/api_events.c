@@ -285,16 +285,36 @@ void api_events_list(acct_req *req, acct_resp *resp)
     acct_list_respond(req, resp, &q);
 }
 
+/* The provider's wait for an event to finish (linodego's
+ * WaitForEventFinished) polls the event by id: it goes with the lookup too. */
+int api_event_get_read(acct_req *req, const char *token_hash,
+                       acct_store_read *out)
+{
+    apr_int64_t id;
+
+    if (acct_parse_i64(req->params[0], &id) != 0 || id <= 0) {
+        return -1;
+    }
+    acct_event_get_by_token(req, id, token_hash, out);
+    return 0;
+}
+
 void api_event_get(acct_req *req, acct_resp *resp)
 {
     acct_rows *rows = NULL;
-    acct_store_rc rc;
+    acct_store_rc rc = ACCT_STORE_OK;
     apr_int64_t id;
 
     if (acct_path_id(req, resp, 0, &id) != 0) {
         return;
     }
-    rc = acct_event_get(req, id, &rows);
+    /* api_event_get_read's row is what an unrestricted user sees. */
+    if (!req->who->restricted && req->auth_read) {
+        rows = req->auth_read;
+    }
+    else {
+        rc = acct_event_get(req, id, &rows);
+    }
     if (acct_resp_found(req, resp, rc, rows)) {
         acct_resp_ok(resp, req->pool, render_event(req, rows, 0));
     }

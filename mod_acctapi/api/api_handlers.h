@@ -133,6 +133,7 @@ acct_handler api_tag_delete;
 /* api_events.c */
 acct_handler api_events_list;
 acct_auth_read api_events_list_read;
+acct_auth_read api_event_get_read;
 acct_handler api_event_get;
 acct_handler api_event_seen;
 acct_handler api_event_read;

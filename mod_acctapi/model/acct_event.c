@@ -122,6 +122,15 @@ static const acct_sql q_prune = ACCT_SQL("event_prune",
     " AND " ACCT_GRANT_VISIBLE(t ".entity_type", t ".entity_id")
 #define VISIBLE_NARGS 4
 
+/* ACCOUNT_EVENTS with the account of the token stored under a hash: what
+ * an unrestricted user of the token sees, read before the lookup tells who
+ * that is (TOKEN_NARGS arguments, token_args). */
+#define TOKEN_ACCOUNT_EVENTS(t) \
+    t ".account_id = (SELECT u.account_id FROM tokens t" \
+    " JOIN users u ON u.id = t.user_id WHERE t.token_hash = %s)" \
+    " AND " t ".created > CAST(%s AS BIGINT)"
+#define TOKEN_NARGS 2
+
 static const acct_sql q_get = ACCT_SQL("event_get",
     "SELECT " ACCT_EVENT_COLUMNS " FROM events e"
     " WHERE e.id = CAST(%s AS BIGINT) AND " VISIBLE("e"));
@@ -141,6 +150,13 @@ static void visible_args(acct_req *req, const char **args)
     args[0] = acct_i64(req->pool, req->who->account_id);
     args[1] = acct_i64(req->pool, req->now - ACCT_EVENT_RETENTION);
     acct_grant_visible_args(req, args + 2);
+}
+
+static void token_args(acct_req *req, const char *token_hash,
+                       const char **args)
+{
+    args[0] = token_hash;
+    args[1] = acct_i64(req->pool, req->now - ACCT_EVENT_RETENTION);
 }
 
 acct_store_rc acct_event_write(acct_store *st, apr_pool_t *pool,
@@ -425,21 +441,14 @@ void acct_event_list_query(acct_req *req, acct_render_row *render,
                req->who->restricted ? VISIBLE_NARGS : 2, args, q);
 }
 
-/* ACCOUNT_EVENTS with the account of the token stored under a hash. */
-#define TOKEN_ACCOUNT_EVENTS(t) \
-    t ".account_id = (SELECT u.account_id FROM tokens t" \
-    " JOIN users u ON u.id = t.user_id WHERE t.token_hash = %s)" \
-    " AND " t ".created > CAST(%s AS BIGINT)"
-
 void acct_event_list_query_by_token(acct_req *req, const char *token_hash,
                                     acct_render_row *render,
                                     acct_list_query *q)
 {
-    const char **args = apr_palloc(req->pool, 2 * sizeof(*args));
+    const char **args = apr_palloc(req->pool, TOKEN_NARGS * sizeof(*args));
 
-    args[0] = token_hash;
-    args[1] = acct_i64(req->pool, req->now - ACCT_EVENT_RETENTION);
-    list_query(req, render, TOKEN_ACCOUNT_EVENTS("e"), 2, args, q);
+    token_args(req, token_hash, args);
+    list_query(req, render, TOKEN_ACCOUNT_EVENTS("e"), TOKEN_NARGS, args, q);
 }
 
 /* The arguments of a statement on event `id` of the acting user. */
@@ -464,6 +473,21 @@ acct_store_rc acct_event_get(acct_req *req, apr_int64_t id, acct_rows **rows)
     }
     return acct_store_select(st, req->pool, &q_get, rows, 1 + VISIBLE_NARGS,
                              one_event_args(req, id));
+}
+
+void acct_event_get_by_token(acct_req *req, apr_int64_t id,
+                             const char *token_hash, acct_store_read *out)
+{
+    const char **args = apr_palloc(req->pool,
+                                   (1 + TOKEN_NARGS) * sizeof(*args));
+
+    args[0] = acct_i64(req->pool, id);
+    token_args(req, token_hash, args + 1);
+    memset(out, 0, sizeof(*out));
+    out->sql = "SELECT " ACCT_EVENT_COLUMNS " FROM events e"
+               " WHERE e.id = CAST(%s AS BIGINT) AND " TOKEN_ACCOUNT_EVENTS("e");
+    out->nargs = 1 + TOKEN_NARGS;
+    out->args = args;
 }
 
 /*

@@ -235,6 +235,11 @@ void acct_event_list_query_by_token(acct_req *req, const char *token_hash,
                                     acct_render_row *render,
                                     acct_list_query *q);
 
+/* acct_event_get's statement as acct_event_list_query_by_token's: event
+ * `id` as an unrestricted user of the token sees it. */
+void acct_event_get_by_token(acct_req *req, apr_int64_t id,
+                             const char *token_hash, acct_store_read *out);
+
 /* Event `id` as the acting user may see it (ACCT_EVENT_COLUMNS): no row
  * when there is none. */
 acct_store_rc acct_event_get(acct_req *req, apr_int64_t id, acct_rows **rows);

@@ -16,7 +16,7 @@ import re
 import harness
 from checks import assert_envelope, assert_error, assert_json
 
-TRACE = re.compile(r"ACCT00059: GET /v4/account/events: route \S+, principal (\S+) "
+TRACE = re.compile(r"ACCT00059: GET /v4/account/events(?:/\w+)?: route \S+, principal (\S+) "
                    r"\(user \d+, token \d+\), status (\d+), \d+ us, \d+ database "
                    r"connection\(s\), (\d+) database exchange\(s\) "
                    r"\((\d+) to set a connection up\)")
@@ -50,43 +50,74 @@ def test_page_goes_with_the_token_lookup(make_server, backend):
         no_scope = backend.mint_token(scopes="domains:read_only", user=owner.uid)
         c = srv.client()
         start = srv.log_size()
-        expected = []   # (principal, status) of each request, in order
+        # Per request, in order: (principal, status) and the exchanges it
+        # needs (PostgreSQL, SQLite), besides the test clock's read.
+        expected, exchanges = [], []
+        # The owner's read goes with the lookup: one round trip on
+        # PostgreSQL; SQLite runs it after the lookup.  A restricted user's
+        # own read comes after them.  A refusal found before the read is
+        # built (a malformed id, an invalid X-Filter) sends the lookup only;
+        # SQLite skips the read of an unknown token.
+        WITH_LOOKUP, OWN_READ, LOOKUP_ONLY = (1, 2), (2, 3), (1, 1)
 
-        def poll(token, xfilter, principal, status=200):
-            r = c.get("/account/events", token=token, xfilter=xfilter)
+        def traced(path, token, principal, status, cost, **kw):
+            r = c.get(path, token=token, **kw)
             expected.append((principal, str(status)))
+            exchanges.append(cost[0] if backend.kind == "pgsql" else cost[1])
             assert r.status == status, r
+            return r
+
+        def poll(token, xfilter, principal, cost=WITH_LOOKUP, status=200):
+            r = traced("/account/events", token, principal, status, cost, xfilter=xfilter)
             return assert_envelope(assert_json(r)) if status == 200 else r
+
+        def one_event(token, event_id, principal, cost=WITH_LOOKUP, status=200):
+            """linodego's WaitForEventFinished: the event by id."""
+            r = traced(f"/account/events/{event_id}", token, principal, status, cost)
+            return assert_json(r) if status == 200 else r
 
         owner_name = owner.client.get("/profile").json["username"]
         restricted_name = restricted.get("/profile").json["username"]
         other_name = other.client.get("/profile").json["username"]
 
         def one_round():
-            # The owner's poll: the page read with the lookup, and it is right.
+            # The owner's poll, and the event it found.
             (event,) = poll(owner.client.token, poll_filter(mine[0]), owner_name)
             assert event["entity"]["id"] == mine[0] and event["action"] == "dns_zone_create"
-            assert owner.client.get(f"/account/events/{event['id']}").json == event
+            assert one_event(owner.client.token, event["id"], owner_name) == event
             # Every event of the account, newest first: the same as one by one.
             page = poll(owner.client.token, None, owner_name)
             domain_events = [e for e in page if e["entity"]["type"] == "domain"]
             assert [e["entity"]["id"] for e in domain_events] == [mine[1], mine[0]]
             for e in page:
-                assert owner.client.get(f"/account/events/{e['id']}").json == e
-            # Another account's token reads its own account's page, never ours.
+                assert one_event(owner.client.token, e["id"], owner_name) == e
+            # Another account's token reads its own account, never ours.
             (their_event,) = poll(other.client.token, poll_filter(theirs), other_name)
             assert their_event["entity"]["id"] == theirs
             assert poll(other.client.token, poll_filter(mine[0]), other_name) == []
-            # A restricted user: the page read with the lookup is the whole
-            # account's, so the handler reads its own.
-            assert poll(restricted.token, poll_filter(mine[0]), restricted_name) == []
-            (granted,) = poll(restricted.token, poll_filter(mine[1]), restricted_name)
+            assert_error(one_event(other.client.token, event["id"], other_name,
+                                   status=404), 404)
+            # A restricted user: what was read with the lookup is the whole
+            # account's, so the handler reads its own, with its grants; it
+            # shows what the owner's shows.
+            assert poll(restricted.token, poll_filter(mine[0]), restricted_name, OWN_READ) == []
+            (granted,) = poll(restricted.token, poll_filter(mine[1]), restricted_name, OWN_READ)
             assert granted["entity"]["id"] == mine[1]
-            # Refusals: the page read with the lookup is never shown.
-            assert_error(poll(no_scope, poll_filter(mine[0]), owner_name, 401), 401, SCOPE_REASON)
-            assert_error(poll("0" * 64, poll_filter(mine[0]), "-", 401), 401)
-            assert_error(poll(owner.client.token, '{"secondary_entity.id":1}', owner_name, 400),
+            assert one_event(restricted.token, granted["id"], restricted_name, OWN_READ) == \
+                one_event(owner.client.token, granted["id"], owner_name)
+            assert_error(one_event(restricted.token, event["id"], restricted_name, OWN_READ,
+                                   status=404), 404)
+            # Refusals: what was read with the lookup is never shown.
+            assert_error(poll(no_scope, poll_filter(mine[0]), owner_name, status=401),
+                         401, SCOPE_REASON)
+            assert_error(one_event(no_scope, event["id"], owner_name, status=401),
+                         401, SCOPE_REASON)
+            assert_error(poll("0" * 64, poll_filter(mine[0]), "-", LOOKUP_ONLY, status=401), 401)
+            assert_error(poll(owner.client.token, '{"secondary_entity.id":1}', owner_name,
+                              LOOKUP_ONLY, status=400),
                          400, "Cannot filter on secondary_entity.id", field="X-Filter")
+            assert_error(one_event(owner.client.token, "first", owner_name, LOOKUP_ONLY,
+                                   status=404), 404)
 
         # The second round's exchanges are counted: a child checks the
         # schema on its first request, which may be one of the first round.
@@ -97,15 +128,11 @@ def test_page_goes_with_the_token_lookup(make_server, backend):
         srv.stop()   # every trace line written
         traces = [m.groups() for m in map(TRACE.search, srv.log_text(start).splitlines()) if m]
         assert [t[:2] for t in traces] == expected, traces
-        # Less the read of the test clock (AcctapiTestClock On, which the
-        # suite's servers run with) that opens each request's lease.
-        exchanges = [int(t[2]) - int(t[3]) - 1 for t in traces[first:]]
-        if backend.kind == "pgsql":
-            # One round trip, except a restricted user's own page.
-            assert exchanges == [1, 1, 1, 1, 2, 2, 1, 1, 1], exchanges
-        else:
-            # SQLite runs the page after the lookup, when the token exists.
-            assert exchanges == [2, 2, 2, 2, 3, 3, 2, 1, 1], exchanges
+        # Less what set a connection up, and the read of the test clock
+        # (AcctapiTestClock On, which the suite's servers run with) that
+        # opens each request's lease.
+        got = [int(t[2]) - int(t[3]) - 1 for t in traces[first:]]
+        assert got == exchanges[first:], list(zip(expected[first:], got, exchanges[first:]))
     finally:
         owner.close()
         other.close()
