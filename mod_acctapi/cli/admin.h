@@ -19,7 +19,7 @@
 #define ADMIN_FAIL 1
 #define ADMIN_USAGE 2
 
-#define ADMIN_MAX_OPTS 6
+#define ADMIN_MAX_OPTS 7
 /* grant global takes one KEY=VALUE per global grant (13), two for the three
  * the public API names otherwise (acct_names.h) */
 #define ADMIN_MAX_POSITIONAL 16
@@ -158,6 +158,7 @@ int cmd_account_create(admin_ctx *c);
 
 /* cmd_users.c: user create, token create, login record, device add,
  * app authorize */
+int check_user_create(admin_ctx *c);
 int cmd_user_create(admin_ctx *c);
 int check_token_create(admin_ctx *c);
 int cmd_token_create(admin_ctx *c);

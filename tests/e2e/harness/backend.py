@@ -45,10 +45,9 @@ class Backend:
             self._share_sqlite()
         self.account_id = int(self.admin("account", "create", "--name", "e2e-account"))
         self.username = "e2e-owner"
-        self.uid = int(self.admin("user", "create", "--account", self.account_id,
-                                  "--username", self.username,
-                                  "--email", "owner@example.com"))
-        self.token = self.mint_token(scopes="*", label="e2e-all")
+        self.uid, self.token = self.create_user_with_token(
+            self.account_id, self.username, email="owner@example.com", scopes="*",
+            label="e2e-all")
         return self
 
     def _share_sqlite(self):
@@ -86,6 +85,21 @@ class Backend:
         if not re.fullmatch(r"[0-9a-f]{64}", tok):
             raise HarnessError(f"token create printed {tok!r}, not 64 lowercase hex")
         return tok
+
+    def create_user_with_token(self, account_id, username, email=None, scopes="*",
+                               label=None, restricted=False):
+        """A new user of the account and a token of it: (uid, token), made by
+        one `user create --token-scopes` (one transaction, one process)."""
+        args = ["user", "create", "--account", account_id, "--username", username,
+                "--email", email or f"{username}@example.com", "--token-scopes", scopes,
+                "--token-label", label or self.unique("e2e-token-")]
+        if restricted:
+            args.append("--restricted")
+        lines = self.admin(*args).split("\n")
+        if len(lines) != 2 or not re.fullmatch(r"[0-9a-f]{64}", lines[1]):
+            raise HarnessError(f"user create --token-scopes printed {lines!r}, "
+                               "not a uid and 64 lowercase hex")
+        return int(lines[0]), lines[1]
 
     def create_user(self, restricted=False):
         username = self.unique("e2e-user-")
@@ -209,12 +223,9 @@ class Account:
 
     def user(self, restricted=False, scopes="*"):
         username = self.backend.unique(f"{self.stem}user-")
-        args = ["user", "create", "--account", self.id, "--username", username,
-                "--email", f"{username}@example.com"]
-        if restricted:
-            args.append("--restricted")
-        uid = int(self.backend.admin(*args))
-        client = self.server.client(token=self.backend.mint_token(scopes=scopes, user=uid))
+        uid, token = self.backend.create_user_with_token(self.id, username, scopes=scopes,
+                                                          restricted=restricted)
+        client = self.server.client(token=token)
         self.clients.append(client)
         return uid, client
 
