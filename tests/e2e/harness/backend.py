@@ -101,6 +101,17 @@ class Backend:
                                "not a uid and 64 lowercase hex")
         return int(lines[0]), lines[1]
 
+    def fresh_user(self, server, scopes="*", restricted=False):
+        """A new user of the e2e account (self.account_id) and a client of
+        `server` with a token of theirs; the client's uid, username and
+        token name them."""
+        username = self.unique("e2e-user-")
+        uid, token = self.create_user_with_token(self.account_id, username, scopes=scopes,
+                                                 restricted=restricted)
+        c = server.client(token=token)
+        c.uid, c.username = uid, username
+        return c
+
     def create_user(self, restricted=False):
         username = self.unique("e2e-user-")
         args = ["user", "create", "--account", self.account_id, "--username", username,
