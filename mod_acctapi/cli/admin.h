@@ -154,10 +154,21 @@ int emit(const char *out);
 /* cmd_setup.c: routes, migrate, account create */
 int cmd_routes(admin_ctx *c);
 int cmd_migrate(admin_ctx *c);
+int check_account_create(admin_ctx *c);
 int cmd_account_create(admin_ctx *c);
 
 /* cmd_users.c: user create, token create, login record, device add,
  * app authorize */
+/* The --token-scopes, --token-label and --token-expiry options of user
+ * create and account create --owner: parsed into c->scopes and c->expiry;
+ * the expiry checked against the clock's `now`. */
+int check_token_opts(admin_ctx *c);
+int check_token_expiry(admin_ctx *c, apr_int64_t now);
+/* Creates user `username` of `account_id` and, with --token-scopes, a token
+ * of theirs; appends "UID\n" (and "TOKEN\n") to c->out. */
+int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
+                           const char *username, const char *email,
+                           int restricted, apr_int64_t now);
 int check_user_create(admin_ctx *c);
 int cmd_user_create(admin_ctx *c);
 int check_token_create(admin_ctx *c);

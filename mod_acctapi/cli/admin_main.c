@@ -119,9 +119,22 @@ static const admin_cmd commands[] = {
       { { NULL } } },
     { "account", "create", NULL,
       "create an account and print its id",
-      "Creates an account and prints its id.\n",
-      NULL, 0, NULL, cmd_account_create,
+      "Creates an account and prints its id.\n"
+      "\n"
+      "With --owner and --owner-email it also creates the account's first\n"
+      "user, unrestricted, in the same transaction (a taken username leaves\n"
+      "no account behind), and prints its uid on a second line.  With\n"
+      "--token-scopes too, it mints a personal access token for that user\n"
+      "and prints it on a third line, as 'user create --token-scopes' does.\n",
+      NULL, 0, check_account_create, cmd_account_create,
       { { "--name", "NAME", 1, "the account's name" },
+        { "--owner", "USERNAME", 0, "login name of its first user" },
+        { "--owner-email", "EMAIL", 0, "that user's email address" },
+        { "--token-scopes", "SCOPES", 0, "also mint a token of that user" },
+        { "--token-label", "LABEL", 0,
+          "its label (default \"" DEFAULT_LABEL "\")" },
+        { "--token-expiry", "TIMESTAMP", 0,
+          "when it expires, " TIMESTAMP_HELP },
         { NULL } } },
     { "user", "create", NULL,
       "create a user and print its uid",

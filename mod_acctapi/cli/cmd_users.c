@@ -78,17 +78,15 @@ static int expiry_in_future(admin_ctx *c, apr_int64_t now)
 }
 
 /*
- * user create: --account, and with --token-scopes the token's scopes and
- * expiry.  --token-label and --token-expiry describe a token: without
+ * The --token-* options of user create and account create: with
+ * --token-scopes, its scopes and --token-expiry into c->scopes and
+ * c->expiry.  --token-label and --token-expiry describe a token: without
  * --token-scopes there is none, so they are refused rather than ignored.
  */
-int check_user_create(admin_ctx *c)
+int check_token_opts(admin_ctx *c)
 {
-    int status = parse_account_opt(c);
+    int status;
 
-    if (status != ADMIN_OK) {
-        return status;
-    }
     if (!opt_value(c, "--token-scopes")) {
         if (opt_value(c, "--token-label") || opt_value(c, "--token-expiry")) {
             return usage_error(c->topic, "--token-label and --token-expiry "
@@ -101,33 +99,32 @@ int check_user_create(admin_ctx *c)
                               : status;
 }
 
-int cmd_user_create(admin_ctx *c)
+int check_token_expiry(admin_ctx *c, apr_int64_t now)
+{
+    return expiry_named_in_future(c, "--token-expiry", now);
+}
+
+int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
+                           const char *username, const char *email,
+                           int restricted, apr_int64_t now)
 {
     acct_ident_result res = { ACCT_STORE_OK, NULL };
-    const char *username = opt_value(c, "--username");
     const char *label = opt_value(c, "--token-label");
     const char *token = NULL;
-    apr_int64_t now, uid, id;
+    apr_int64_t uid, id;
     acct_ident_rc rc;
-    int status;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK
-        || (status = expiry_named_in_future(c, "--token-expiry", now))
-           != ADMIN_OK) {
-        return status;
-    }
-    rc = acct_user_create(c->st, c->pool, c->account_id, username,
-                          opt_value(c, "--email"),
-                          opt_value(c, "--restricted") != NULL, now, &uid,
-                          &res);
+    rc = acct_user_create(c->st, c->pool, account_id, username, email,
+                          restricted, now, &uid, &res);
     if (rc != ACCT_IDENT_OK) {
         return ident_failure(c, rc, &res, "create the user",
                              apr_psprintf(c->pool, "no account with id %"
-                                          APR_INT64_T_FMT, c->account_id),
+                                          APR_INT64_T_FMT, account_id),
                              apr_psprintf(c->pool, "username '%s' is taken",
                                           username));
     }
-    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", uid);
+    c->out = apr_psprintf(c->pool, "%s%" APR_INT64_T_FMT "\n",
+                          c->out ? c->out : "", uid);
     if (!opt_value(c, "--token-scopes")) {
         return ADMIN_OK;
     }
@@ -140,6 +137,28 @@ int cmd_user_create(admin_ctx *c)
     }
     c->out = apr_pstrcat(c->pool, c->out, token, "\n", NULL);
     return ADMIN_OK;
+}
+
+int check_user_create(admin_ctx *c)
+{
+    int status = parse_account_opt(c);
+
+    return status == ADMIN_OK ? check_token_opts(c) : status;
+}
+
+int cmd_user_create(admin_ctx *c)
+{
+    apr_int64_t now;
+    int status;
+
+    if ((status = read_now(c, &now)) != ADMIN_OK
+        || (status = check_token_expiry(c, now)) != ADMIN_OK) {
+        return status;
+    }
+    return create_user_with_token(c, c->account_id,
+                                  opt_value(c, "--username"),
+                                  opt_value(c, "--email"),
+                                  opt_value(c, "--restricted") != NULL, now);
 }
 
 /* --ip into c->ip, canonical: what the API will show. */

@@ -43,11 +43,9 @@ class Backend:
         self.admin("migrate")
         if self.kind == "sqlite":
             self._share_sqlite()
-        self.account_id = int(self.admin("account", "create", "--name", "e2e-account"))
         self.username = "e2e-owner"
-        self.uid, self.token = self.create_user_with_token(
-            self.account_id, self.username, email="owner@example.com", scopes="*",
-            label="e2e-all")
+        self.account_id, self.uid, self.token = self.create_account_with_owner(
+            "e2e-account", self.username, email="owner@example.com", label="e2e-all")
         return self
 
     def _share_sqlite(self):
@@ -85,6 +83,21 @@ class Backend:
         if not re.fullmatch(r"[0-9a-f]{64}", tok):
             raise HarnessError(f"token create printed {tok!r}, not 64 lowercase hex")
         return tok
+
+    def create_account_with_owner(self, name, username, email=None, scopes="*", label=None):
+        """A new account, its unrestricted first user and a token of theirs:
+        (account id, uid, token), made by one `account create --owner ...
+        --token-scopes` (one transaction, one process)."""
+        out = self.admin("account", "create", "--name", name, "--owner", username,
+                         "--owner-email", email or f"{username}@example.com",
+                         "--token-scopes", scopes,
+                         "--token-label", label or self.unique("e2e-token-"))
+        lines = out.split("\n")
+        if (len(lines) != 3 or not all(re.fullmatch(r"[1-9][0-9]*", v) for v in lines[:2])
+                or not re.fullmatch(r"[0-9a-f]{64}", lines[2])):
+            raise HarnessError(f"account create --owner printed {lines!r}, not two ids "
+                               "and 64 lowercase hex")
+        return int(lines[0]), int(lines[1]), lines[2]
 
     def create_user_with_token(self, account_id, username, email=None, scopes="*",
                                label=None, restricted=False):
@@ -228,9 +241,11 @@ class Account:
         self.backend = backend
         self.server = server
         self.stem = stem
-        self.id = int(backend.admin("account", "create", "--name", backend.unique(stem)))
-        self.clients = []
-        self.uid, self.client = self.user()
+        name = backend.unique(stem)
+        username = backend.unique(f"{stem}user-")
+        self.id, self.uid, token = backend.create_account_with_owner(name, username)
+        self.client = server.client(token=token)
+        self.clients = [self.client]
 
     def user(self, restricted=False, scopes="*"):
         username = self.backend.unique(f"{self.stem}user-")

@@ -1,7 +1,9 @@
 """acctapi-admin user create --token-scopes: the new user and a token of it,
 minted in the same transaction, printed as two lines (uid, token).  The
 token is what 'token create' would mint: it authenticates as the user, with
-the scopes, label and expiry given; a failure leaves neither user nor token."""
+the scopes, label and expiry given; a failure leaves neither user nor token.
+account create --owner/--owner-email: the account and its first user
+(unrestricted), with --token-scopes a token of theirs, in one transaction."""
 
 import re
 
@@ -119,3 +121,78 @@ def test_a_failed_token_leaves_no_user(backend, account):
     assert users_named(backend, username) == []
     uid, token = backend.admin(*args).split("\n")
     assert users_named(backend, username) == [[uid]]
+
+
+# --------------------------------------------------------------------------
+# account create --owner
+# --------------------------------------------------------------------------
+
+def accounts_named(backend, name):
+    return backend.query(f"SELECT id FROM accounts WHERE name = '{name}'")
+
+
+def test_account_with_owner_and_token(backend, server):
+    name, username = backend.unique("e2e-cli-acct-"), backend.unique("e2e-cli-owner-")
+    out = backend.admin("account", "create", "--name", name, "--owner", username,
+                        "--owner-email", "boss@example.com", "--token-scopes",
+                        "account:read_only", "--token-label", "ci")
+    account, uid, token = out.split("\n")
+    assert accounts_named(backend, name) == [[account]]
+    assert backend.query(f"SELECT account_id, email, restricted FROM users "
+                         f"WHERE id = {uid}") == [[account, "boss@example.com", "0"]]
+    assert tokens_of(backend, uid) == [["pat", "ci", "account:read_only", None]]
+    c = server.client(token=token)
+    try:
+        r = c.get("/profile")
+        assert r.status == 200, r
+        assert r.json["uid"] == int(uid) and r.json["username"] == username, r
+        assert r.json["restricted"] is False, r
+        assert r.headers["X-OAuth-Scopes"] == "account:read_only", r
+        # The owner sees the account it was made with, and only its own users.
+        users = c.all_pages("/account/users")
+        assert [u["username"] for u in users] == [username], users
+    finally:
+        c.close()
+
+
+def test_account_with_owner_only(backend):
+    name, username = backend.unique("e2e-cli-acct-"), backend.unique("e2e-cli-owner-")
+    out = backend.admin("account", "create", "--name", name, "--owner", username,
+                        "--owner-email", f"{username}@example.com")
+    account, uid = out.split("\n")
+    assert users_named(backend, username) == [[uid]]
+    assert tokens_of(backend, uid) == []
+
+
+def test_account_without_owner_prints_the_id_only(backend):
+    out = backend.admin("account", "create", "--name", backend.unique("e2e-cli-acct-"))
+    assert re.fullmatch(r"[1-9][0-9]*", out), out
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--owner", "x-owner"], "--owner and --owner-email go together"),
+    (["--owner-email", "x@example.com"], "--owner and --owner-email go together"),
+    (["--token-scopes", "*"], "--token-scopes needs --owner"),
+    (["--token-label", "x"], "--token-label and --token-expiry need --token-scopes"),
+    (["--owner", "x-owner", "--owner-email", "x@example.com", "--token-scopes", "nope"],
+     "invalid scope"),
+    (["--owner", "x-owner", "--owner-email", "x@example.com", "--token-scopes", "*",
+      "--token-expiry", "2001-01-01T00:00:00"], "is not in the future"),
+])
+def test_account_usage_errors_create_nothing(backend, extra, message):
+    name = backend.unique("e2e-cli-acct-")
+    p = backend.admin("account", "create", "--name", name, *extra, check=False)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert message in p.stderr, p.stderr
+    assert p.stdout == ""
+    assert accounts_named(backend, name) == []
+
+
+def test_a_taken_owner_name_leaves_no_account(backend):
+    name = backend.unique("e2e-cli-acct-")
+    p = backend.admin("account", "create", "--name", name, "--owner", backend.username,
+                      "--owner-email", "dup@example.com", "--token-scopes", "*",
+                      check=False)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert f"username '{backend.username}' is taken" in p.stderr, p.stderr
+    assert accounts_named(backend, name) == []
