@@ -19,7 +19,7 @@
 #define ADMIN_FAIL 1
 #define ADMIN_USAGE 2
 
-#define ADMIN_MAX_OPTS 6
+#define ADMIN_MAX_OPTS 7
 /* grant global takes one KEY=VALUE per global grant (13), two for the three
  * the public API names otherwise (acct_names.h) */
 #define ADMIN_MAX_POSITIONAL 16
@@ -154,10 +154,22 @@ int emit(const char *out);
 /* cmd_setup.c: routes, migrate, account create */
 int cmd_routes(admin_ctx *c);
 int cmd_migrate(admin_ctx *c);
+int check_account_create(admin_ctx *c);
 int cmd_account_create(admin_ctx *c);
 
 /* cmd_users.c: user create, token create, login record, device add,
  * app authorize */
+/* The --token-scopes, --token-label and --token-expiry options of user
+ * create and account create --owner: parsed into c->scopes and c->expiry;
+ * the expiry checked against the clock's `now`. */
+int check_token_opts(admin_ctx *c);
+int check_token_expiry(admin_ctx *c, apr_int64_t now);
+/* Creates user `username` of `account_id` and, with --token-scopes, a token
+ * of theirs; appends "UID\n" (and "TOKEN\n") to c->out. */
+int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
+                           const char *username, const char *email,
+                           int restricted, apr_int64_t now);
+int check_user_create(admin_ctx *c);
 int cmd_user_create(admin_ctx *c);
 int check_token_create(admin_ctx *c);
 int cmd_token_create(admin_ctx *c);

@@ -119,19 +119,43 @@ static const admin_cmd commands[] = {
       { { NULL } } },
     { "account", "create", NULL,
       "create an account and print its id",
-      "Creates an account and prints its id.\n",
-      NULL, 0, NULL, cmd_account_create,
+      "Creates an account and prints its id.\n"
+      "\n"
+      "With --owner and --owner-email it also creates the account's first\n"
+      "user, unrestricted, in the same transaction (a taken username leaves\n"
+      "no account behind), and prints its uid on a second line.  With\n"
+      "--token-scopes too, it mints a personal access token for that user\n"
+      "and prints it on a third line, as 'user create --token-scopes' does.\n",
+      NULL, 0, check_account_create, cmd_account_create,
       { { "--name", "NAME", 1, "the account's name" },
+        { "--owner", "USERNAME", 0, "login name of its first user" },
+        { "--owner-email", "EMAIL", 0, "that user's email address" },
+        { "--token-scopes", "SCOPES", 0, "also mint a token of that user" },
+        { "--token-label", "LABEL", 0,
+          "its label (default \"" DEFAULT_LABEL "\")" },
+        { "--token-expiry", "TIMESTAMP", 0,
+          "when it expires, " TIMESTAMP_HELP },
         { NULL } } },
     { "user", "create", NULL,
       "create a user and print its uid",
       "Creates a user in an existing account and prints its uid.  Fails when\n"
-      "the username is taken.\n",
-      NULL, 0, parse_account_opt, cmd_user_create,
+      "the username is taken.\n"
+      "\n"
+      "With --token-scopes it also mints a personal access token for the\n"
+      "new user, in the same transaction (a failure leaves neither), and\n"
+      "prints it on a second line: shown only this once, as by 'token\n"
+      "create'.  SCOPES, --token-label and --token-expiry are those of\n"
+      "'token create' (--scopes, --label, --expiry); \"*\" gives every scope.\n",
+      NULL, 0, check_user_create, cmd_user_create,
       { { "--account", "ID", 1, "id of the account the user belongs to" },
         { "--username", "USERNAME", 1, "the login name" },
         { "--email", "EMAIL", 1, "the user's email address" },
         { "--restricted", NULL, 0, "see only what grants allow" },
+        { "--token-scopes", "SCOPES", 0, "also mint a token with these scopes" },
+        { "--token-label", "LABEL", 0,
+          "its label (default \"" DEFAULT_LABEL "\")" },
+        { "--token-expiry", "TIMESTAMP", 0,
+          "when it expires, " TIMESTAMP_HELP },
         { NULL } } },
     { "token", "create", NULL,
       "mint a personal access token and print it",
@@ -380,11 +404,18 @@ static void print_command_help(FILE *out, apr_pool_t *pool,
         fputs("\nOptions:\n", out);
         for (k = 0; cmd->opts[k].name; k++) {
             const admin_opt *o = &cmd->opts[k];
+            const char *w = o->arg ? apr_pstrcat(pool, o->name, " ", o->arg,
+                                                 NULL)
+                                   : o->name;
 
-            fprintf(out, "  %-22s %s\n",
-                    o->arg ? apr_pstrcat(pool, o->name, " ", o->arg, NULL)
-                           : o->name,
-                    o->help);
+            /* A wider option gets its help on the next line, in the
+             * column, rather than pushing it out of line. */
+            if (strlen(w) > 22) {
+                fprintf(out, "  %s\n%25s%s\n", w, "", o->help);
+            }
+            else {
+                fprintf(out, "  %-22s %s\n", w, o->help);
+            }
         }
     }
     if (cmd->note) {

@@ -59,6 +59,21 @@ int cmd_migrate(admin_ctx *c)
     return ADMIN_OK;
 }
 
+/* --owner and --owner-email name one user; the --token-* options need
+ * that user (check_token_opts). */
+int check_account_create(admin_ctx *c)
+{
+    int owner = opt_value(c, "--owner") != NULL;
+
+    if (owner != (opt_value(c, "--owner-email") != NULL)) {
+        return usage_error(c->topic, "--owner and --owner-email go together");
+    }
+    if (!owner && opt_value(c, "--token-scopes")) {
+        return usage_error(c->topic, "--token-scopes needs --owner");
+    }
+    return check_token_opts(c);
+}
+
 int cmd_account_create(admin_ctx *c)
 {
     acct_ident_result res = { ACCT_STORE_OK, NULL };
@@ -66,7 +81,8 @@ int cmd_account_create(admin_ctx *c)
     acct_ident_rc rc;
     int status;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK) {
+    if ((status = read_now(c, &now)) != ADMIN_OK
+        || (status = check_token_expiry(c, now)) != ADMIN_OK) {
         return status;
     }
     rc = acct_account_create(c->st, c->pool, opt_value(c, "--name"), now,
@@ -75,5 +91,11 @@ int cmd_account_create(admin_ctx *c)
         return ident_failure(c, rc, &res, "create the account", NULL, NULL);
     }
     c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", id);
-    return ADMIN_OK;
+    if (!opt_value(c, "--owner")) {
+        return ADMIN_OK;
+    }
+    /* The account's first user, unrestricted, in the same transaction: a
+     * taken username leaves no account behind. */
+    return create_user_with_token(c, id, opt_value(c, "--owner"),
+                                  opt_value(c, "--owner-email"), 0, now);
 }

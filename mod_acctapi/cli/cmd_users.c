@@ -17,36 +17,12 @@
 
 #include "admin.h"
 
-int cmd_user_create(admin_ctx *c)
+/* --scopes (`fallback` when absent) in the canonical form the store keeps;
+ * `name` is the option's name ("--token-scopes" for user create). */
+static int parse_scopes_named(admin_ctx *c, const char *name,
+                              const char *fallback)
 {
-    acct_ident_result res = { ACCT_STORE_OK, NULL };
-    const char *username = opt_value(c, "--username");
-    apr_int64_t now, uid;
-    acct_ident_rc rc;
-    int status;
-
-    if ((status = read_now(c, &now)) != ADMIN_OK) {
-        return status;
-    }
-    rc = acct_user_create(c->st, c->pool, c->account_id, username,
-                          opt_value(c, "--email"),
-                          opt_value(c, "--restricted") != NULL, now, &uid,
-                          &res);
-    if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "create the user",
-                             apr_psprintf(c->pool, "no account with id %"
-                                          APR_INT64_T_FMT, c->account_id),
-                             apr_psprintf(c->pool, "username '%s' is taken",
-                                          username));
-    }
-    c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", uid);
-    return ADMIN_OK;
-}
-
-/* --scopes (`fallback` when absent) in the canonical form the store keeps. */
-static int parse_scopes_opt(admin_ctx *c, const char *fallback)
-{
-    const char *scopes = opt_value(c, "--scopes");
+    const char *scopes = opt_value(c, name);
     const char *bad = NULL;
     acct_scopes parsed;
 
@@ -61,27 +37,128 @@ static int parse_scopes_opt(admin_ctx *c, const char *fallback)
     return ADMIN_OK;
 }
 
-/* --expiry into c->expiry (0 when absent); run checks it against the clock. */
-static int parse_expiry_opt(admin_ctx *c)
+static int parse_scopes_opt(admin_ctx *c, const char *fallback)
 {
-    const char *expiry = opt_value(c, "--expiry");
+    return parse_scopes_named(c, "--scopes", fallback);
+}
+
+/* Option `name` (--expiry, --token-expiry) into c->expiry (0 when absent);
+ * run checks it against the clock. */
+static int parse_expiry_named(admin_ctx *c, const char *name)
+{
+    const char *expiry = opt_value(c, name);
 
     c->expiry = 0;
     if (expiry && acct_parse_timestamp(expiry, &c->expiry) < 0) {
-        return usage_error(c->topic, "invalid expiry '%s' (expected "
-                           TIMESTAMP_HELP ")", expiry);
+        return usage_error(c->topic, "invalid %s '%s' (expected "
+                           TIMESTAMP_HELP ")", name + 2, expiry);
+    }
+    return ADMIN_OK;
+}
+
+static int parse_expiry_opt(admin_ctx *c)
+{
+    return parse_expiry_named(c, "--expiry");
+}
+
+static int expiry_named_in_future(admin_ctx *c, const char *name,
+                                  apr_int64_t now)
+{
+    if (opt_value(c, name) && c->expiry <= now) {
+        return usage_error(c->topic, "%s %s is not in the future (the "
+                           "clock is at %s)", name + 2, opt_value(c, name),
+                           acct_format_timestamp(c->pool, now));
     }
     return ADMIN_OK;
 }
 
 static int expiry_in_future(admin_ctx *c, apr_int64_t now)
 {
-    if (opt_value(c, "--expiry") && c->expiry <= now) {
-        return usage_error(c->topic, "expiry %s is not in the future (the "
-                           "clock is at %s)", opt_value(c, "--expiry"),
-                           acct_format_timestamp(c->pool, now));
+    return expiry_named_in_future(c, "--expiry", now);
+}
+
+/*
+ * The --token-* options of user create and account create: with
+ * --token-scopes, its scopes and --token-expiry into c->scopes and
+ * c->expiry.  --token-label and --token-expiry describe a token: without
+ * --token-scopes there is none, so they are refused rather than ignored.
+ */
+int check_token_opts(admin_ctx *c)
+{
+    int status;
+
+    if (!opt_value(c, "--token-scopes")) {
+        if (opt_value(c, "--token-label") || opt_value(c, "--token-expiry")) {
+            return usage_error(c->topic, "--token-label and --token-expiry "
+                               "need --token-scopes");
+        }
+        return ADMIN_OK;
     }
+    status = parse_scopes_named(c, "--token-scopes", NULL);
+    return status == ADMIN_OK ? parse_expiry_named(c, "--token-expiry")
+                              : status;
+}
+
+int check_token_expiry(admin_ctx *c, apr_int64_t now)
+{
+    return expiry_named_in_future(c, "--token-expiry", now);
+}
+
+int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
+                           const char *username, const char *email,
+                           int restricted, apr_int64_t now)
+{
+    acct_ident_result res = { ACCT_STORE_OK, NULL };
+    const char *label = opt_value(c, "--token-label");
+    const char *token = NULL;
+    apr_int64_t uid, id;
+    acct_ident_rc rc;
+
+    rc = acct_user_create(c->st, c->pool, account_id, username, email,
+                          restricted, now, &uid, &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "create the user",
+                             apr_psprintf(c->pool, "no account with id %"
+                                          APR_INT64_T_FMT, account_id),
+                             apr_psprintf(c->pool, "username '%s' is taken",
+                                          username));
+    }
+    c->out = apr_psprintf(c->pool, "%s%" APR_INT64_T_FMT "\n",
+                          c->out ? c->out : "", uid);
+    if (!opt_value(c, "--token-scopes")) {
+        return ADMIN_OK;
+    }
+    /* The same token as 'token create --user UID' would mint, in the same
+     * transaction: a failure leaves neither the user nor the token. */
+    rc = acct_token_create(c->st, c->pool, uid, label ? label : DEFAULT_LABEL,
+                           c->scopes, c->expiry, now, &id, &token, &res);
+    if (rc != ACCT_IDENT_OK) {
+        return ident_failure(c, rc, &res, "create the token", NULL, NULL);
+    }
+    c->out = apr_pstrcat(c->pool, c->out, token, "\n", NULL);
     return ADMIN_OK;
+}
+
+int check_user_create(admin_ctx *c)
+{
+    int status = parse_account_opt(c);
+
+    return status == ADMIN_OK ? check_token_opts(c) : status;
+}
+
+int cmd_user_create(admin_ctx *c)
+{
+    apr_int64_t now;
+    int status;
+
+    if ((status = read_now(c, &now)) != ADMIN_OK
+        || (status = check_token_expiry(c, now)) != ADMIN_OK) {
+        return status;
+    }
+    return create_user_with_token(c, c->account_id,
+                                  opt_value(c, "--username"),
+                                  opt_value(c, "--email"),
+                                  opt_value(c, "--restricted") != NULL, now);
 }
 
 /* --ip into c->ip, canonical: what the API will show. */

@@ -105,6 +105,38 @@ def anon(server):
 
 
 @pytest.fixture
+def make_account(backend, server):
+    """Fresh accounts for a test: make_account(cls=harness.Account, **kw)
+    makes one of `cls` (a harness.Account: an unrestricted owner and its
+    client) on the shared server; each is closed after the test."""
+    made = []
+
+    def make(cls=harness.Account, **kw):
+        made.append(cls(backend, server, **kw))
+        return made[-1]
+
+    yield make
+    for a in made:
+        a.close()
+
+
+@pytest.fixture
+def make_user(backend, server):
+    """Fresh users of the e2e account for a test: make_user(scopes="*",
+    restricted=False) is a client of the shared server with a token of a new
+    user (its .uid, .username, .token); each is closed after the test."""
+    made = []
+
+    def make(**kw):
+        made.append(backend.fresh_user(server, **kw))
+        return made[-1]
+
+    yield make
+    for c in made:
+        c.close()
+
+
+@pytest.fixture
 def make_server(backend):
     """Starts extra servers on the current backend; stops them after the test."""
     started = []

@@ -50,10 +50,8 @@ def is_num(v):
 
 
 @pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct(make_account):
+    return make_account(Account)
 
 
 # --------------------------------------------------------------------------

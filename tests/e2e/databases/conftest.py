@@ -1,6 +1,6 @@
 """Fixtures of the managed-database tests: accounts of their own
 (dbaccounts.Account: an owner, its client and the helpers that create and
-wait on databases), closed after the test."""
+wait on databases), closed after the test (conftest.py's make_account)."""
 
 import pytest
 
@@ -8,15 +8,11 @@ from dbaccounts import Account
 
 
 @pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct(make_account):
+    return make_account(Account)
 
 
 @pytest.fixture
-def acct2(backend, server):
+def acct2(make_account):
     """A second account, for what another account must not see or change."""
-    a = Account(backend, server)
-    yield a
-    a.close()
+    return make_account(Account)

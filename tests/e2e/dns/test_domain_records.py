@@ -66,17 +66,13 @@ class Account(harness.Account):
 
 
 @pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct(make_account):
+    return make_account(Account)
 
 
 @pytest.fixture
-def acct2(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct2(make_account):
+    return make_account(Account)
 
 
 def bulk_records(backend, domain_id, count):

@@ -48,17 +48,13 @@ class Account(harness.Account):
 
 
 @pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct(make_account):
+    return make_account(Account)
 
 
 @pytest.fixture
-def acct2(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct2(make_account):
+    return make_account(Account)
 
 
 def grant(backend, uid, domain_id, level):

@@ -95,10 +95,8 @@ class Account(harness.Account):
 
 
 @pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct(make_account):
+    return make_account(Account)
 
 
 def stored(backend, domain_id, where=""):

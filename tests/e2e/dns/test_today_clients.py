@@ -52,10 +52,8 @@ class Account(harness.Account):
 
 
 @pytest.fixture
-def acct(backend, server):
-    a = Account(backend, server)
-    yield a
-    a.close()
+def acct(make_account):
+    return make_account(Account)
 
 
 def record(type, name, target, priority=0, weight=0, port=0, service=None,

@@ -43,12 +43,9 @@ class Backend:
         self.admin("migrate")
         if self.kind == "sqlite":
             self._share_sqlite()
-        self.account_id = int(self.admin("account", "create", "--name", "e2e-account"))
         self.username = "e2e-owner"
-        self.uid = int(self.admin("user", "create", "--account", self.account_id,
-                                  "--username", self.username,
-                                  "--email", "owner@example.com"))
-        self.token = self.mint_token(scopes="*", label="e2e-all")
+        self.account_id, self.uid, self.token = self.create_account_with_owner(
+            "e2e-account", self.username, email="owner@example.com", label="e2e-all")
         return self
 
     def _share_sqlite(self):
@@ -86,6 +83,47 @@ class Backend:
         if not re.fullmatch(r"[0-9a-f]{64}", tok):
             raise HarnessError(f"token create printed {tok!r}, not 64 lowercase hex")
         return tok
+
+    def create_account_with_owner(self, name, username, email=None, scopes="*", label=None):
+        """A new account, its unrestricted first user and a token of theirs:
+        (account id, uid, token), made by one `account create --owner ...
+        --token-scopes` (one transaction, one process)."""
+        out = self.admin("account", "create", "--name", name, "--owner", username,
+                         "--owner-email", email or f"{username}@example.com",
+                         "--token-scopes", scopes,
+                         "--token-label", label or self.unique("e2e-token-"))
+        lines = out.split("\n")
+        if (len(lines) != 3 or not all(re.fullmatch(r"[1-9][0-9]*", v) for v in lines[:2])
+                or not re.fullmatch(r"[0-9a-f]{64}", lines[2])):
+            raise HarnessError(f"account create --owner printed {lines!r}, not two ids "
+                               "and 64 lowercase hex")
+        return int(lines[0]), int(lines[1]), lines[2]
+
+    def create_user_with_token(self, account_id, username, email=None, scopes="*",
+                               label=None, restricted=False):
+        """A new user of the account and a token of it: (uid, token), made by
+        one `user create --token-scopes` (one transaction, one process)."""
+        args = ["user", "create", "--account", account_id, "--username", username,
+                "--email", email or f"{username}@example.com", "--token-scopes", scopes,
+                "--token-label", label or self.unique("e2e-token-")]
+        if restricted:
+            args.append("--restricted")
+        lines = self.admin(*args).split("\n")
+        if len(lines) != 2 or not re.fullmatch(r"[0-9a-f]{64}", lines[1]):
+            raise HarnessError(f"user create --token-scopes printed {lines!r}, "
+                               "not a uid and 64 lowercase hex")
+        return int(lines[0]), lines[1]
+
+    def fresh_user(self, server, scopes="*", restricted=False):
+        """A new user of the e2e account (self.account_id) and a client of
+        `server` with a token of theirs; the client's uid, username and
+        token name them."""
+        username = self.unique("e2e-user-")
+        uid, token = self.create_user_with_token(self.account_id, username, scopes=scopes,
+                                                 restricted=restricted)
+        c = server.client(token=token)
+        c.uid, c.username = uid, username
+        return c
 
     def create_user(self, restricted=False):
         username = self.unique("e2e-user-")
@@ -203,18 +241,17 @@ class Account:
         self.backend = backend
         self.server = server
         self.stem = stem
-        self.id = int(backend.admin("account", "create", "--name", backend.unique(stem)))
-        self.clients = []
-        self.uid, self.client = self.user()
+        name = backend.unique(stem)
+        username = backend.unique(f"{stem}user-")
+        self.id, self.uid, token = backend.create_account_with_owner(name, username)
+        self.client = server.client(token=token)
+        self.clients = [self.client]
 
     def user(self, restricted=False, scopes="*"):
         username = self.backend.unique(f"{self.stem}user-")
-        args = ["user", "create", "--account", self.id, "--username", username,
-                "--email", f"{username}@example.com"]
-        if restricted:
-            args.append("--restricted")
-        uid = int(self.backend.admin(*args))
-        client = self.server.client(token=self.backend.mint_token(scopes=scopes, user=uid))
+        uid, token = self.backend.create_user_with_token(self.id, username, scopes=scopes,
+                                                          restricted=restricted)
+        client = self.server.client(token=token)
         self.clients.append(client)
         return uid, client
 

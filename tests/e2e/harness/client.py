@@ -96,4 +96,18 @@ class Client:
         raise AssertionError(f"{path}: more than 50 pages")
 
     def close(self):
+        """Closes the client's connections; it may still be used (it opens
+        new ones)."""
+        # urllib3 2.x's PoolManager.clear() (what Session.close() calls) only
+        # forgets its pools: an idle keep-alive connection stays open as long
+        # as anything refers to its pool (every Resp does, through
+        # raw.raw._pool), and httpd's graceful stop then waits out its
+        # lingering close (2 s) on it.  Closing the pools closes them now.
+        for adapter in self.session.adapters.values():
+            pools = getattr(adapter, "poolmanager", None)
+            if pools is not None:
+                for key in list(pools.pools.keys()):
+                    pool = pools.pools.get(key)
+                    if pool is not None:
+                        pool.close()
         self.session.close()

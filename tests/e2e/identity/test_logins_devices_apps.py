@@ -26,10 +26,10 @@ def parse_ts(s):
 
 
 @pytest.fixture
-def owner(backend):
+def owner(make_user):
     """A fresh user and an all-scopes token of theirs: (uid, username, token)."""
-    uid, username = backend.create_user()
-    return uid, username, backend.mint_token(scopes="*", user=uid)
+    c = make_user()
+    return c.uid, c.username, c.token
 
 
 def admin_id(backend, *args):

@@ -14,12 +14,9 @@ ED25519 = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUW
 
 
 @pytest.fixture
-def own(backend, server):
+def own(make_user):
     """A client for a fresh user of the e2e account, so tests can change it."""
-    uid, _ = backend.create_user()
-    c = server.client(token=backend.mint_token(scopes="*", user=uid))
-    yield c
-    c.close()
+    return make_user()
 
 
 def test_update_writable_fields(own):

@@ -29,25 +29,16 @@ def cases(suite):
     return [pytest.param(json.loads(f.read_text(encoding="utf-8")), id=f.stem) for f in files]
 
 
-def fresh_client(backend, server, scopes="*"):
-    uid, _ = backend.create_user()
-    return server.client(token=backend.mint_token(scopes=scopes, user=uid))
-
-
 @pytest.fixture
-def own(backend, server):
+def own(make_user):
     """A fresh user with an all-scopes token."""
-    c = fresh_client(backend, server)
-    yield c
-    c.close()
+    return make_user()
 
 
 @pytest.fixture
-def other(backend, server):
+def other(make_user):
     """Another fresh user of the same account."""
-    c = fresh_client(backend, server)
-    yield c
-    c.close()
+    return make_user()
 
 
 def add(client, key, label=None):

@@ -36,15 +36,10 @@ def response_of(doc, qid):
 
 
 @pytest.fixture
-def user(server, backend):
-    """A client acting as a brand-new user with an all-scopes token."""
-    uid, _ = backend.create_user()
-    token = backend.mint_token(scopes="*", user=uid)
-    c = server.client(token=token)
-    c.uid = uid
-    c.token = token
-    yield c
-    c.close()
+def user(make_user):
+    """A client acting as a brand-new user with an all-scopes token (its
+    .uid and .token)."""
+    return make_user()
 
 
 def confirm(user, code, **kw):

@@ -34,10 +34,8 @@ def get_bytes(path, headers=b""):
 
 
 @pytest.fixture
-def acct(backend, server):
-    a = harness.Account(backend, server, stem="e2e-hostile-")
-    yield a
-    a.close()
+def acct(make_account):
+    return make_account(stem="e2e-hostile-")
 
 
 # --------------------------------------------------------------------------
