@@ -181,15 +181,32 @@ static void test_dynamic_select(void **state)
     assert_string_equal(acct_rows_get(rows, 0, "n"), "1");
 }
 
+/*
+ * acct_store_select_with of q_by_name for `name`: the lookup must succeed
+ * with `found` rows, and `also` end with `also_rc`; its rows are returned.
+ */
+static acct_rows *select_with(unit_db *db, const char *name, int found,
+                              acct_store_read *also, acct_store_rc also_rc)
+{
+    const char *args[1] = {name};
+    acct_rows *rows = NULL;
+
+    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_by_name,
+                                            &rows, 1, args, also),
+                     ACCT_STORE_OK);
+    assert_int_equal(rows->nrows, found);
+    assert_int_equal(also->rc, also_rc);
+    return also->rows;
+}
+
 /* A read sent with a lookup: kept only when the lookup found a row, its
  * failure its own, and each statement one exchange on sqlite3. */
 static void test_select_with(void **state)
 {
     unit_db *db = *state;
-    const char *found[1] = {"w1"}, *missing[1] = {"nobody"};
     const char *also_args[1] = {"w%"};
     acct_store_read also;
-    acct_rows *rows = NULL;
+    acct_rows *rows = NULL, *read;
     unsigned before, setup = 7;
 
     insert(db, "w1", "a");
@@ -200,33 +217,19 @@ static void test_select_with(void **state)
     also.args = also_args;
     before = acct_store_exchanges(db->store, &setup);
     assert_int_equal(setup, 0);
-    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_by_name,
-                                            &rows, 1, found, &also),
-                     ACCT_STORE_OK);
-    assert_int_equal(rows->nrows, 1);
-    assert_int_equal(also.rc, ACCT_STORE_OK);
-    assert_non_null(also.rows);
-    assert_int_equal(also.rows->nrows, 2);
-    assert_string_equal(also.rows->values[1][0], "w2");
+    read = select_with(db, "w1", 1, &also, ACCT_STORE_OK);
+    assert_non_null(read);
+    assert_int_equal(read->nrows, 2);
+    assert_string_equal(read->values[1][0], "w2");
     assert_int_equal(acct_store_exchanges(db->store, NULL), before + 2);
 
     /* Nothing found: the read is not wanted, and sqlite3 skips it. */
-    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_by_name,
-                                            &rows, 1, missing, &also),
-                     ACCT_STORE_OK);
-    assert_int_equal(rows->nrows, 0);
-    assert_int_equal(also.rc, ACCT_STORE_OK);
-    assert_null(also.rows);
+    assert_null(select_with(db, "nobody", 0, &also, ACCT_STORE_OK));
     assert_int_equal(acct_store_exchanges(db->store, NULL), before + 3);
 
     /* The read fails on its own: the lookup still answers. */
     also.sql = "SELECT nope FROM t WHERE name = %s";
-    assert_int_equal(acct_store_select_with(db->store, db->pool, &q_by_name,
-                                            &rows, 1, found, &also),
-                     ACCT_STORE_OK);
-    assert_int_equal(rows->nrows, 1);
-    assert_int_equal(also.rc, ACCT_STORE_FAILED);
-    assert_null(also.rows);
+    assert_null(select_with(db, "w1", 1, &also, ACCT_STORE_FAILED));
 
     /* The lookup fails: that is the outcome, and the read is not run. */
     also.sql = "SELECT name FROM t WHERE name LIKE %s";
