@@ -17,8 +17,8 @@
 
 #include "admin.h"
 
-/* --scopes (`fallback` when absent) in the canonical form the store keeps;
- * `name` is the option's name ("--token-scopes" for user create). */
+/* Scopes option `name` (--scopes, --token-scopes), `fallback` when absent,
+ * in the canonical form the store keeps. */
 static int parse_scopes_named(admin_ctx *c, const char *name,
                               const char *fallback)
 {
@@ -37,11 +37,6 @@ static int parse_scopes_named(admin_ctx *c, const char *name,
     return ADMIN_OK;
 }
 
-static int parse_scopes_opt(admin_ctx *c, const char *fallback)
-{
-    return parse_scopes_named(c, "--scopes", fallback);
-}
-
 /* Option `name` (--expiry, --token-expiry) into c->expiry (0 when absent);
  * run checks it against the clock. */
 static int parse_expiry_named(admin_ctx *c, const char *name)
@@ -56,11 +51,6 @@ static int parse_expiry_named(admin_ctx *c, const char *name)
     return ADMIN_OK;
 }
 
-static int parse_expiry_opt(admin_ctx *c)
-{
-    return parse_expiry_named(c, "--expiry");
-}
-
 static int expiry_named_in_future(admin_ctx *c, const char *name,
                                   apr_int64_t now)
 {
@@ -70,11 +60,6 @@ static int expiry_named_in_future(admin_ctx *c, const char *name,
                            acct_format_timestamp(c->pool, now));
     }
     return ADMIN_OK;
-}
-
-static int expiry_in_future(admin_ctx *c, apr_int64_t now)
-{
-    return expiry_named_in_future(c, "--expiry", now);
 }
 
 /*
@@ -179,14 +164,14 @@ static int read_now_for_expiry(admin_ctx *c, apr_int64_t *now)
 {
     int status = read_now(c, now);
 
-    return status == ADMIN_OK ? expiry_in_future(c, *now) : status;
+    return status == ADMIN_OK ? expiry_named_in_future(c, "--expiry", *now) : status;
 }
 
 int check_token_create(admin_ctx *c)
 {
-    int status = parse_scopes_opt(c, "*");
+    int status = parse_scopes_named(c, "--scopes", "*");
 
-    return status == ADMIN_OK ? parse_expiry_opt(c) : status;
+    return status == ADMIN_OK ? parse_expiry_named(c, "--expiry") : status;
 }
 
 int cmd_token_create(admin_ctx *c)
@@ -264,7 +249,7 @@ int check_device_add(admin_ctx *c)
 {
     int status = parse_ip_opt(c);
 
-    return status == ADMIN_OK ? parse_expiry_opt(c) : status;
+    return status == ADMIN_OK ? parse_expiry_named(c, "--expiry") : status;
 }
 
 int cmd_device_add(admin_ctx *c)
@@ -290,9 +275,9 @@ int cmd_device_add(admin_ctx *c)
 
 int check_app_authorize(admin_ctx *c)
 {
-    int status = parse_scopes_opt(c, NULL);
+    int status = parse_scopes_named(c, "--scopes", NULL);
 
-    return status == ADMIN_OK ? parse_expiry_opt(c) : status;
+    return status == ADMIN_OK ? parse_expiry_named(c, "--expiry") : status;
 }
 
 int cmd_app_authorize(admin_ctx *c)

@@ -13,6 +13,7 @@ import secrets
 import pytest
 
 import harness
+from accounts import account_fixtures
 
 from checks import assert_envelope, assert_error, assert_headers, assert_json
 
@@ -47,14 +48,7 @@ class Account(harness.Account):
         return assert_json(r)
 
 
-@pytest.fixture
-def acct(make_account):
-    return make_account(Account)
-
-
-@pytest.fixture
-def acct2(make_account):
-    return make_account(Account)
+acct, acct2 = account_fixtures(Account)
 
 
 def grant(backend, uid, domain_id, level):

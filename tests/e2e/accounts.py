@@ -1,0 +1,22 @@
+"""The `acct` and `acct2` fixtures of a test module whose accounts are its
+own harness.Account subclass (its helpers differ from module to module):
+
+    acct, acct2 = account_fixtures(Account)
+
+Each is a fresh account of the shared server, closed after the test
+(conftest.py's make_account); acct2 is the other account, for what one
+account must not see or change of another's."""
+
+import pytest
+
+
+def account_fixtures(cls):
+    @pytest.fixture
+    def acct(make_account):
+        return make_account(cls)
+
+    @pytest.fixture
+    def acct2(make_account):
+        return make_account(cls)
+
+    return acct, acct2
