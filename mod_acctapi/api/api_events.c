@@ -262,12 +262,12 @@ static const char *render_events_text(acct_req *req, const acct_rows *rows,
  * list every few seconds while it waits for a database, and on PostgreSQL a
  * second round trip would cost about as much as the rest of the request.
  */
-int api_events_list_read(acct_req *req, const char *token_hash,
+int api_events_list_read(acct_req *req, const acct_token_ref *token,
                          acct_store_read *out)
 {
     acct_list_query q;
 
-    acct_event_list_query_by_token(req, token_hash, render_event, &q);
+    acct_event_list_query_by_token(req, token, render_event, &q);
     return acct_list_statement(req, &q, out);
 }
 
@@ -287,7 +287,7 @@ void api_events_list(acct_req *req, acct_resp *resp)
 
 /* The provider's wait for an event to finish (linodego's
  * WaitForEventFinished) polls the event by id: it goes with the lookup too. */
-int api_event_get_read(acct_req *req, const char *token_hash,
+int api_event_get_read(acct_req *req, const acct_token_ref *token,
                        acct_store_read *out)
 {
     apr_int64_t id;
@@ -295,7 +295,7 @@ int api_event_get_read(acct_req *req, const char *token_hash,
     if (acct_parse_i64(req->params[0], &id) != 0 || id <= 0) {
         return -1;
     }
-    acct_event_get_by_token(req, id, token_hash, out);
+    acct_event_get_by_token(req, id, token, out);
     return 0;
 }
 

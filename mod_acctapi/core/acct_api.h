@@ -116,17 +116,31 @@ typedef struct acct_resp {
 typedef void acct_handler(acct_req *req, acct_resp *resp);
 
 /*
+ * The request's token as a read built before the lookup knows it: the hash
+ * it is stored under, and the account this process last saw it belong to
+ * (0: none).  That account is a hint, never a fact: the lookup that goes
+ * with the read decides, and rows read by a hint it contradicts are
+ * dropped (acct_authenticate_with).
+ */
+typedef struct acct_token_ref {
+    const char *hash;
+    apr_int64_t account;
+} acct_token_ref;
+
+/*
  * A route's first read, sent with the lookup of the request's token (in the
  * same round trip on PostgreSQL) instead of after it: built before the
- * principal is known, it reads by `token_hash` (the hash the token is
- * stored under) where it would read by the principal, and the handler finds
- * its rows in req->auth_read (only when the token was found) and uses them
- * only where they are what it would have read for the principal.  `req` is
- * the request without `who` and `body`.  0 with *out's statement filled,
- * or -1 for nothing to send (the handler then reads, and answers what is
- * wrong with the request, as usual).
+ * principal is known, it reads by the token where it would read by the
+ * principal: by `token->account` when it is known (the same statement as
+ * for any other account, no subquery for PostgreSQL to run), else by the
+ * account of the token stored under `token->hash`.  The handler finds its
+ * rows in req->auth_read (only when the token was found, in the account
+ * read) and uses them only where they are what it would have read for the
+ * principal.  `req` is the request without `who` and `body`.  0 with *out's
+ * statement filled, or -1 for nothing to send (the handler then reads, and
+ * answers what is wrong with the request, as usual).
  */
-typedef int acct_auth_read(acct_req *req, const char *token_hash,
+typedef int acct_auth_read(acct_req *req, const acct_token_ref *token,
                            acct_store_read *out);
 
 /*

@@ -128,35 +128,55 @@ int acct_list_statement(acct_req *req, const acct_list_query *q,
     return 0;
 }
 
-void acct_list_respond(acct_req *req, acct_resp *resp,
-                       const acct_list_query *q)
+/*
+ * The rows of page `pg` of `q` under the request's X-Filter, and how many
+ * there are in all: 0, or -1 once the error is answered.
+ */
+static int read_page(acct_req *req, acct_resp *resp, const acct_list_query *q,
+                     const acct_page *pg, acct_rows **rows,
+                     apr_int64_t *results)
 {
     const char *reason = NULL;
-    acct_rows *rows = NULL;
-    apr_int64_t results = 0;
     acct_store *st = NULL;
     acct_filter f;
-    acct_page pg;
     acct_store_rc rc;
 
-    if (acct_list_page(req, resp, &pg) != 0) {
-        return;
+    if (q->page_rows && acct_store_list_is_last(q->page_rows, pg, results)) {
+        /* The whole answer came with the token lookup, by the statement
+         * acct_list_statement made of this X-Filter (valid, then): nothing
+         * to compile again (a provider's filtered poll). */
+        *rows = q->page_rows;
+        return 0;
     }
     rc = acct_req_store(req, &st);
     if (rc != ACCT_STORE_OK) {
         acct_resp_store_error(resp, req->pool, rc);
-        return;
+        return -1;
     }
     if (acct_filter_compile_ordered(req->pool, req->filter, q->fields,
                                     q->stable_order, q->newest_first,
                                     acct_store_dialect(st), &f, &reason)
         != 0) {
         acct_resp_invalid(resp, req->pool, "X-Filter", reason);
-        return;
+        return -1;
     }
-    rc = acct_store_list_page(st, req->pool, q, &f, &pg, &rows, &results);
+    rc = acct_store_list_page(st, req->pool, q, &f, pg, rows, results);
     if (rc != ACCT_STORE_OK) {
         acct_resp_store_error(resp, req->pool, rc);
+        return -1;
+    }
+    return 0;
+}
+
+void acct_list_respond(acct_req *req, acct_resp *resp,
+                       const acct_list_query *q)
+{
+    acct_rows *rows = NULL;
+    apr_int64_t results = 0;
+    acct_page pg;
+
+    if (acct_list_page(req, resp, &pg) != 0
+        || read_page(req, resp, q, &pg, &rows, &results) != 0) {
         return;
     }
     if (q->render_text) {

@@ -44,7 +44,8 @@ typedef struct acct_list_query {
     /*
      * Optional: the page, read already by the statement acct_list_statement
      * gave for a query of the same rows (a route's read_with_auth, sent with
-     * the token lookup); NULL reads it.
+     * the token lookup); NULL reads it.  X-Filter, valid when that
+     * statement was made, is compiled again only for a count.
      */
     acct_rows *page_rows;
 } acct_list_query;

@@ -92,12 +92,24 @@ void acct_store_list_statement(apr_pool_t *pool, const acct_list_query *q,
     out->args = ps.args;
 }
 
+int acct_store_list_is_last(const acct_rows *rows, const acct_page *pg,
+                            apr_int64_t *results)
+{
+    apr_int64_t offset = acct_page_offset(pg);
+
+    /* A filtered poll's page of a few rows is one statement. */
+    if (rows->nrows < pg->page_size && (rows->nrows > 0 || offset == 0)) {
+        *results = offset + rows->nrows;
+        return 1;
+    }
+    return 0;
+}
+
 acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
                                    const acct_list_query *q,
                                    const acct_filter *f, const acct_page *pg,
                                    acct_rows **rows, apr_int64_t *results)
 {
-    apr_int64_t offset = acct_page_offset(pg);
     page_statement ps;
 
     page_statement_of(pool, q, f, pg, &ps);
@@ -112,13 +124,7 @@ acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
             return rc;
         }
     }
-    /*
-     * A page that is not full and not past the end is the last one: the
-     * rows before it and its own are all there are, and no count is needed
-     * (a filtered poll's page of a few rows is one statement).
-     */
-    if ((*rows)->nrows < pg->page_size && ((*rows)->nrows > 0 || offset == 0)) {
-        *results = offset + (*rows)->nrows;
+    if (acct_store_list_is_last(*rows, pg, results)) {
         return ACCT_STORE_OK;
     }
     return count_rows(st, pool, q, f, ps.where, ps.nargs - 2, ps.args,

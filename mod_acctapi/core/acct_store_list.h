@@ -12,10 +12,18 @@
 #include "acct_store.h"
 
 /*
+ * Are `rows`, read for page `pg`, the last page (not full, and not past the
+ * end)?  Then the rows before it and its own are all there are: 1 with
+ * their number in *results, and no count is needed.  0 otherwise.
+ */
+int acct_store_list_is_last(const acct_rows *rows, const acct_page *pg,
+                            apr_int64_t *results);
+
+/*
  * The rows of page `pg` of `q` narrowed by `f` (compiled for the store's
  * dialect) in *rows, and how many rows match in all in *results: the page,
- * then a count(*) unless the page is the last (not full, and not past the
- * end: the rows before it and its own are all) or `q->total` answers it
+ * then a count(*) unless the page is the last (acct_store_list_is_last)
+ * or `q->total` answers it
  * and `f` adds no condition; two round trips at most.  With
  * q->page_rows, those are the page and only the count may be read.
  */

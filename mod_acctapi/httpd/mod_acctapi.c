@@ -231,12 +231,12 @@ typedef struct auth_lookup {
 
 /* acct_auth_also's builder: the route's read_with_auth, for the request
  * (`baton`) as it stands before authentication. */
-static int build_route_read(void *baton, const char *token_hash,
+static int build_route_read(void *baton, const acct_token_ref *token,
                             acct_store_read *read)
 {
     acct_req *req = baton;
 
-    return req->route->read_with_auth(req, token_hash, read);
+    return req->route->read_with_auth(req, token, read);
 }
 
 static acct_store_rc auth_step(request_rec *r, acctapi_ctx *ctx, void *baton)
@@ -742,6 +742,12 @@ static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
     if (acct_catalog_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      ACCTLOGNO(00058) "cannot create the catalogue cache lock");
+    }
+    if (acct_auth_hints_init(pchild) != 0) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     ACCTLOGNO(00182) "cannot create the token hints' lock: "
+                     "reads sent with a token lookup find its account in a "
+                     "subquery");
     }
     if (api_zone_cache_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,

@@ -3,6 +3,7 @@
 #include "acct_log.h"
 
 #include <apr_strings.h>
+#include <apr_thread_mutex.h>
 #include <string.h>
 #include <strings.h>
 
@@ -77,6 +78,92 @@ static const char *token_grant(apr_pool_t *pool, const acct_rows *rows,
     return acct_rows_get(rows, 0, "app_scopes");
 }
 
+/*
+ * The hints of acct_token_ref: slot i holds the last token seen whose hash
+ * starts with i's bits, and its account.  A hint only decides which
+ * account a read goes to before the lookup answers, so a lost or stale one
+ * costs a round trip, never a wrong answer; what is kept is a hash the
+ * database stores anyway and an account id, no credential.
+ */
+#define HINT_SLOTS 1024         /* a power of 2; about 75 kB a process */
+
+typedef struct hint_slot {
+    char hash[ACCT_TOKEN_HEX_LEN + 1];
+    apr_int64_t account;
+} hint_slot;
+
+static hint_slot hint_slots[HINT_SLOTS];
+static apr_thread_mutex_t *hint_lock;
+
+static apr_status_t hints_drop(void *unused)
+{
+    (void)unused;
+    hint_lock = NULL;
+    memset(hint_slots, 0, sizeof(hint_slots));
+    return APR_SUCCESS;
+}
+
+int acct_auth_hints_init(apr_pool_t *pool)
+{
+    if (apr_thread_mutex_create(&hint_lock, APR_THREAD_MUTEX_DEFAULT, pool)
+        != APR_SUCCESS) {
+        hint_lock = NULL;
+        return -1;
+    }
+    apr_pool_cleanup_register(pool, NULL, hints_drop, apr_pool_cleanup_null);
+    return 0;
+}
+
+/* The slot of a well-formed hash (64 hex digits, uniformly spread). */
+static hint_slot *hint_slot_of(const char *token_hash)
+{
+    unsigned bits = 0;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        char c = token_hash[i];
+
+        bits = bits << 4 | (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return &hint_slots[bits & (HINT_SLOTS - 1)];
+}
+
+static int hash_usable(const char *token_hash)
+{
+    return hint_lock && token_hash && acct_token_well_formed(token_hash);
+}
+
+apr_int64_t acct_auth_hint(const char *token_hash)
+{
+    apr_int64_t account = 0;
+    hint_slot *slot;
+
+    if (!hash_usable(token_hash)) {
+        return 0;
+    }
+    slot = hint_slot_of(token_hash);
+    apr_thread_mutex_lock(hint_lock);
+    if (memcmp(slot->hash, token_hash, ACCT_TOKEN_HEX_LEN) == 0) {
+        account = slot->account;
+    }
+    apr_thread_mutex_unlock(hint_lock);
+    return account;
+}
+
+void acct_auth_hint_note(const char *token_hash, apr_int64_t account_id)
+{
+    hint_slot *slot;
+
+    if (!hash_usable(token_hash) || account_id <= 0) {
+        return;
+    }
+    slot = hint_slot_of(token_hash);
+    apr_thread_mutex_lock(hint_lock);
+    memcpy(slot->hash, token_hash, ACCT_TOKEN_HEX_LEN);
+    slot->account = account_id;
+    apr_thread_mutex_unlock(hint_lock);
+}
+
 acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
                                const char *authorization, apr_int64_t now,
                                acct_principal *who, acct_store_rc *store_rc)
@@ -92,6 +179,7 @@ acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
                                     acct_auth_also *also)
 {
     const char *token = bearer_token(authorization), *args[1], *v, *scopes;
+    acct_token_ref ref = {NULL, 0};
     acct_rows *rows = NULL;
     acct_store_rc rc;
 
@@ -107,7 +195,11 @@ acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
         *store_rc = ACCT_STORE_FAILED;
         return ACCT_AUTH_STORE;
     }
-    if (also && also->build(also->baton, args[0], &also->read) == 0) {
+    ref.hash = args[0];
+    if (also) {
+        ref.account = acct_auth_hint(ref.hash);
+    }
+    if (also && also->build(also->baton, &ref, &also->read) == 0) {
         rc = acct_store_select_with(st, pool, &q_token_lookup, &rows, 1, args,
                                     &also->read);
     }
@@ -143,6 +235,14 @@ acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
     who->username = acct_rows_get(rows, 0, "username");
     who->user_row = rows;
     who->scopes_text = acct_scopes_format(pool, &who->scopes);
+    if (also && ref.account != who->account_id) {
+        /* Read in the account the hint named, which is not the token's:
+         * not this request's rows.  The next read goes to the right one. */
+        if (ref.account != 0) {
+            also->read.rows = NULL;
+        }
+        acct_auth_hint_note(ref.hash, who->account_id);
+    }
     return ACCT_AUTH_OK;
 }
 

@@ -24,12 +24,14 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
 
 /*
  * A read to send with the token lookup (acct_store_select_with: one round
- * trip for both on PostgreSQL): `build` makes it from the hash the token is
- * stored under (0, or -1 for none); `read` holds it, and once the lookup
- * has run, its outcome (rows only when the token was found).
+ * trip for both on PostgreSQL): `build` makes it from the token as it is
+ * known before the lookup (0, or -1 for none); `read` holds it, and once
+ * the lookup has run, its outcome: rows only when the token was found, and
+ * in the account `build` was told, when it was told one (acct_token_ref).
  */
 typedef struct acct_auth_also {
-    int (*build)(void *baton, const char *token_hash, acct_store_read *read);
+    int (*build)(void *baton, const acct_token_ref *token,
+                 acct_store_read *read);
     void *baton;
     acct_store_read read;
 } acct_auth_also;
@@ -40,6 +42,21 @@ acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
                                     apr_int64_t now, acct_principal *who,
                                     acct_store_rc *store_rc,
                                     acct_auth_also *also);
+
+/*
+ * The accounts this process has seen tokens belong to (acct_token_ref's
+ * hint): a fixed table of the last token seen in each of its slots, shared
+ * by the process's threads.  acct_auth_hints_init creates its lock (once
+ * per process, before threads serve requests); without it there are no
+ * hints, only slower reads.  -1 when the lock cannot be created.
+ */
+int acct_auth_hints_init(apr_pool_t *pool);
+
+/* The account `token_hash` was last seen in, or 0. */
+apr_int64_t acct_auth_hint(const char *token_hash);
+
+/* Notes that `token_hash` belongs to `account_id`. */
+void acct_auth_hint_note(const char *token_hash, apr_int64_t account_id);
 
 /*
  * May `who` call `route` at all?  0 when yes; otherwise the status (401 for a

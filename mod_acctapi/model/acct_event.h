@@ -227,18 +227,22 @@ void acct_event_list_query(acct_req *req, acct_render_row *render,
 
 /*
  * acct_event_list_query as an unrestricted user sees it, for the account of
- * the token stored under `token_hash`: what a route's read_with_auth reads
- * before it knows who the principal is (acct_auth_read).  The same rows as
- * acct_event_list_query's for an unrestricted user of that token.
+ * `token` (its hint when it has one, else the account of the token stored
+ * under its hash): what a route's read_with_auth reads before it knows who
+ * the principal is (acct_auth_read).  The same rows as
+ * acct_event_list_query's for an unrestricted user of that token, once the
+ * lookup has confirmed a hint.
  */
-void acct_event_list_query_by_token(acct_req *req, const char *token_hash,
+void acct_event_list_query_by_token(acct_req *req,
+                                    const acct_token_ref *token,
                                     acct_render_row *render,
                                     acct_list_query *q);
 
 /* acct_event_get's statement as acct_event_list_query_by_token's: event
  * `id` as an unrestricted user of the token sees it. */
 void acct_event_get_by_token(acct_req *req, apr_int64_t id,
-                             const char *token_hash, acct_store_read *out);
+                             const acct_token_ref *token,
+                             acct_store_read *out);
 
 /* Event `id` as the acting user may see it (ACCT_EVENT_COLUMNS): no row
  * when there is none. */

@@ -242,6 +242,97 @@ static void test_authentication(void **state)
                                        now + 60, &who, &src), ACCT_AUTH_INVALID);
 }
 
+/* A read sent with the lookup (acct_auth_also): it reads the rows of the
+ * account it is told, or of none, and records what it was told. */
+typedef struct hinted_read {
+    apr_pool_t *pool;
+    acct_token_ref told;
+    const char *arg;
+    int builds;
+} hinted_read;
+
+static int build_hinted_read(void *baton, const acct_token_ref *token,
+                             acct_store_read *read)
+{
+    hinted_read *h = baton;
+
+    h->told = *token;
+    h->builds++;
+    read->sql = "SELECT id FROM accounts WHERE id = CAST(%s AS BIGINT)";
+    read->nargs = 1;
+    h->arg = apr_psprintf(h->pool, "%" APR_INT64_T_FMT, token->account);
+    read->args = &h->arg;
+    return 0;
+}
+
+static void test_token_hints(void **state)
+{
+    static const char slot0[] =
+        "0000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    static const char slot0_too[] =
+        "0400bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    unit_db *db = *state;
+    acct_principal who, theirs;
+    acct_store_rc src;
+    apr_int64_t now = apr_time_sec(apr_time_now());
+    hinted_read h = {NULL, {NULL, 0}, NULL, 0};
+    acct_auth_also also;
+    const char *header;
+
+    /* The table: one token a slot, the last one noted; nothing for what
+     * is not a token's hash, nor for an account that cannot be. */
+    assert_int_equal(acct_auth_hint(slot0), 0);
+    acct_auth_hint_note(slot0, 7);
+    assert_int_equal(acct_auth_hint(slot0), 7);
+    acct_auth_hint_note(slot0_too, 8);
+    assert_int_equal(acct_auth_hint(slot0_too), 8);
+    assert_int_equal(acct_auth_hint(slot0), 0);
+    acct_auth_hint_note("0000", 9);
+    assert_int_equal(acct_auth_hint("0000"), 0);
+    assert_int_equal(acct_auth_hint(NULL), 0);
+    acct_auth_hint_note(slot0, 0);
+    assert_int_equal(acct_auth_hint(slot0), 0);
+
+    header = apr_pstrcat(db->pool, "Bearer ",
+                         unit_identity(db, "dora", 0, "*", &who), NULL);
+    unit_identity(db, "erin", 0, "*", &theirs);
+    h.pool = db->pool;
+    also.build = build_hinted_read;
+    also.baton = &h;
+
+    /* First sight: no hint; the lookup teaches the token's account. */
+    assert_int_equal(acct_authenticate_with(db->store, db->pool, header, now,
+                                            &who, &src, &also), ACCT_AUTH_OK);
+    assert_int_equal(h.told.account, 0);
+    assert_int_equal(acct_auth_hint(h.told.hash), who.account_id);
+
+    /* Then the read goes to that account, and is kept. */
+    assert_int_equal(acct_authenticate_with(db->store, db->pool, header, now,
+                                            &who, &src, &also), ACCT_AUTH_OK);
+    assert_int_equal(h.told.account, who.account_id);
+    assert_int_equal(also.read.rc, ACCT_STORE_OK);
+    assert_non_null(also.read.rows);
+    assert_int_equal(also.read.rows->nrows, 1);
+
+    /* A hint the lookup contradicts: its rows are another account's, and
+     * dropped; the hint is mended for the next request. */
+    acct_auth_hint_note(h.told.hash, theirs.account_id);
+    assert_int_equal(acct_authenticate_with(db->store, db->pool, header, now,
+                                            &who, &src, &also), ACCT_AUTH_OK);
+    assert_int_equal(h.told.account, theirs.account_id);
+    assert_null(also.read.rows);
+    assert_int_equal(acct_auth_hint(h.told.hash), who.account_id);
+
+    /* A refused token sends no hint of its own, and teaches nothing. */
+    h.builds = 0;
+    assert_int_equal(acct_authenticate_with(db->store, db->pool,
+        "Bearer 1111111111111111111111111111111111111111111111111111111111111111",
+        now, &who, &src, &also), ACCT_AUTH_INVALID);
+    assert_int_equal(h.builds, 1);
+    assert_int_equal(h.told.account, 0);
+    assert_int_equal(acct_auth_hint(h.told.hash), 0);
+}
+
 static void test_route_permits(void **state)
 {
     static const acct_route scoped = {ACCT_METHOD_GET, "/x", NULL, 0,
@@ -733,6 +824,7 @@ int main(void)
         UNIT_DB_TEST(test_type_key_order),
         UNIT_DB_TEST(test_items_and_not_found),
         UNIT_DB_TEST(test_authentication),
+        UNIT_DB_TEST(test_token_hints),
         UNIT_DB_TEST(test_route_permits),
         UNIT_DB_TEST(test_profile),
         UNIT_DB_TEST(test_grants),

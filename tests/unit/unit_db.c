@@ -176,6 +176,7 @@ int unit_db_main(const char *name, const struct CMUnitTest *tests,
     apr_pool_create(&root, NULL);
     apr_dbd_init(root);
     acct_catalog_init(root);
+    acct_auth_hints_init(root);
     rc = _cmocka_run_group_tests(name, tests, count, NULL, NULL);
     apr_terminate();
     return rc;
