@@ -13,6 +13,13 @@ int acct_random_bytes(unsigned char *buf, size_t n);
 /* 2n lowercase hex characters from n random bytes, or NULL on failure. */
 const char *acct_random_hex(apr_pool_t *pool, size_t n);
 
+/*
+ * Fetches the process's digests once, before its threads hash anything
+ * (released with `pool`); without it every digest looks its algorithm up.
+ * -1 when OpenSSL has no SHA-256.
+ */
+int acct_crypto_init(apr_pool_t *pool);
+
 /* Lowercase hex SHA-256 of a string. */
 const char *acct_sha256_hex(apr_pool_t *pool, const char *text);
 

@@ -28,6 +28,7 @@
 #include "acctapi_request.h"
 #include "acctapi_status.h"
 #include "acct_auth.h"
+#include "acct_crypto.h"
 #include "acct_publish.h"
 #include "acct_rate.h"
 #include "acct_json.h"
@@ -742,6 +743,11 @@ static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
     if (acct_catalog_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      ACCTLOGNO(00058) "cannot create the catalogue cache lock");
+    }
+    if (acct_crypto_init(pchild) != 0) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     ACCTLOGNO(00183) "cannot fetch OpenSSL's SHA-256 once: "
+                     "every digest looks it up");
     }
     if (acct_auth_hints_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,

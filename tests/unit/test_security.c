@@ -316,6 +316,35 @@ static void test_seal_tamper(void **state)
  * base32 and TOTP
  * ------------------------------------------------------------------------ */
 
+/* FIPS 180-2's "abc", and an RFC 4231 HMAC, before and after the process
+ * fetched SHA-256 once (acct_crypto_init): the same digests. */
+static void test_digests_fetched_once(void **state)
+{
+    static const char abc[] =
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    static const char hmac[] =
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+    apr_pool_t *own = NULL;
+    int round;
+
+    (void)state;
+    assert_int_equal(apr_pool_create(&own, NULL), APR_SUCCESS);
+    for (round = 0; round < 3; round++) {
+        assert_string_equal(acct_sha256_hex(own, "abc"), abc);
+        assert_string_equal(acct_hmac_sha256_hex(own,
+                                                 (const unsigned char *)"Jefe",
+                                                 4, "what do ya want for "
+                                                 "nothing?"), hmac);
+        /* Fetched on the first call, kept on the second. */
+        assert_int_equal(acct_crypto_init(own), 0);
+    }
+    apr_pool_destroy(own);
+    /* Released with its pool: looked up again, the same digest. */
+    assert_int_equal(apr_pool_create(&own, NULL), APR_SUCCESS);
+    assert_string_equal(acct_sha256_hex(own, "abc"), abc);
+    apr_pool_destroy(own);
+}
+
 static void test_base32_rfc4648(void **state)
 {
     /* RFC 4648 section 10, padding removed (secrets are shown without it). */
@@ -1098,6 +1127,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_seal_round_trip),
         UNIT_TEST(test_seal_tamper),
+        UNIT_TEST(test_digests_fetched_once),
         UNIT_TEST(test_base32_rfc4648),
         UNIT_TEST(test_totp_rfc6238),
         UNIT_TEST(test_totp_window_and_replay),
