@@ -15,6 +15,7 @@ import pytest
 
 import rawhttp
 import harness
+from accounts import world_fixture
 from checks import assert_envelope, assert_error, assert_json
 from harness import ADMIN, Httpd
 from otp import server_now, totp
@@ -134,13 +135,7 @@ class World:
         self.account.close()
 
 
-@pytest.fixture(scope="module")
-def world(backend, server):
-    w = World(backend, server)
-    try:
-        yield w
-    finally:
-        w.close()
+world = world_fixture(World)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from urllib.parse import quote
 import pytest
 
 import harness
+from accounts import world_fixture
 from checks import assert_envelope, assert_error, assert_headers, assert_json
 
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
@@ -95,13 +96,7 @@ class World:
         self.theirs.close()
 
 
-@pytest.fixture(scope="module")
-def world(backend, server):
-    w = World(backend, server)
-    try:
-        yield w
-    finally:
-        w.close()
+world = world_fixture(World)
 
 
 # --------------------------------------------------------------------------

@@ -5,11 +5,11 @@ filterable on username; writes are the router's 405; and the request
 linode-cli configure sends for its default SSH user, answered in a form it
 reads."""
 
-import secrets
 
 import pytest
 
 import harness
+from accounts import world_fixture
 from checks import assert_envelope, assert_error, assert_json
 
 ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIODawwa+Vh+oKziAsrGIN7OpMSUL4u4dBPf4dZfXjl+p"
@@ -57,13 +57,7 @@ class World:
         self.theirs.close()
 
 
-@pytest.fixture(scope="module")
-def world(backend, server):
-    w = World(backend, server)
-    try:
-        yield w
-    finally:
-        w.close()
+world = world_fixture(World)
 
 
 def test_list_is_the_accounts_users(world):

@@ -28,6 +28,7 @@ from urllib.parse import quote
 import pytest
 
 import harness
+from accounts import world_fixture
 from checks import assert_envelope, assert_error, assert_json
 from harness import ADMIN
 
@@ -355,13 +356,7 @@ class World:
         return self.users[who][1].token
 
 
-@pytest.fixture(scope="module")
-def world(backend, server):
-    w = World(backend, server)
-    try:
-        yield w
-    finally:
-        w.close()
+world = world_fixture(World)
 
 
 # --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import secrets
 import pytest
 
 import harness
+from accounts import world_fixture
 from checks import assert_error, assert_headers, assert_json
 from harness import Httpd
 from otp import server_now, totp
@@ -227,11 +228,7 @@ class World(harness.Account):
         return ok(self.client.get(f"{path}/{db['id']}"))
 
 
-@pytest.fixture
-def world(backend, server):
-    w = World(backend, server)
-    yield w
-    w.close()
+world = world_fixture(World, scope="function")
 
 
 def record_bodies(domain):
