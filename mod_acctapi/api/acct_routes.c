@@ -103,8 +103,9 @@ const acct_route acct_routes[] = {
      ACCT_ROUTE_PUBLIC, ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE, "postgresql"},
 
     /* Profile: any valid token. */
-    {ACCT_METHOD_GET, "/profile", api_profile_get, ACCT_ROUTE_ANY_TOKEN,
-     ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE},
+    {ACCT_METHOD_GET, "/profile", api_profile_get,
+     ACCT_ROUTE_ANY_TOKEN | ACCT_ROUTE_PROFILE_ROW, ACCT_FAM_ACCOUNT,
+     ACCT_LEVEL_NONE},
     {ACCT_METHOD_GET, "/profile/grants", api_profile_grants,
      ACCT_ROUTE_ANY_TOKEN, ACCT_FAM_ACCOUNT, ACCT_LEVEL_NONE},
 

@@ -24,6 +24,9 @@
  * on any scoped route.  GET /images: linode-cli configure calls it without
  * a token, as the public API allows. */
 #define ACCT_ROUTE_TOKEN_OPTIONAL 0x80
+/* The handler answers from the user's profile row, which the token lookup
+ * then brings (acct_principal's user_row; NULL on other routes). */
+#define ACCT_ROUTE_PROFILE_ROW 0x100
 
 typedef struct acct_route {
     acct_method method;

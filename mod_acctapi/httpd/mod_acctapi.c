@@ -243,21 +243,25 @@ static int build_route_read(void *baton, const acct_token_ref *token,
 static acct_store_rc auth_step(request_rec *r, acctapi_ctx *ctx, void *baton)
 {
     auth_lookup *a = baton;
+    const acct_route *route = ctx->match.route;
+    unsigned flags = (route->flags & ACCT_ROUTE_PROFILE_ROW)
+                     ? ACCT_AUTH_PROFILE_ROW : 0;
     acct_store_rc src = ACCT_STORE_OK;
     acct_auth_also also;
     acct_req req;
 
     ctx->auth_read = NULL;
-    if (!ctx->match.route->read_with_auth) {
-        a->rc = acct_authenticate(ctx->store, r->pool, a->header, ctx->now,
-                                  &ctx->who, &src);
+    if (!route->read_with_auth) {
+        a->rc = acct_authenticate_with(ctx->store, r->pool, a->header,
+                                       ctx->now, &ctx->who, &src, flags,
+                                       NULL);
         return src;
     }
     fill_req(r, ctx, &req);
     also.build = build_route_read;
     also.baton = &req;
     a->rc = acct_authenticate_with(ctx->store, r->pool, a->header, ctx->now,
-                                   &ctx->who, &src, &also);
+                                   &ctx->who, &src, flags, &also);
     if (a->rc == ACCT_AUTH_OK && also.read.rc == ACCT_STORE_OK) {
         /* A failed read is logged; the handler reads again, and answers. */
         ctx->auth_read = also.read.rows;

@@ -10,21 +10,30 @@
 /*
  * One indexed query for every request.  An app's token brings its app
  * along (LEFT JOIN: personal tokens have none), whose revocation, expiry
- * and scopes decide; an app of another user never matches.
+ * and scopes decide; an app of another user never matches.  GET /profile's
+ * lookup also brings the profile's columns (acct_principal's user_row), ten
+ * more that every other request would have PostgreSQL describe, convert and
+ * send for nothing.
  */
+#define TOKEN_LOOKUP(more_user_columns) \
+    "SELECT t.id AS token_id, t.kind, t.scopes, t.expiry," \
+    " u.id AS user_id, u.account_id, u.restricted, u.username," \
+    more_user_columns \
+    " a.id AS app_id, a.scopes AS app_scopes, a.expiry AS app_expiry," \
+    " a.revoked AS app_revoked" \
+    " FROM tokens t JOIN users u ON u.id = t.user_id" \
+    " LEFT JOIN apps a ON a.id = t.app_id AND a.user_id = t.user_id" \
+    " WHERE t.token_hash = %s AND t.revoked = 0"
+
 static const acct_sql q_token_lookup = ACCT_SQL("token_lookup",
-    "SELECT t.id AS token_id, t.kind, t.scopes, t.expiry,"
-    " u.id AS user_id, u.account_id, u.restricted, u.username,"
-    /* The profile's own columns, for GET /profile (see acct_principal). */
-    " u.email, u.authentication_type, u.authorized_keys,"
-    " u.email_notifications, u.ip_whitelist_enabled, u.shell_auth_method,"
-    " u.timezone, u.two_factor_auth, u.verified_phone_number,"
-    " u.referral_code,"
-    " a.id AS app_id, a.scopes AS app_scopes, a.expiry AS app_expiry,"
-    " a.revoked AS app_revoked"
-    " FROM tokens t JOIN users u ON u.id = t.user_id"
-    " LEFT JOIN apps a ON a.id = t.app_id AND a.user_id = t.user_id"
-    " WHERE t.token_hash = %s AND t.revoked = 0");
+    TOKEN_LOOKUP(""));
+
+static const acct_sql q_token_lookup_profile = ACCT_SQL(
+    "token_lookup_profile",
+    TOKEN_LOOKUP(" u.email, u.authentication_type, u.authorized_keys,"
+                 " u.email_notifications, u.ip_whitelist_enabled,"
+                 " u.shell_auth_method, u.timezone, u.two_factor_auth,"
+                 " u.verified_phone_number, u.referral_code,"));
 
 /* "Bearer <64 hex>", scheme case-insensitive, one or more spaces. */
 static const char *bearer_token(const char *header)
@@ -169,15 +178,17 @@ acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
                                acct_principal *who, acct_store_rc *store_rc)
 {
     return acct_authenticate_with(st, pool, authorization, now, who,
-                                  store_rc, NULL);
+                                  store_rc, ACCT_AUTH_PROFILE_ROW, NULL);
 }
 
 acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
                                     const char *authorization,
                                     apr_int64_t now, acct_principal *who,
-                                    acct_store_rc *store_rc,
+                                    acct_store_rc *store_rc, unsigned flags,
                                     acct_auth_also *also)
 {
+    const acct_sql *lookup = (flags & ACCT_AUTH_PROFILE_ROW)
+                             ? &q_token_lookup_profile : &q_token_lookup;
     const char *token = bearer_token(authorization), *args[1], *v, *scopes;
     acct_token_ref ref = {NULL, 0};
     acct_rows *rows = NULL;
@@ -200,11 +211,11 @@ acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
         ref.account = acct_auth_hint(ref.hash);
     }
     if (also && also->build(also->baton, &ref, &also->read) == 0) {
-        rc = acct_store_select_with(st, pool, &q_token_lookup, &rows, 1, args,
+        rc = acct_store_select_with(st, pool, lookup, &rows, 1, args,
                                     &also->read);
     }
     else {
-        rc = acct_store_select(st, pool, &q_token_lookup, &rows, 1, args);
+        rc = acct_store_select(st, pool, lookup, &rows, 1, args);
     }
     if (rc != ACCT_STORE_OK) {
         *store_rc = rc;
@@ -233,7 +244,7 @@ acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
     v = acct_rows_get(rows, 0, "restricted");
     who->restricted = v && strcmp(v, "0") != 0;
     who->username = acct_rows_get(rows, 0, "username");
-    who->user_row = rows;
+    who->user_row = (flags & ACCT_AUTH_PROFILE_ROW) ? rows : NULL;
     who->scopes_text = acct_scopes_format(pool, &who->scopes);
     if (also && ref.account != who->account_id) {
         /* Read in the account the hint named, which is not the token's:

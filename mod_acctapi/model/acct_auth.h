@@ -16,7 +16,8 @@ typedef enum {
 
 /*
  * Resolves the Authorization header (may be NULL) with one indexed query on
- * the token's SHA-256.  Malformed headers are refused before any query.
+ * the token's SHA-256, which reads the user's profile row too
+ * (who->user_row).  Malformed headers are refused before any query.
  */
 acct_auth_rc acct_authenticate(acct_store *st, apr_pool_t *pool,
                                const char *authorization, apr_int64_t now,
@@ -36,11 +37,18 @@ typedef struct acct_auth_also {
     acct_store_read read;
 } acct_auth_also;
 
-/* acct_authenticate, with `also` (may be NULL) sent with the lookup. */
+/* acct_authenticate_with's flags: the lookup brings the user's profile
+ * columns too (who->user_row, for GET /profile; NULL without it). */
+#define ACCT_AUTH_PROFILE_ROW 0x1
+
+/*
+ * acct_authenticate (which reads the profile row), reading what `flags`
+ * ask for, with `also` (may be NULL) sent with the lookup.
+ */
 acct_auth_rc acct_authenticate_with(acct_store *st, apr_pool_t *pool,
                                     const char *authorization,
                                     apr_int64_t now, acct_principal *who,
-                                    acct_store_rc *store_rc,
+                                    acct_store_rc *store_rc, unsigned flags,
                                     acct_auth_also *also);
 
 /*

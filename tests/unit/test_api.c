@@ -300,15 +300,21 @@ static void test_token_hints(void **state)
     also.build = build_hinted_read;
     also.baton = &h;
 
-    /* First sight: no hint; the lookup teaches the token's account. */
+    /* First sight: no hint; the lookup teaches the token's account.  No
+     * profile row was asked for: none read. */
     assert_int_equal(acct_authenticate_with(db->store, db->pool, header, now,
-                                            &who, &src, &also), ACCT_AUTH_OK);
+                                            &who, &src, 0, &also), ACCT_AUTH_OK);
     assert_int_equal(h.told.account, 0);
+    assert_null(who.user_row);
+    assert_int_equal(acct_authenticate(db->store, db->pool, header, now, &who,
+                                       &src), ACCT_AUTH_OK);
+    assert_non_null(who.user_row);
+    assert_non_null(acct_rows_get(who.user_row, 0, "email"));
     assert_int_equal(acct_auth_hint(h.told.hash), who.account_id);
 
     /* Then the read goes to that account, and is kept. */
     assert_int_equal(acct_authenticate_with(db->store, db->pool, header, now,
-                                            &who, &src, &also), ACCT_AUTH_OK);
+                                            &who, &src, 0, &also), ACCT_AUTH_OK);
     assert_int_equal(h.told.account, who.account_id);
     assert_int_equal(also.read.rc, ACCT_STORE_OK);
     assert_non_null(also.read.rows);
@@ -318,7 +324,7 @@ static void test_token_hints(void **state)
      * dropped; the hint is mended for the next request. */
     acct_auth_hint_note(h.told.hash, theirs.account_id);
     assert_int_equal(acct_authenticate_with(db->store, db->pool, header, now,
-                                            &who, &src, &also), ACCT_AUTH_OK);
+                                            &who, &src, 0, &also), ACCT_AUTH_OK);
     assert_int_equal(h.told.account, theirs.account_id);
     assert_null(also.read.rows);
     assert_int_equal(acct_auth_hint(h.told.hash), who.account_id);
@@ -327,7 +333,7 @@ static void test_token_hints(void **state)
     h.builds = 0;
     assert_int_equal(acct_authenticate_with(db->store, db->pool,
         "Bearer 1111111111111111111111111111111111111111111111111111111111111111",
-        now, &who, &src, &also), ACCT_AUTH_INVALID);
+        now, &who, &src, 0, &also), ACCT_AUTH_INVALID);
     assert_int_equal(h.builds, 1);
     assert_int_equal(h.told.account, 0);
     assert_int_equal(acct_auth_hint(h.told.hash), 0);
