@@ -23,9 +23,9 @@ int acct_store_list_is_last(const acct_rows *rows, const acct_page *pg,
  * The rows of page `pg` of `q` narrowed by `f` (compiled for the store's
  * dialect) in *rows, and how many rows match in all in *results: the page,
  * then a count(*) unless the page is the last (acct_store_list_is_last)
- * or `q->total` answers it
- * and `f` adds no condition; two round trips at most.  With
- * q->page_rows, those are the page and only the count may be read.
+ * or `q->total` answers it and `f` adds no condition; two round trips at
+ * most.  With q->page_rows, those are the page and only the count may be
+ * read.
  */
 acct_store_rc acct_store_list_page(acct_store *st, apr_pool_t *pool,
                                    const acct_list_query *q,

@@ -131,8 +131,9 @@ static hint_slot *hint_slot_of(const char *token_hash)
 
     for (i = 0; i < 4; i++) {
         char c = token_hash[i];
+        unsigned digit = (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
 
-        bits = bits << 4 | (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+        bits = bits << 4 | digit;
     }
     return &hint_slots[bits & (HINT_SLOTS - 1)];
 }
