@@ -280,40 +280,28 @@ static const char *pg_prepare(acct_store *st, const char *text,
     return name;
 }
 
-static apr_status_t result_clear(void *res)
-{
-    PQclear(res);
-    return APR_SUCCESS;
-}
-
-/*
- * The rows of `res`, which they own from now on (cleared with `pool`):
- * names and values are read where libpq put them, NUL-terminated, instead
- * of copied one by one (a page of 500 records is 6,000 values).  NULL for
- * SQL NULL.
- */
-static acct_rows *rows_from_pg(apr_pool_t *pool, PGresult *res)
+/* The rows of a PGresult, copied into `pool`; NULL for SQL NULL. */
+static acct_rows *rows_from_pg(apr_pool_t *pool, const PGresult *res)
 {
     acct_rows *rows = apr_pcalloc(pool, sizeof(*rows));
-    const char **vals;
     int r, c;
 
-    apr_pool_cleanup_register(pool, res, result_clear, apr_pool_cleanup_null);
     rows->ncols = PQnfields(res);
     rows->nrows = PQntuples(res);
     rows->names = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
     for (c = 0; c < rows->ncols; c++) {
-        rows->names[c] = PQfname(res, c);
+        rows->names[c] = apr_pstrdup(pool, PQfname(res, c));
     }
-    rows->values = apr_pcalloc(pool, sizeof(const char **)
-                                     * (apr_size_t)(rows->nrows + 1));
-    /* Each row's values, NULL-terminated, in one block for all rows. */
-    vals = apr_pcalloc(pool, sizeof(char *) * (apr_size_t)rows->nrows
-                             * (apr_size_t)(rows->ncols + 1));
-    for (r = 0; r < rows->nrows; r++, vals += rows->ncols + 1) {
+    rows->values = apr_palloc(pool, sizeof(const char **)
+                                    * (apr_size_t)(rows->nrows + 1));
+    for (r = 0; r < rows->nrows; r++) {
+        const char **vals = apr_pcalloc(pool, sizeof(char *)
+                                              * (rows->ncols + 1));
+
         for (c = 0; c < rows->ncols; c++) {
             if (!PQgetisnull(res, r, c)) {
-                vals[c] = PQgetvalue(res, r, c);
+                vals[c] = apr_pstrmemdup(pool, PQgetvalue(res, r, c),
+                                         (apr_size_t)PQgetlength(res, r, c));
             }
         }
         rows->values[r] = vals;
@@ -596,15 +584,13 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
         PQclear(res);
         return rc;
     }
-    if (affected) {
-        *affected = atoi(PQcmdTuples(res));
-    }
     if (out) {
         *out = rows_from_pg(pool, res);
     }
-    else {
-        PQclear(res);
+    if (affected) {
+        *affected = atoi(PQcmdTuples(res));
     }
+    PQclear(res);
     return ACCT_STORE_OK;
 }
 
@@ -674,10 +660,10 @@ static acct_store_rc pg_run_with(acct_store *st, apr_pool_t *pool,
         return rc;
     }
     *out = rows_from_pg(pool, ra);
+    PQclear(ra);
     if ((*out)->nrows > 0) {
         if (pg_ran(rb)) {
             also->rows = rows_from_pg(pool, rb);
-            rb = NULL;
         }
         else if (pg_stale_statement(rb)) {
             pg_forget_all(st);
