@@ -171,20 +171,13 @@ def test_user_by_username(anon, backend):
 
 
 # --------------------------------------------------------------------------
-# Scopes of scoped routes (exercised on /profile/tokens once it exists)
+# Scopes of scoped routes (exercised on /profile/tokens)
 # --------------------------------------------------------------------------
 
 SCOPE_ERROR = {"errors": [{"reason": "Your OAuth token is not authorized to use this endpoint."}]}
 
 
-def require_tokens_route(client):
-    r = client.get("/profile/tokens")
-    if r.status in (404, 405):
-        pytest.skip(f"no GET /v4/profile/tokens yet ({r.status})")
-
-
 def test_scoped_route_headers(api):
-    require_tokens_route(api)
     r = api.get("/profile/tokens")
     assert r.status == 200, r
     assert_headers(r, scopes="*", accepted="account:read_only")
@@ -192,7 +185,6 @@ def test_scoped_route_headers(api):
 
 @pytest.mark.parametrize("scopes", ["domains:read_only", "databases:read_write"])
 def test_scope_missing_read(anon, api, backend, scopes):
-    require_tokens_route(api)
     tok = backend.mint_token(scopes=scopes)
     r = anon.get("/profile/tokens", token=tok)
     assert r.status == 401, r
@@ -201,7 +193,6 @@ def test_scope_missing_read(anon, api, backend, scopes):
 
 
 def test_read_only_cannot_write(anon, api, backend):
-    require_tokens_route(api)
     tok = backend.mint_token(scopes="account:read_only")
     assert anon.get("/profile/tokens", token=tok).status == 200
     r = anon.post("/profile/tokens", token=tok, json={"label": "e2e-nope"})
@@ -211,14 +202,12 @@ def test_read_only_cannot_write(anon, api, backend):
 
 
 def test_read_write_satisfies_read_only(anon, api, backend):
-    require_tokens_route(api)
     tok = backend.mint_token(scopes="account:read_write")
     r = anon.get("/profile/tokens", token=tok)
     assert r.status == 200, r
 
 
 def test_revoked_token(anon, api, backend):
-    require_tokens_route(api)
     r = api.post("/profile/tokens", json={"label": "e2e-revoke-me"})
     assert r.status == 200, r
     created = r.json

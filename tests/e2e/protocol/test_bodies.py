@@ -29,13 +29,6 @@ MEDIA = {"errors": [{"reason": "Content-Type must be application/json"}]}
 JSON_CT = {"Content-Type": "application/json"}
 
 
-def require_body_route(client):
-    r = client.post(ROUTE, json={"label": "e2e-probe"})
-    if r.status in (404, 405):
-        pytest.skip(f"no body route yet: POST /v4{ROUTE} answers {r.status}")
-    return r
-
-
 @pytest.fixture(scope="module")
 def small_server(backend):
     """A server with AcctapiMaxBodySize 1024."""
@@ -50,15 +43,8 @@ def small_server(backend):
 @pytest.fixture
 def small(small_server, backend):
     c = small_server.client(token=backend.token)
-    require_body_route(c)
     yield c
     c.close()
-
-
-@pytest.fixture
-def body_api(api):
-    require_body_route(api)
-    return api
 
 
 def chunks(data, size=100):
@@ -66,31 +52,31 @@ def chunks(data, size=100):
         yield data[i:i + size]
 
 
-def test_probe_creates_token(body_api):
-    r = body_api.post(ROUTE, json={"label": "e2e-plain"})
+def test_probe_creates_token(api):
+    r = api.post(ROUTE, json={"label": "e2e-plain"})
     assert r.status == 200, r
     doc = assert_json(r)
     assert doc.get("label") == "e2e-plain", doc
 
 
-def test_chunked_body_accepted(body_api):
+def test_chunked_body_accepted(api):
     data = json.dumps({"label": "e2e-chunked"}).encode()
-    r = body_api.post(ROUTE, headers=JSON_CT, data=chunks(data, 5))
+    r = api.post(ROUTE, headers=JSON_CT, data=chunks(data, 5))
     assert r.raw.request.headers.get("Transfer-Encoding") == "chunked"
     assert r.status == 200, r
     assert assert_json(r).get("label") == "e2e-chunked", r
 
 
-def test_charset_parameter_accepted(body_api):
-    r = body_api.post(ROUTE, headers={"Content-Type": "application/json; charset=utf-8"},
+def test_charset_parameter_accepted(api):
+    r = api.post(ROUTE, headers={"Content-Type": "application/json; charset=utf-8"},
                       data=json.dumps({"label": "e2e-charset"}).encode())
     assert r.status == 200, r
 
 
 @pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded",
                                    "application/jsonx"])
-def test_wrong_content_type(body_api, ctype):
-    r = body_api.post(ROUTE, headers={"Content-Type": ctype},
+def test_wrong_content_type(api, ctype):
+    r = api.post(ROUTE, headers={"Content-Type": ctype},
                       data=json.dumps({"label": "e2e-text"}).encode())
     assert r.status == 415, r
     assert assert_json(r) == MEDIA
@@ -100,14 +86,14 @@ def test_wrong_content_type(body_api, ctype):
 @pytest.mark.parametrize("body", [b"{", b'{"label": }', b"not json", b'{"label": "a"} x',
                                   b'{"label": "\xff\xfe"}'],
                          ids=["truncated", "missing-value", "text", "trailing", "bad-utf8"])
-def test_malformed_json(body_api, body):
-    r = body_api.post(ROUTE, headers=JSON_CT, data=body)
+def test_malformed_json(api, body):
+    r = api.post(ROUTE, headers=JSON_CT, data=body)
     assert r.status == 400, r
     assert assert_json(r) == INVALID_JSON
 
 
-def test_duplicate_keys(body_api):
-    r = body_api.post(ROUTE, headers=JSON_CT, data=b'{"label": "a", "label": "b"}')
+def test_duplicate_keys(api):
+    r = api.post(ROUTE, headers=JSON_CT, data=b'{"label": "a", "label": "b"}')
     assert r.status == 400, r
     assert assert_json(r) == INVALID_JSON
 
@@ -119,14 +105,14 @@ def nested(depth):
     return ('{"label": "e2e-deep", "x": ' + inner + "}").encode()
 
 
-def test_nesting_65_is_invalid(body_api):
-    r = body_api.post(ROUTE, headers=JSON_CT, data=nested(65))
+def test_nesting_65_is_invalid(api):
+    r = api.post(ROUTE, headers=JSON_CT, data=nested(65))
     assert r.status == 400, r
     assert assert_json(r) == INVALID_JSON
 
 
-def test_nesting_64_is_not_invalid_json(body_api):
-    r = body_api.post(ROUTE, headers=JSON_CT, data=nested(64))
+def test_nesting_64_is_not_invalid_json(api):
+    r = api.post(ROUTE, headers=JSON_CT, data=nested(64))
     doc = assert_json(r)
     assert r.status not in (413, 415, 500), r
     if r.status >= 400:
