@@ -10,6 +10,9 @@
 //   ACCTAPI_URL            the module's base URL, ending in /v4 (required)
 //   ACCTAPI_TOKEN          a token of an unrestricted user with all scopes (required)
 //   ACCTAPI_WAIT_SECONDS   how long to wait for a database status (default 120)
+//   ACCTAPI_CLOCK_OFFSET   seconds the module's test clock is ahead of this
+//                          machine's (default 0): a token's expiry is a day
+//                          ahead of the module's clock, not of this machine's
 //   ACCTAPI_SMOKE_KEEP_GOING=1  report every failing step instead of stopping
 //                          at the first (the exit status is 1 all the same)
 //
@@ -31,6 +34,7 @@ import { Suite, pointClientAt, useToken } from './lib/run.mjs';
 const BASE_URL = process.env.ACCTAPI_URL;
 const TOKEN = process.env.ACCTAPI_TOKEN;
 const WAIT_SECONDS = Number(process.env.ACCTAPI_WAIT_SECONDS || 120);
+const CLOCK_OFFSET_MS = Number(process.env.ACCTAPI_CLOCK_OFFSET || 0) * 1000;
 
 if (!BASE_URL || !TOKEN) {
     console.error('usage: ACCTAPI_URL=<base url ending in /v4> ACCTAPI_TOKEN=<token> node smoke.mjs');
@@ -217,7 +221,7 @@ async function profile() {
     const label = `smoke-${run}`;
     let created;
     await step('createPersonalAccessToken (limited scopes, expiry)', async () => {
-        const expiry = apiTimestamp(new Date(Date.now() + 86400 * 1000));
+        const expiry = apiTimestamp(new Date(Date.now() + CLOCK_OFFSET_MS + 86400 * 1000));
         created = await linode.createPersonalAccessToken({
             label, scopes: 'domains:read_only account:read_only', expiry,
         });

@@ -16,6 +16,9 @@ Environment:
   ACCTAPI_NO_OPENAPI_CHECK  skip the response checks (debugging only)
   ACCTAPI_KEEP_TMP    keep the temporary directories (logs, configs)
   ACCTAPI_SKIP_QUICKSTART  skip the quickstart smoke test
+  ACCTAPI_TEST_CLOCK_START  start the servers' test clock at this UTC instant
+                      (YYYY-MM-DDTHH:MM:SS), and every test that moves the
+                      clock from it (harness.SuiteClock)
 """
 
 import os
@@ -159,13 +162,28 @@ def make_server(backend):
 
 @pytest.fixture
 def clock(backend):
-    """acctapi-admin clock, reset after the test whatever happens."""
+    """acctapi-admin clock, starting where the suite starts every test that
+    moves the clock (harness.SuiteClock: the machine's time, or
+    ACCTAPI_TEST_CLOCK_START), put back after the test whatever happens."""
     def admin_clock(*args):
+        if args == ("reset",):
+            return backend.start_test_clock()
         return backend.admin("clock", *args)
     try:
         yield admin_clock
     finally:
-        backend.admin("clock", "reset")
+        backend.reset_clock()
+
+
+@pytest.fixture(autouse=True)
+def clock_start(request):
+    """With ACCTAPI_TEST_CLOCK_START, a test that takes `clock` starts at the
+    chosen instant: set here, before any of the test's own fixtures make
+    data (autouse fixtures come first), so that nothing the test made lies
+    ahead of the instant it starts from, as with the machine's clock."""
+    if harness.CLOCK.start is not None and "clock" in request.fixturenames:
+        request.getfixturevalue("backend").start_test_clock()
+    yield
 
 
 @pytest.fixture

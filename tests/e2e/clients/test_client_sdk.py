@@ -14,6 +14,7 @@ import threading
 
 import pytest
 
+import harness
 from checks import assert_error
 from harness import Account, make_tmpdir
 from npm_client import CLIENT_DIR, ensure_installed
@@ -32,7 +33,7 @@ def run_smoke(base_url, token, on_wait):
     """Runs smoke.mjs; calls on_wait() for each WAIT line.  Returns (exit
     status, output)."""
     env = dict(os.environ, ACCTAPI_URL=base_url, ACCTAPI_TOKEN=token,
-               ACCTAPI_WAIT_SECONDS="60")
+               ACCTAPI_WAIT_SECONDS="60", ACCTAPI_CLOCK_OFFSET=str(harness.CLOCK.offset))
     env.pop("ACCTAPI_SMOKE_KEEP_GOING", None)
     proc = subprocess.Popen(["node", "smoke.mjs"], cwd=CLIENT_DIR, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -20,13 +20,13 @@ objects/*.py, groups/*.py) and its test/integration suite:
 - a model's datetime properties parse `%Y-%m-%dT%H:%M:%S`.
 """
 
-import datetime
 import json
 import secrets
 import time
 
 import pytest
 
+import harness
 from harness import Account
 from replay import (ANY, NUMBER, TIMESTAMP, Nullable, Wire, answer, page_of,
                     rsa_public_key)
@@ -269,7 +269,7 @@ def test_profile_load_and_save(sdk):
 def test_tokens(sdk):
     """test_get_personal_access_token_objects, token_create(label, expiry,
     scopes) and PersonalAccessToken.save() of a new label."""
-    expiry = (datetime.datetime.utcnow() + datetime.timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S")
+    expiry = harness.utc_ts(86400)
     tok = answer(sdk.post("/profile/tokens", {"label": "py-sdk-token", "expiry": expiry,
                                               "scopes": "domains:read_only"}),
                  dict(TOKEN, token=str))

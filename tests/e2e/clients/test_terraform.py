@@ -33,10 +33,10 @@ kinds of the fields its structs have.
 
 import json
 import secrets
-import time
 
 import pytest
 
+import harness
 from harness import Account
 from replay import (ANY, NUMBER, TIMESTAMP, Nullable, Wire, answer, go_json, page_of,
                     rsa_public_key)
@@ -230,7 +230,7 @@ def test_sshkey_resource_and_data_sources(tf):
 def test_token_resource(tf):
     """linode_token: Create with an expiry (Go's time.Time: RFC 3339 with
     Z) and without one (null); Update = GetToken, then the label."""
-    expiry = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 86400))
+    expiry = harness.utc_ts(86400) + "Z"
     tok = answer(tf.post("/profile/tokens", {"scopes": "domains:read_only",
                                              "label": "tf-token", "expiry": expiry}),
                  dict(TOKEN, token=str))

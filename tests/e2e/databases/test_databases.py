@@ -689,7 +689,12 @@ def test_update_merges_engine_config(acct, clock):
 def test_planned_maintenance(acct, clock):
     """updates.pending: 28 days into a cycle an update is planned for the
     next maintenance window (weekly, Monday 00:00 by default) and is gone
-    once that window has started (applied); the next cycle starts then."""
+    once that window has started (applied); the next cycle starts then.
+    The cycle starts when the database is made: on a Wednesday at noon here,
+    so that 28 days and a minute later the next window is days ahead (made
+    in a window's last minute, the update would be planned for a window that
+    has started by then, and so applied already)."""
+    clock("set", "2030-01-02T12:00:00")
     db = acct.active(label="maint")
     assert acct.get(db)["updates"]["pending"] == []
     clock("advance", "28d")

@@ -174,7 +174,10 @@ class Writer:
     def backup(self, engine, db_id):
         self.ok(self.c.post(db_path(engine, db_id) + "/backups", json={"label": "evr"}))
         self.clock("advance", "4m")
-        (snap,) = assert_envelope(assert_json(self.c.get(db_path(engine, db_id) + "/backups")))
+        # the daily automatic backup is there too once the clock has passed
+        # midnight (UTC) since the database became active
+        backups = assert_envelope(assert_json(self.c.get(db_path(engine, db_id) + "/backups")))
+        (snap,) = [b for b in backups if b["type"] == "snapshot"]
         return snap
 
 

@@ -43,6 +43,7 @@ class Backend:
         self.admin("migrate")
         if self.kind == "sqlite":
             self._share_sqlite()
+        self.reset_clock()
         self.username = "e2e-owner"
         self.account_id, self.uid, self.token = self.create_account_with_owner(
             "e2e-account", self.username, email="owner@example.com", label="e2e-all")
@@ -66,7 +67,30 @@ class Backend:
                 check=check, env=self.env())
         if self.kind == "sqlite":
             self._share_sqlite()
+        if args and args[0] == "clock" and p.returncode == 0:
+            # "2028-12-31T23:59:30 (offset +65000000s)": what every clock
+            # command prints
+            CLOCK.offset = int(re.search(r"\(offset ([+-]\d+)s\)", p.stdout).group(1))
         return p.stdout.strip() if check else p
+
+    def reset_clock(self):
+        """Puts the test clock back where the suite runs it: the machine's
+        time, or the instant ACCTAPI_TEST_CLOCK_START named at the start of
+        the run and moving on from there (harness.SuiteClock)."""
+        if CLOCK.start is None:
+            self.admin("clock", "reset")
+            return
+        if CLOCK.base is None:
+            CLOCK.base = CLOCK.start - time.time()
+        self.admin("clock", "set", format_utc(time.time() + CLOCK.base))
+
+    def start_test_clock(self):
+        """Where a test that moves the clock starts: where the suite runs it,
+        or the chosen instant itself (ACCTAPI_TEST_CLOCK_START)."""
+        if CLOCK.start is None:
+            self.admin("clock", "reset")
+        else:
+            self.admin("clock", "set", format_utc(CLOCK.start))
 
     def unique(self, stem):
         self.counter += 1

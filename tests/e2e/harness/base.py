@@ -156,6 +156,49 @@ def pid_alive(pid):
         return False
 
 
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
+
+
+def parse_utc(text):
+    """Seconds since the epoch of a UTC timestamp in the API's format."""
+    return int(datetime.datetime.strptime(text, TIME_FORMAT)
+               .replace(tzinfo=datetime.timezone.utc).timestamp())
+
+
+def format_utc(epoch):
+    return time.strftime(TIME_FORMAT, time.gmtime(epoch))
+
+
+class SuiteClock:
+    """What the servers' test clock reads, as far as the harness knows.
+
+    The test clock is real time plus an offset stored in the database
+    (`acctapi-admin clock`).  Every clock command the harness runs goes
+    through Backend.admin, which notes the offset it printed here, so tests
+    compute the instants they send (expiries, filters) from the servers' time,
+    not from the machine's.
+
+    ACCTAPI_TEST_CLOCK_START (a UTC instant, YYYY-MM-DDTHH:MM:SS) starts the
+    whole suite at that instant instead of the machine's time: each backend's
+    clock is set to it when the backend is set up, and every test that takes
+    the `clock` fixture starts from it too, so a run started at 23:59:30 on a
+    month's last day makes every test that moves the clock cross a day, and
+    a month, boundary (scripts/test --clock-start sets it)."""
+
+    def __init__(self, start):
+        self.start = parse_utc(start) if start else None
+        self.offset = 0
+        # start minus the machine's time when the first backend was set up:
+        # the offset of the suite's own clock when it started at `start`
+        self.base = None
+
+    def now(self):
+        return time.time() + self.offset
+
+
+CLOCK = SuiteClock(os.environ.get("ACCTAPI_TEST_CLOCK_START"))
+
+
 def utc_ts(delta_seconds=0):
-    t = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=delta_seconds)
-    return t.strftime("%Y-%m-%dT%H:%M:%S")
+    """The servers' clock plus delta_seconds, in the API's format."""
+    return format_utc(CLOCK.now() + delta_seconds)

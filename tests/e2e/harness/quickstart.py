@@ -9,7 +9,7 @@ import signal
 import subprocess
 import time
 
-from .base import REPO, run
+from .base import CLOCK, REPO, format_utc, run
 from .base import BAD_LEVEL, CRASH, HTTPD_NOISE
 
 __all__ = ["KNOBS", "Quickstart", "check_error_log", "curl", "postmaster_running",
@@ -63,11 +63,21 @@ class Quickstart:
             if self.proc.poll() is not None:
                 raise AssertionError(f"quickstart exited {self.proc.returncode}:\n{self.output()}")
             if (self.home / "env").exists() and curl(url)[0] == 200:
+                self._start_clock()
                 return
             if time.monotonic() > deadline:
                 raise AssertionError(f"quickstart not serving after {START_TIMEOUT}s:\n"
                                      f"{self.output()}")
             time.sleep(0.2)
+
+    def _start_clock(self):
+        """With ACCTAPI_TEST_CLOCK_START, the quickstart's clock starts at
+        that instant too, as the suite's servers' do (harness.SuiteClock)."""
+        if CLOCK.start is None:
+            return
+        env = read_env(self.home)
+        run([env["ACCTAPI_ADMIN"], "--db-driver", env["ACCTAPI_DB_DRIVER"],
+             "--db-params", env["ACCTAPI_DB_PARAMS"], "clock", "set", format_utc(CLOCK.start)])
 
     def output(self):
         return self.out.read_text(errors="replace")[-4000:]

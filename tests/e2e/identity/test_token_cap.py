@@ -4,7 +4,6 @@ field-less 400 and stores nothing.  The token making the request counts too.
 The cap holds under concurrency (the create locks the user's row first), and
 the operator's acctapi-admin token create is not bound by it."""
 
-import time
 
 import pytest
 
@@ -93,7 +92,7 @@ def test_a_revoked_token_frees_a_slot(capped, backend):
 def test_an_expired_token_frees_a_slot(capped, backend, clock):
     uid, tok = new_user(backend)
     c = capped.client(token=tok)
-    soon = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() + 3600))
+    soon = harness.utc_ts(3600)
     r = c.post("/profile/tokens", json={"label": "e2e-expiring", "expiry": soon})
     assert r.status == 200, r
     fill_to(c, 2, CAP)
