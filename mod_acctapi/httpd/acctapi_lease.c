@@ -232,6 +232,15 @@ acct_store_rc acctapi_lease_open(request_rec *r, acctapi_ctx *ctx)
     ctx->lease_count++;
     apr_pool_cleanup_register(ctx->lease, l, lease_release,
                               apr_pool_cleanup_null);
+    /* mod_dbd keeps a request waiting while every pooled connection is
+     * leased: behind requests stuck on an unanswering database, until one
+     * of them gives up.  Ask the breaker again, or each request queued
+     * behind a timeout would wait a timeout of its own in turn. */
+    if (!breaker_admits(r, ctx)) {
+        acctapi_lease_drop(ctx);
+        ctx->db_down = 1;
+        return ACCT_STORE_UNAVAILABLE;
+    }
     ctx->store = acct_store_wrap(ctx->lease, ctx->dbd->pool, ctx->dbd->driver,
                                  ctx->dbd->handle);
     if (!ctx->store) {
