@@ -31,7 +31,7 @@ from harness import Account
 from replay import (ANY, NUMBER, TIMESTAMP, Nullable, Wire, answer, page_of,
                     rsa_public_key)
 
-USER_AGENT = "python-linode_api4/5.40.0 python-requests/2.28.1"
+USER_AGENT = "python-linode_api4/5.44.0 python-requests/2.28.1"
 
 # The models' properties that the client and its tests read.
 DOMAIN = {"id": int, "domain": str, "group": str, "description": str, "status": str,
@@ -64,6 +64,10 @@ REGION = {"id": str, "label": str, "country": str, "capabilities": [str], "statu
           "resolvers": {"ipv4": str, "ipv6": str}, "site_type": str}
 LINODE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,
                "class": str, "price": {"hourly": NUMBER, "monthly": NUMBER}}
+DATABASE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,
+                 "class": str}
+# RegionVPCAvailability: what its tests read of each entry.
+VPC_AVAILABILITY = {"region": str, "available": bool, "available_ipv6_prefix_lengths": [int]}
 
 # Base.save(): the mutable properties of each model, in its order, and
 # whether a property is nullable (None goes as null instead of being left out).
@@ -232,8 +236,15 @@ def test_tag_create_with_entities(sdk, entities, test_domain):
 
 def test_model_filters(sdk, test_domain):
     """filters/model_filters_test.py: domains(Domain.domain == name),
+    database.types(DatabaseType.disk == the first type's disk),
     database.engines(DatabaseEngine.engine == "mysql") (fewer than all),
     linode.types(Type.label.contains("Linode"))."""
+    db_types = answer(sdk.get("/databases/types"), page_of(DATABASE_TYPE))["data"]
+    disk = db_types[0]["disk"]
+    same_disk = answer(sdk.get("/databases/types", xfilter=json.dumps({"disk": disk})),
+                       page_of(DATABASE_TYPE))["data"]
+    assert same_disk and {t["disk"] for t in same_disk} == {disk}, same_disk
+    assert len(same_disk) < len(db_types), same_disk
     got = answer(sdk.get("/domains", xfilter=json.dumps({"domain": test_domain["domain"]})),
                  page_of(DOMAIN))
     assert [d["id"] for d in got["data"]] == [test_domain["id"]], got
@@ -324,6 +335,21 @@ def test_regions_types_images(sdk):
     answer(sdk.get("/images"), page_of({"id": str}))
     # test_get_regions: Region(client, "us-east").site_type loads the region.
     assert answer(sdk.get("/regions/us-east"), REGION)["site_type"] in ("core", "edge")
+
+
+def test_regions_vpc_availability(sdk):
+    """models/region/test_region.py: regions.vpc_availability() (a paged list,
+    every entry with its region, a boolean and a list of IPv6 prefix
+    lengths, some available), and Region(client, id).vpc_availability for
+    the first region of regions()."""
+    entries = answer(sdk.get("/regions/vpc-availability"), page_of(VPC_AVAILABILITY))
+    assert entries["results"] > 0 and len(entries["data"]) == entries["results"], entries
+    assert all(e["region"] for e in entries["data"]), entries
+    assert any(e["available"] for e in entries["data"]), entries
+    first = answer(sdk.get("/regions"), page_of(REGION))["data"][0]["id"]
+    one = answer(sdk.get(f"/regions/{first}/vpc-availability"), VPC_AVAILABILITY)
+    assert one["region"] == first, one
+    assert one in entries["data"], (one, entries)
 
 
 @pytest.mark.parametrize("engine", ["mysql", "postgresql"])
