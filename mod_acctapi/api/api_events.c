@@ -11,6 +11,9 @@
  *    time_remaining "hh:mm:ss" (null when nothing is scheduled: an external
  *    backend reports the end); a finished one is 100%, a failed one null.
  *  - a tag's entity id is its label, as the public API says.
+ *  - details is {}, and message "" for an event without one (the module
+ *    writes none): the public API answers so for every event of its
+ *    recorded traffic (details in each that carries the key).
  *  - an event a restricted user may not see is 404, like another account's.
  */
 #include "api_handlers.h"
@@ -65,6 +68,14 @@ static json_t *entity(const acct_rows *rows, int i, const entity_columns *c)
     return o;
 }
 
+/* The event's message: "" when it has none, as the public API answers. */
+static const char *message_of(const acct_rows *rows, int i)
+{
+    const char *message = acct_rows_get(rows, i, "message");
+
+    return message ? message : "";
+}
+
 /* A count of seconds, or null for -1. */
 static json_t *int_or_null(apr_int64_t v)
 {
@@ -94,11 +105,11 @@ static json_t *render_event(acct_req *req, const acct_rows *rows, int i)
     json_object_set_new(o, "created",
                         acct_json_time(req->pool,
                                        acct_rows_get(rows, i, "created")));
+    json_object_set_new(o, "details", json_object());
     json_object_set_new(o, "duration", int_or_null(s.duration));
     json_object_set_new(o, "entity", entity(rows, i, &primary));
     json_object_set_new(o, "secondary_entity", entity(rows, i, &secondary));
-    json_object_set_new(o, "message",
-                        acct_json_str(acct_rows_get(rows, i, "message")));
+    json_object_set_new(o, "message", acct_json_str(message_of(rows, i)));
     json_object_set_new(o, "percent_complete", int_or_null(s.percent));
     json_object_set_new(o, "rate", json_null());
     json_object_set_new(o, "read",
@@ -214,14 +225,14 @@ static void text_event(acct_req *req, acct_text *t, const acct_rows *rows,
     ACCT_TEXT_LITERAL(t, ",\"created\":");
     text_json_string(t, acct_json_time(req->pool,
                                        acct_rows_get(rows, i, "created")));
-    ACCT_TEXT_LITERAL(t, ",\"duration\":");
+    ACCT_TEXT_LITERAL(t, ",\"details\":{},\"duration\":");
     text_count(t, s.duration);
     ACCT_TEXT_LITERAL(t, ",\"entity\":");
     text_entity(t, rows, i, &primary);
     ACCT_TEXT_LITERAL(t, ",\"secondary_entity\":");
     text_entity(t, rows, i, &secondary);
     ACCT_TEXT_LITERAL(t, ",\"message\":");
-    acct_json_text_str(t, acct_rows_get(rows, i, "message"));
+    acct_json_text_str(t, message_of(rows, i));
     ACCT_TEXT_LITERAL(t, ",\"percent_complete\":");
     text_count(t, s.percent);
     ACCT_TEXT_LITERAL(t, ",\"rate\":null,\"read\":");

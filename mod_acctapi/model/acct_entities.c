@@ -43,7 +43,13 @@ static const acct_sql q_entity_get = ACCT_SQL2("entity_view_get",
  *    running, a volume active, a private image an available manual one, so
  *    that clients that wait for that state do not wait forever; a volume is
  *    unencrypted (the public API's default) and on nvme (the hardware type
- *    of every volume in its recorded traffic).
+ *    of every volume in its recorded traffic);
+ *  - for the keys the public API added after its document (its recorded
+ *    traffic is the evidence), what it gives a new object when the request
+ *    names nothing: an instance's disk is encrypted, its interfaces are the
+ *    legacy configuration profile's, maintenance migrates it, and it is in
+ *    a core site; a node balancer is a common one on a public address; and
+ *    no object is locked (locks, which only its owner sets, are []).
  * The X-Filter columns follow from the same table (view_filters), so a
  * filter on a key matches what the key shows.
  */
@@ -51,7 +57,7 @@ static const acct_sql q_entity_get = ACCT_SQL2("entity_view_get",
 /* Where a key's value comes from. */
 typedef enum {
     FROM_ID,        /* the object's id: a number */
-    FROM_ID_TEXT,   /* `text` followed by the id: a string (images) */
+    FROM_ID_TEXT,   /* `text`, the id, then `after` if any: a string */
     FROM_LABEL,
     FROM_LABEL_AFTER, /* `text` followed by the label (a volume's path) */
     FROM_CREATED,   /* registration time */
@@ -77,6 +83,7 @@ typedef struct view_key {
     const char *text;
     const struct view_key *members;
     view_filter filter;
+    const char *after;  /* FROM_ID_TEXT: what follows the id */
 } view_key;
 
 /* What every view has; label and tags filterable in each. */
@@ -90,9 +97,11 @@ typedef struct view_key {
 #define OBJECT(k, members) {k, IS_OBJECT, NULL, members, NO_FILTER}
 #define END {NULL, IS_NULL, NULL, NULL, NO_FILTER}
 
+/* No alert is set, and none has fired. */
 static const view_key instance_alerts[] = {
     KEY("cpu", IS_ZERO), KEY("io", IS_ZERO), KEY("network_in", IS_ZERO),
-    KEY("network_out", IS_ZERO), KEY("transfer_quota", IS_ZERO), END
+    KEY("network_out", IS_ZERO), KEY("system_alerts", IS_EMPTY_LIST),
+    KEY("transfer_quota", IS_ZERO), KEY("user_alerts", IS_EMPTY_LIST), END
 };
 static const view_key instance_schedule[] = {
     KEY("day", IS_NULL), KEY("window", IS_NULL), END
@@ -104,8 +113,9 @@ static const view_key instance_backups[] = {
     OBJECT("schedule", instance_schedule), END
 };
 static const view_key instance_specs[] = {
-    KEY("disk", IS_ZERO), KEY("gpus", IS_ZERO), KEY("memory", IS_ZERO),
-    KEY("transfer", IS_ZERO), KEY("vcpus", IS_ZERO), END
+    KEY("accelerated_devices", IS_ZERO), KEY("disk", IS_ZERO),
+    KEY("gpus", IS_ZERO), KEY("memory", IS_ZERO), KEY("transfer", IS_ZERO),
+    KEY("vcpus", IS_ZERO), END
 };
 
 /* X-Filter: the keys the public API marks filterable, and image and
@@ -116,6 +126,7 @@ static const view_key instance_view[] = {
     OBJECT("alerts", instance_alerts),
     OBJECT("backups", instance_backups),
     KEY("capabilities", IS_EMPTY_LIST),
+    TEXT("disk_encryption", "enabled"),
     /* No group: the public API's value for none (the key is deprecated). */
     {"group", IS_TEXT, "", NULL, FILTER_TEXT},
     KEY("has_user_data", IS_FALSE),
@@ -123,11 +134,15 @@ static const view_key instance_view[] = {
     /* The only hypervisor the public API names. */
     TEXT("hypervisor", "kvm"),
     {"image", IS_NULL, NULL, NULL, FILTER_TEXT},
+    TEXT("interface_generation", "legacy_config"),
     {"ipv4", IS_EMPTY_LIST, NULL, NULL, FILTER_TEXT},
     KEY("ipv6", IS_NULL),
     {"lke_cluster_id", IS_NULL, NULL, NULL, FILTER_INT},
+    KEY("locks", IS_EMPTY_LIST),
+    TEXT("maintenance_policy", "linode/migrate"),
     KEY("placement_group", IS_NULL),
     {"region", IS_TEXT, "", NULL, FILTER_TEXT},
+    TEXT("site_type", "core"),
     OBJECT("specs", instance_specs),
     TEXT("status", "running"),
     TEXT("type", ""),
@@ -143,8 +158,12 @@ static const view_key volume_view[] = {
     {"filesystem_path", FROM_LABEL_AFTER,
      "/dev/disk/by-id/scsi-0Linode_Volume_", NULL, NO_FILTER},
     TEXT("hardware_type", "nvme"),
+    /* Attached to no instance: not ready for I/O, as the public API
+     * answers a detached volume. */
+    KEY("io_ready", IS_FALSE),
     KEY("linode_id", IS_NULL),
     KEY("linode_label", IS_NULL),
+    KEY("locks", IS_EMPTY_LIST),
     TEXT("region", ""),
     KEY("size", IS_ZERO),
     TEXT("status", "active"),
@@ -158,18 +177,37 @@ static const view_key nodebalancer_transfer[] = {
 static const view_key nodebalancer_view[] = {
     KEY("id", FROM_ID),
     COMMON_KEYS,
-    /* 0: no throttle, the public API's default. */
+    /* 0: no throttle, the public API's default (both). */
     KEY("client_conn_throttle", IS_ZERO),
+    KEY("client_udp_sess_throttle", IS_ZERO),
+    TEXT("frontend_address_type", "public"),
+    /* A public frontend is in no VPC subnet. */
+    KEY("frontend_vpc_subnet_id", IS_NULL),
     TEXT("hostname", ""),
     {"ipv4", IS_TEXT, "", NULL, FILTER_TEXT},
     KEY("ipv6", IS_NULL),
+    KEY("lke_cluster", IS_NULL),
+    KEY("locks", IS_EMPTY_LIST),
     {"region", IS_TEXT, "", NULL, FILTER_TEXT},
     OBJECT("transfer", nodebalancer_transfer),
+    TEXT("type", "common"),
     END
 };
 
+/* The account's own image (shared by no one) in no share group, as the
+ * public API shows one; the path of its share groups follows from its id. */
+static const view_key image_shared_with[] = {
+    KEY("sharegroup_count", IS_ZERO),
+    {"sharegroup_list_url", FROM_ID_TEXT, "/images/" ACCT_IMAGE_PRIVATE_PREFIX,
+     NULL, NO_FILTER, "/sharegroups"},
+    END
+};
+static const view_key image_sharing[] = {
+    KEY("shared_by", IS_NULL), OBJECT("shared_with", image_shared_with), END
+};
+
 /* Private images, as the public API shows them: no vendor, description,
- * end of life or expiry; never public or deprecated. */
+ * end of life or expiry; never public, deprecated or shared. */
 static const view_key image_view[] = {
     {"id", FROM_ID_TEXT, ACCT_IMAGE_PRIVATE_PREFIX, NULL, NO_FILTER},
     COMMON_KEYS,
@@ -179,7 +217,9 @@ static const view_key image_view[] = {
     KEY("description", IS_NULL),
     KEY("eol", IS_NULL),
     KEY("expiry", IS_NULL),
+    OBJECT("image_sharing", image_sharing),
     {"is_public", IS_FALSE, NULL, NULL, FILTER_BOOL},
+    KEY("is_shared", IS_FALSE),
     KEY("regions", IS_EMPTY_LIST),
     {"size", IS_ZERO, NULL, NULL, FILTER_INT},
     {"status", IS_TEXT, "available", NULL, FILTER_TEXT},
@@ -290,7 +330,9 @@ static json_t *view_object(apr_pool_t *pool, const view_key *k,
             break;
         case FROM_ID_TEXT:
             value = acct_json_str(apr_pstrcat(pool, k->text,
-                                              v->id ? v->id : "", NULL));
+                                              v->id ? v->id : "",
+                                              k->after ? k->after : "",
+                                              NULL));
             break;
         case FROM_LABEL:
             value = acct_json_str(v->label);

@@ -171,7 +171,9 @@ static void test_create_lifecycle(void **state)
     assert_true(json_is_null(json_object_get(e, "duration")));
     assert_true(json_is_null(json_object_get(e, "rate")));
     assert_true(json_is_null(json_object_get(e, "secondary_entity")));
-    assert_true(json_is_null(json_object_get(e, "message")));
+    assert_string_equal(str(e, "message"), "");
+    assert_true(json_is_object(json_object_get(e, "details")));
+    assert_int_equal(json_object_size(json_object_get(e, "details")), 0);
     assert_true(json_is_false(json_object_get(e, "seen")));
     assert_true(json_is_false(json_object_get(e, "read")));
     assert_string_equal(str(e, "username"), "alice");

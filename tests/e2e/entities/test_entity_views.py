@@ -25,18 +25,26 @@ SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
 EMPTY = {"data": [], "page": 1, "pages": 1, "results": 0}
 READ_ONLY = "GET, HEAD, OPTIONS"
 
-# The keys of the public shapes (the public API's OpenAPI document 4.189.0).
+# The keys of the public shapes (the public API's OpenAPI document 4.189.0),
+# and the keys today's public API sends beyond it (its recorded traffic:
+# tests/e2e/public/client_facts.json).
 INSTANCE_KEYS = {"alerts", "backups", "capabilities", "created", "group", "has_user_data",
                  "host_uuid", "hypervisor", "id", "image", "ipv4", "ipv6", "label",
                  "lke_cluster_id", "placement_group", "region", "specs", "status", "tags",
-                 "type", "updated", "watchdog_enabled"}
+                 "type", "updated", "watchdog_enabled",
+                 "disk_encryption", "interface_generation", "locks", "maintenance_policy",
+                 "site_type"}
 VOLUME_KEYS = {"created", "encryption", "filesystem_path", "hardware_type", "id", "label",
-               "linode_id", "linode_label", "region", "size", "status", "tags", "updated"}
+               "linode_id", "linode_label", "region", "size", "status", "tags", "updated",
+               "io_ready", "locks"}
 NODEBALANCER_KEYS = {"client_conn_throttle", "created", "hostname", "id", "ipv4", "ipv6",
-                     "label", "region", "tags", "transfer", "updated"}
+                     "label", "region", "tags", "transfer", "updated",
+                     "client_udp_sess_throttle", "frontend_address_type",
+                     "frontend_vpc_subnet_id", "lke_cluster", "locks", "type"}
 IMAGE_KEYS = {"capabilities", "created", "created_by", "deprecated", "description", "eol",
               "expiry", "id", "is_public", "label", "regions", "size", "status", "tags",
-              "total_size", "type", "updated", "vendor"}
+              "total_size", "type", "updated", "vendor",
+              "image_sharing", "is_shared"}
 
 # type -> (list path, scope, public id of entity n)
 KINDS = {
@@ -123,14 +131,22 @@ def test_instances(world):
         assert first[key] is None, (key, first)
     # Not nullable: a value of its type.
     assert {k: first[k] for k in ("region", "type", "status", "ipv4", "host_uuid",
-                                  "watchdog_enabled", "has_user_data", "capabilities")} == {
+                                  "watchdog_enabled", "has_user_data", "capabilities",
+                                  "locks")} == {
         "region": "", "type": "", "status": "running", "ipv4": [], "host_uuid": "",
-        "watchdog_enabled": False, "has_user_data": False, "capabilities": []}, first
-    assert first["specs"] == dict.fromkeys(("disk", "gpus", "memory", "transfer", "vcpus"),
-                                           0), first
-    # 0: no alert.
-    assert first["alerts"] == dict.fromkeys(
-        ("cpu", "io", "network_in", "network_out", "transfer_quota"), 0), first
+        "watchdog_enabled": False, "has_user_data": False, "capabilities": [],
+        "locks": []}, first
+    # What the public API gives a new instance when the request names nothing.
+    assert {k: first[k] for k in ("disk_encryption", "interface_generation",
+                                  "maintenance_policy", "site_type")} == {
+        "disk_encryption": "enabled", "interface_generation": "legacy_config",
+        "maintenance_policy": "linode/migrate", "site_type": "core"}, first
+    assert first["specs"] == dict.fromkeys(("accelerated_devices", "disk", "gpus", "memory",
+                                            "transfer", "vcpus"), 0), first
+    # 0: no alert; none has fired.
+    assert first["alerts"] == {
+        **dict.fromkeys(("cpu", "io", "network_in", "network_out", "transfer_quota"), 0),
+        "system_alerts": [], "user_alerts": []}, first
     # No backup: last_successful null, as the public API answers.
     assert first["backups"] == {"available": False, "enabled": False, "last_successful": None,
                                 "schedule": {"day": None, "window": None}}, first
@@ -147,7 +163,8 @@ def test_volumes(world):
         assert {k: item[k] for k in VOLUME_KEYS - {"id", "label", "created", "updated",
                                                    "tags", "filesystem_path"}} == {
             "encryption": "disabled", "hardware_type": "nvme", "linode_id": None,
-            "linode_label": None, "region": "", "size": 0, "status": "active"}, item
+            "linode_label": None, "region": "", "size": 0, "status": "active",
+            "io_ready": False, "locks": []}, item
     first = next(i for i in items if i["id"] == world.ids["volume"][0])
     check_common(first, first["id"], "volume-0-", [world.tag])
     assert ok(world.owner.get(f"/volumes/{first['id']}")) == first
@@ -159,10 +176,12 @@ def test_nodebalancers(world):
     for item in items:
         assert set(item) == NODEBALANCER_KEYS, item
         assert item["transfer"] == {"in": None, "out": None, "total": None}, item
-        assert {k: item[k] for k in ("client_conn_throttle", "hostname", "ipv4", "ipv6",
-                                     "region")} == {
-            "client_conn_throttle": 0, "hostname": "", "ipv4": "", "ipv6": None,
-            "region": ""}, item
+        assert {k: item[k] for k in NODEBALANCER_KEYS - {"id", "label", "created", "updated",
+                                                         "tags", "transfer"}} == {
+            "client_conn_throttle": 0, "client_udp_sess_throttle": 0, "hostname": "",
+            "ipv4": "", "ipv6": None, "region": "", "frontend_address_type": "public",
+            "frontend_vpc_subnet_id": None, "lke_cluster": None, "locks": [],
+            "type": "common"}, item
     first = next(i for i in items if i["id"] == world.ids["nodebalancer"][0])
     check_common(first, first["id"], "nodebalancer-0-", [world.tag])
     assert ok(world.owner.get(f"/nodebalancers/{first['id']}")) == first
@@ -177,6 +196,11 @@ def test_images(world):
         # life or expiry (the public API: null for private images); an
         # available manual image.
         assert item["is_public"] is False and item["deprecated"] is False, item
+        # Not shared: the account's own image, in no share group.
+        assert item["is_shared"] is False, item
+        assert item["image_sharing"] == {"shared_by": None, "shared_with": {
+            "sharegroup_count": 0,
+            "sharegroup_list_url": f"/images/{item['id']}/sharegroups"}}, item
         for key in ("vendor", "eol", "expiry", "description"):
             assert item[key] is None, (key, item)
         assert {k: item[k] for k in ("created_by", "size", "total_size", "status", "type",

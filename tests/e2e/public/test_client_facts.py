@@ -140,8 +140,8 @@ R_RESERVED_IP = ("tags hold domains, instances, node balancers and volumes here;
                  "serve (README: POST /tags ignores reserved_ipv4_addresses)")
 R_REGISTERED = ("an object another service owns is registered here by id and label only "
                 "(acctapi-admin entity add); what only its owner knows (addresses, "
-                "capabilities, placement group, an image's regions and description) is "
-                "empty or null in its read-only view")
+                "capabilities, placement group, locks, an image's regions and description) "
+                "is empty or null in its read-only view")
 
 KEY_EXCEPTIONS = [
     KeyException(("GET /account/events",), r"data\[\]\.entity\.id", R_ENTITY_ID),
@@ -151,12 +151,12 @@ KEY_EXCEPTIONS = [
     KeyException(("GET /tags/{}",), r"data\[reserved_ipv4_address\].*", R_RESERVED_IP),
     KeyException(("GET /linode/instances", "GET /linode/instances/{}", "GET /tags/{}"),
                  r"(data\[(linode)?\]\.)?(data\.)?(capabilities\[\]|ipv4\[\]|ipv6|"
-                 r"placement_group\.\w+)", R_REGISTERED),
+                 r"locks\[\]|placement_group\.\w+)", R_REGISTERED),
     KeyException(("GET /images", "GET /images/{}"),
                  r"(data\[\]\.)?(capabilities\[\]|regions\[\](\.\w+)?)", R_REGISTERED),
     KeyException(("GET /images/{}",), r"description", R_REGISTERED),
-    KeyException(("GET /nodebalancers", "GET /nodebalancers/{}"), r"(data\[\]\.)?ipv6",
-                 R_REGISTERED),
+    KeyException(("GET /nodebalancers", "GET /nodebalancers/{}"),
+                 r"(data\[\]\.)?(ipv6|locks\[\])", R_REGISTERED),
 ]
 FILTER_EXCEPTIONS = []
 

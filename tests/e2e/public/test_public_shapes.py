@@ -57,7 +57,10 @@ OPERATIONS = PUBLIC["operations"]
 class Allowed:
     """Key `key` may appear in the object at `at` (dotted; `[]` is every item
     of a list; "" the body) of the answers of `ops`, shaped like its public
-    twin `like` (a key of the same object) or as `schema` says."""
+    twin `like` (a key of the same object) or as `schema` says.  Where the
+    document lists the key in that object already, its own rule stands (the
+    objects GET /tags/{label} shows are alternatives at one place: a node
+    balancer's `type` does not loosen a domain's)."""
     ops: tuple
     at: tuple
     key: str
@@ -136,6 +139,9 @@ R_EVENT_ENTITY_ID = ("defect of the document's type, stated by its own text: \"S
                      "(null here) and \"Tag Events use a tag's name for the entity ID "
                      "field\" (a string), while the schema types the id integer")
 EVENT_AT = {"GET /account/events": "data[]", "GET /account/events/{}": ""}
+R_TODAY_EVENT = ("today's public API, newer than the document: events carry details, {} "
+                 "in every recorded one (linodego's TestAccountEvents_List, "
+                 "TestEventPoller_Secondary and TestInstance_Clone)")
 R_ENGINE_DISK = ("defect of the document: it gives engines the disk sizes of a "
                  "database; the public API's engines are id, engine and version "
                  "(recorded traffic: linodego's TestDatabase_Engine; its DatabaseEngine)")
@@ -165,6 +171,57 @@ R_WINDOW = ("today's public API gives a database a 4-hour maintenance window, wh
             "\"duration\": 4)")
 
 
+R_TODAY_VIEWS = ("today's public API, newer than the document: the keys it added after "
+                 "4.189.0 to instances, volumes, node balancers and images (recorded "
+                 "traffic: linodego's TestInstance_Clone, TestVolume_List, "
+                 "TestNodeBalancer_Locks and TestImages_List; its Instance, Volume, "
+                 "NodeBalancer and Image)")
+LOCKS = {"type": "array", "items": {"type": "string"}}
+# kind -> {location in the object ("" itself) -> {key: schema}}
+TODAY_VIEW_KEYS = {
+    "instance": {
+        "": {"disk_encryption": {"enum": ["enabled", "disabled"]},
+             "interface_generation": {"enum": ["legacy_config", "linode"]},
+             "locks": LOCKS,
+             "maintenance_policy": {"type": "string"},
+             "site_type": {"enum": ["core", "distributed"]}},
+        "alerts": {"system_alerts": {"type": "array"}, "user_alerts": {"type": "array"}},
+        "specs": {"accelerated_devices": {"type": "integer"}},
+    },
+    "volume": {"": {"io_ready": {"type": "boolean"}, "locks": LOCKS}},
+    "nodebalancer": {"": {"client_udp_sess_throttle": {"type": "integer"},
+                          "frontend_address_type": {"type": "string"},
+                          "frontend_vpc_subnet_id": {"type": ["integer", "null"]},
+                          "lke_cluster": NULL_OR_OBJECT,
+                          "locks": LOCKS,
+                          "type": {"type": "string"}}},
+    "image": {"": {"image_sharing": NULL_OR_OBJECT, "is_shared": {"type": "boolean"}}},
+}
+# kind -> the path of its list (its item's is the path/{id})
+VIEW_OPS = {"instance": "/linode/instances", "volume": "/volumes",
+            "nodebalancer": "/nodebalancers", "image": "/images"}
+# The kinds GET /tags/{label} shows.
+TAGGED_KINDS = ("instance", "volume", "nodebalancer")
+
+
+def today_views():
+    """The keys today's public API added to the read-only views, where each
+    view's objects are: its item, its list's items, the tagged objects (one
+    entry for a key several kinds share there, as locks)."""
+    places = {}
+    for kind, where in TODAY_VIEW_KEYS.items():
+        tops = [(f"GET {VIEW_OPS[kind]}/{{}}", ""), (f"GET {VIEW_OPS[kind]}", "data[]")]
+        if kind in TAGGED_KINDS:
+            tops.append(("GET /tags/{}", "data[].data"))
+        for op, top in tops:
+            for inner, keys in where.items():
+                at = ".".join(p for p in (top, inner) if p)
+                for k, v in keys.items():
+                    assert places.setdefault((op, at, k), v) == v, (op, at, k)
+    return [Allowed((op,), (at,), k, R_TODAY_VIEWS, schema=v)
+            for (op, at, k), v in places.items()]
+
+
 def today_database(ops, at):
     """The keys today's public API added to a database, at `at` of `ops`,
     and the values it sends beyond the document's bounds."""
@@ -182,6 +239,9 @@ ALLOWED = [
     # Keys of today's public API newer than the document.
     *today_database(DB_ITEM_OPS, ""),
     *today_database(DB_LIST_OPS, "data[]"),
+    *today_views(),
+    *[Allowed((op,), (at,), "details", R_TODAY_EVENT, schema={"type": "object"})
+      for op, at in EVENT_AT.items()],
     # Extra keys this module sends on purpose.
     *[Allowed((op,), ("",), k, R_CREATED, schema=TIMESTAMP)
       for op in DOMAIN_OPS for k in ("created", "updated")],
@@ -372,6 +432,8 @@ def schema_for(op, status, allowed=ALLOWED):
                                                        if v not in prop["enum"]]
                     if a.null:
                         obj["properties"][a.key] = {"anyOf": [prop, {"type": "null"}]}
+                elif a.key in obj["properties"]:
+                    continue
                 elif a.like is not None:
                     if a.like not in obj["properties"]:
                         continue
@@ -922,6 +984,12 @@ def test_allowed_keys_only_where_listed():
     assert problems_of("GET /regions/{}", 200, dict(region, site_type="core")) == []
     # Without the allow-list, the same domain fails.
     assert problems_of("GET /domains/{}", 200, DOMAIN, allowed=[])
+    # A tagged domain keeps its own `type` beside a node balancer's.
+    tagged = {"data": [{"type": "domain", "data": DOMAIN}], "page": 1, "pages": 1,
+              "results": 1}
+    assert problems_of("GET /tags/{}", 200, tagged) == []
+    tagged["data"][0]["data"] = dict(DOMAIN, type="common")
+    assert problems_of("GET /tags/{}", 200, tagged)
 
 
 def test_relaxed_enum_takes_only_the_listed_values():
@@ -930,7 +998,8 @@ def test_relaxed_enum_takes_only_the_listed_values():
     event = {"id": 1, "action": "database_create", "created": "2024-01-01T00:00:00",
              "duration": 0, "entity": {"id": 5, "label": "db", "type": "database",
                                        "url": "/v4/databases/mysql/instances/5"},
-             "message": None, "percent_complete": None, "rate": None, "read": False,
+             "details": {}, "message": "", "percent_complete": None, "rate": None,
+             "read": False,
              "secondary_entity": None, "seen": False, "status": "notification",
              "time_remaining": None, "username": "u"}
     assert problems_of("GET /account/events/{}", 200, event) == []
