@@ -21,7 +21,8 @@
  * A region's placement-group limits, which the public API's regions carry
  * and its SDKs read.  This service has no placement groups, so no limit of
  * its own: it shows the public API's values for its core regions (its
- * recorded answers: no limit per customer, 5 instances per group).
+ * recorded answers: no limit per customer, 5 instances per group, strict
+ * or flexible).
  */
 #define PG_LINODES_PER_GROUP 5
 
@@ -32,18 +33,55 @@ static json_t *placement_group_limits(void)
     json_object_set_new(o, "maximum_pgs_per_customer", json_null());
     json_object_set_new(o, "maximum_linodes_per_pg",
                         json_integer(PG_LINODES_PER_GROUP));
+    json_object_set_new(o, "maximum_linodes_per_flexible_pg",
+                        json_integer(PG_LINODES_PER_GROUP));
     return o;
+}
+
+/* Does the JSON array `list` hold the string `name`? */
+static int lists_string(const json_t *list, const char *name)
+{
+    const json_t *v;
+    size_t k;
+
+    json_array_foreach((json_t *)list, k, v) {
+        if (json_is_string(v) && strcmp(json_string_value(v), name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The services of a region whose metrics and alerts the public API offers
+ * (its `monitors`).  Of this module's services, managed databases: the
+ * public API lists them, for alerts and metrics alike, in every region
+ * that has them and in no other (its recorded regions; the services it
+ * adds there, such as NodeBalancers, are not served here).
+ */
+#define MONITORED_SERVICE "Managed Databases"
+
+static json_t *monitors(const json_t *capabilities)
+{
+    json_t *alerts = json_array(), *metrics = json_array();
+
+    if (lists_string(capabilities, MONITORED_SERVICE)) {
+        json_array_append_new(alerts, json_string(MONITORED_SERVICE));
+        json_array_append_new(metrics, json_string(MONITORED_SERVICE));
+    }
+    return json_pack("{s:o, s:o}", "alerts", alerts, "metrics", metrics);
 }
 
 static json_t *render_region(acct_req *req, const acct_rows *rows, int i)
 {
     json_t *o = json_object(), *resolvers = json_object();
+    json_t *capabilities = acct_json_parse_column(COL("capabilities"));
 
     json_object_set_new(o, "id", acct_json_str(COL("id")));
     json_object_set_new(o, "label", acct_json_str(COL("label")));
     json_object_set_new(o, "country", acct_json_str(COL("country")));
-    json_object_set_new(o, "capabilities",
-                        acct_json_parse_column(COL("capabilities")));
+    json_object_set_new(o, "capabilities", capabilities);
+    json_object_set_new(o, "monitors", monitors(capabilities));
     json_object_set_new(o, "status", acct_json_str(COL("status")));
     json_object_set_new(resolvers, "ipv4", acct_json_str(COL("resolvers_ipv4")));
     json_object_set_new(resolvers, "ipv6", acct_json_str(COL("resolvers_ipv6")));

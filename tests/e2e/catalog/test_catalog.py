@@ -5,10 +5,12 @@ import pytest
 from checks import (CACHEABLE, NO_STORE, assert_envelope, assert_error, assert_headers,
                     assert_json)
 
-# The contract's keys and placement_group_limits, which the public API's
-# regions carry (issue 19: the public shapes).
+# The contract's keys, and placement_group_limits and monitors, which the
+# public API's regions carry (issue 19: the public shapes; linodego's
+# recorded TestRegionsMonitorsSection).
 REGION_KEYS = {"id", "label", "country", "capabilities", "status", "resolvers", "site_type",
-               "placement_group_limits"}
+               "placement_group_limits", "monitors"}
+MONITORED = "Managed Databases"
 TYPE_KEYS = ["id", "label", "price", "region_prices", "addons", "memory", "disk", "transfer",
              "vcpus", "gpus", "network_out", "class", "successor"]
 CLASSES = {"nanode", "standard", "dedicated", "premium", "gpu", "highmem"}
@@ -33,7 +35,11 @@ def check_region(reg):
     assert all(isinstance(v, str) for v in reg["resolvers"].values()), reg
     # No placement groups here: the public API's values.
     assert reg["placement_group_limits"] == {"maximum_pgs_per_customer": None,
-                                             "maximum_linodes_per_pg": 5}, reg
+                                             "maximum_linodes_per_pg": 5,
+                                             "maximum_linodes_per_flexible_pg": 5}, reg
+    # Alerts and metrics of the managed databases, where the region has them.
+    offered = [MONITORED] if MONITORED in reg["capabilities"] else []
+    assert reg["monitors"] == {"alerts": offered, "metrics": offered}, reg
 
 
 # --------------------------------------------------------------------------
@@ -53,6 +59,8 @@ def test_regions_list(anon):
     ids = [reg["id"] for reg in data]
     assert len(set(ids)) == len(ids), ids
     assert [reg["status"] for reg in data].count("outage") == 1, data
+    # The seeded catalogue has regions with managed databases and without.
+    assert {bool(reg["monitors"]["alerts"]) for reg in data} == {True, False}, data
 
 
 def test_region_single(anon):

@@ -72,6 +72,7 @@ USER = {"username": str, "email": str, "restricted": bool, "ssh_keys": [str],
         "password_created": Nullable(TIMESTAMP), "verified_phone_number": Nullable(str)}
 REGION = {"id": str, "country": str, "capabilities": [str], "status": str, "label": str,
           "site_type": str, "resolvers": {"ipv4": str, "ipv6": str},
+          "monitors": {"alerts": [str], "metrics": [str]},
           "placement_group_limits": Nullable({"maximum_pgs_per_customer": Nullable(int),
                                               "maximum_linodes_per_pg": Nullable(int)})}
 ENGINE = {"id": str, "engine": str, "version": str}

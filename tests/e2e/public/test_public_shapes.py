@@ -146,6 +146,16 @@ R_ENGINE_DISK = ("defect of the document: it gives engines the disk sizes of a "
                  "database; the public API's engines are id, engine and version "
                  "(recorded traffic: linodego's TestDatabase_Engine; its DatabaseEngine)")
 
+R_TODAY_REGION = ("today's public API, newer than the document: regions carry `monitors` "
+                  "(the services with alerts and metrics) and the flexible placement "
+                  "groups' limit (recorded traffic: linodego's TestRegionsMonitorsSection; "
+                  "linodego's Region.Monitors, linode_api4's RegionMonitors)")
+REGION_AT = {"GET /regions": "data[]", "GET /regions/{}": ""}
+MONITORS = {"type": "object", "required": ["alerts", "metrics"],
+            "properties": {"alerts": {"type": "array", "items": {"type": "string"}},
+                           "metrics": {"type": "array", "items": {"type": "string"}}},
+            "additionalProperties": False}
+
 R_TODAY_DATABASE = ("today's public API, newer than the document: the managed databases' "
                     "fields it added after 4.189.0 (DECISIONS.md, \"Managed databases\"; "
                     "recorded traffic: linodego's TestDatabaseMySQL_EngineConfig_Suite and "
@@ -237,6 +247,12 @@ def today_database(ops, at):
 
 ALLOWED = [
     # Keys of today's public API newer than the document.
+    *[Allowed((op,), (at,), "monitors", R_TODAY_REGION, schema=MONITORS)
+      for op, at in REGION_AT.items()],
+    *[Allowed((op,), (f"{at}.placement_group_limits".lstrip("."),),
+              "maximum_linodes_per_flexible_pg", R_TODAY_REGION,
+              like="maximum_linodes_per_pg")
+      for op, at in REGION_AT.items()],
     *today_database(DB_ITEM_OPS, ""),
     *today_database(DB_LIST_OPS, "data[]"),
     *today_views(),
