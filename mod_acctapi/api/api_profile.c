@@ -5,6 +5,7 @@
 #include "acct_names.h"
 #include "acct_profile.h"
 #include "acct_sshkey.h"
+#include "acct_users.h"
 #include "acct_valid.h"
 
 #include <apr_file_info.h>
@@ -72,6 +73,9 @@ static json_t *profile_render(acct_req *req, const acct_rows *rows,
     json_object_set_new(o, "two_factor_auth",
                         acct_json_bool(COL("two_factor_auth")));
     json_object_set_new(o, "uid", acct_json_int(COL(id_column)));
+    /* The public API's key: the contract's profile has no user types. */
+    acct_names_set_public_only(o, req->settings->field_names, "user_type",
+                               json_string(ACCT_USER_TYPE_DEFAULT));
     json_object_set_new(o, "username", acct_json_str(COL("username")));
     json_object_set_new(o, "verified_phone_number",
                         acct_json_str(COL("verified_phone_number")));

@@ -98,8 +98,7 @@ json_t *acct_users_render(acct_req *req, const acct_rows *rows, int i)
     json_object_set_new(o, "verified_phone_number",
                         acct_json_str(acct_rows_get(rows, i,
                                                     "verified_phone_number")));
-    /* Not a parent or child account: the public API's "default". */
-    json_object_set_new(o, "user_type", json_string("default"));
+    json_object_set_new(o, "user_type", json_string(ACCT_USER_TYPE_DEFAULT));
     /* Users sign in elsewhere: the module keeps no password. */
     json_object_set_new(o, "password_created", json_null());
     json_object_set_new(o, "last_login", last_login(req, rows, i));

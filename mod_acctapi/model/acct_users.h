@@ -11,6 +11,14 @@
 #include "acct_list.h"
 
 /*
+ * Every user's `user_type`, in /account/users and the profile alike: the
+ * public API's value for a user of an account that is neither a parent nor
+ * a child account, restricted or not (its recorded TestUsers_List and
+ * TestProfile_Get).  The module has no parent or child accounts.
+ */
+#define ACCT_USER_TYPE_DEFAULT "default"
+
+/*
  * The list of account `account_id`'s users, ordered by id, X-Filter on
  * username (the field the public API marks filterable), rendered by
  * acct_users_render.  `dialect` is the store's.

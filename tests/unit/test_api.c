@@ -365,14 +365,16 @@ static void test_route_permits(void **state)
 }
 
 /* Both names of the shell's method by default (DECISIONS.md, today's
- * clients): lish_auth_method next to shell_auth_method, the same value. */
+ * clients): lish_auth_method next to shell_auth_method, the same value;
+ * and the public API's user_type. */
 static void test_profile(void **state)
 {
     static const char *const keys[] = {
         "authentication_type", "authorized_keys", "email",
         "email_notifications", "ip_whitelist_enabled", "shell_auth_method",
         "lish_auth_method", "referrals", "restricted", "timezone",
-        "two_factor_auth", "uid", "username", "verified_phone_number"
+        "two_factor_auth", "uid", "user_type", "username",
+        "verified_phone_number"
     };
     unit_db *db = *state;
     acct_principal who;
@@ -395,6 +397,8 @@ static void test_profile(void **state)
                         "dave");
     assert_true(json_is_null(json_object_get(doc, "verified_phone_number")));
     assert_true(json_is_false(json_object_get(doc, "restricted")));
+    assert_string_equal(json_string_value(json_object_get(doc, "user_type")),
+                        "default");
     assert_true(json_integer_value(json_object_get(doc, "uid")) == who.user_id);
     assert_non_null(json_object_get(json_object_get(doc, "referrals"), "url"));
     json_decref(doc);

@@ -10,7 +10,7 @@ from harness import utc_ts
 # linode, longview, add_linodes, add_longview, longview_subscription.
 PROFILE_KEYS = {"authentication_type", "authorized_keys", "email", "email_notifications",
                 "ip_whitelist_enabled", "shell_auth_method", "lish_auth_method", "referrals",
-                "restricted", "timezone", "two_factor_auth", "uid", "username",
+                "restricted", "timezone", "two_factor_auth", "uid", "user_type", "username",
                 "verified_phone_number"}
 REFERRAL_KEYS = {"code", "completed", "credit", "pending", "total", "url"}
 # Both names by default; firewall, placement_group, add_placement_groups and
@@ -41,6 +41,9 @@ def test_profile(api, backend):
     assert p["username"] == backend.username
     assert p["email"] == "owner@example.com"
     assert p["restricted"] is False
+    # The public API's type of a user of an account without parent or child
+    # accounts (linodego's recorded TestProfile_Get).
+    assert p["user_type"] == "default", p
     for k in ("email_notifications", "ip_whitelist_enabled", "two_factor_auth"):
         assert isinstance(p[k], bool), (k, p)
     assert p["shell_auth_method"] in ("password_keys", "keys_only", "disabled"), p

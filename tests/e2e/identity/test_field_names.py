@@ -26,7 +26,8 @@ PUBLIC_ONLY_GRANTS = {"firewall", "placement_group"}
 PUBLIC_ONLY_GLOBAL = {"add_placement_groups", "child_account_access"}
 PUBLIC_PROFILE = {"authentication_type", "authorized_keys", "email", "email_notifications",
                   "ip_whitelist_enabled", "lish_auth_method", "referrals", "restricted",
-                  "timezone", "two_factor_auth", "uid", "username", "verified_phone_number"}
+                  "timezone", "two_factor_auth", "uid", "user_type", "username",
+                  "verified_phone_number"}
 PUBLIC_GRANTS = {"database", "domain", "firewall", "global", "image", "linode", "longview",
                  "nodebalancer", "placement_group", "stackscript", "volume", "vpc"}
 PUBLIC_GLOBAL = {"account_access", "add_databases", "add_domains", "add_firewalls",
@@ -159,6 +160,8 @@ def test_one_name_only(backend, make_server, mode, location):
             profile = assert_json(r)
             assert profile[shell] == "keys_only" and other not in profile, profile
             assert set(profile) == PUBLIC_PROFILE if public else len(profile) == 13, profile
+            # user_type is the public API's only: the contract's names leave it out.
+            assert ("user_type" in profile) == public, profile
         grants = assert_json(s.limited.get("/profile/grants"))
         glob = grants["global"]
         assert not dropped(GRANT_PAIRS) & set(grants), grants

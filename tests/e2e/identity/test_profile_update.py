@@ -57,6 +57,7 @@ def test_empty_body_changes_nothing(own):
 @pytest.mark.parametrize("field,value", [
     ("uid", 0), ("username", "mallory"), ("referrals", {"code": "x"}),
     ("authentication_type", "github"), ("verified_phone_number", "+15555550100"),
+    ("user_type", "parent"),
 ])
 def test_read_only_fields_refused(own, field, value):
     before = assert_json(own.get("/profile"))
@@ -66,7 +67,7 @@ def test_read_only_fields_refused(own, field, value):
 
 
 @pytest.mark.parametrize("field", ["uid", "username", "referrals", "authentication_type",
-                                   "verified_phone_number"])
+                                   "verified_phone_number", "user_type"])
 def test_read_only_fields_equal_accepted(own, field):
     before = assert_json(own.get("/profile"))
     r = own.put("/profile", json={field: before[field], "timezone": "Europe/Paris"})

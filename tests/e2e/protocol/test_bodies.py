@@ -319,7 +319,7 @@ READ_ONLY = [
     ("profile", "uid", 0), ("profile", "username", "someone-else"),
     ("profile", "authentication_type", "github"),
     ("profile", "referrals", {"code": "x"}),
-    ("profile", "verified_phone_number", "+15555550100"),
+    ("profile", "verified_phone_number", "+15555550100"), ("profile", "user_type", "child"),
     ("token", "id", 0), ("token", "scopes", "domains:read_only"),
     ("token", "created", "2000-01-01T00:00:00"), ("token", "token", "abc"),
     ("token", "expiry", "2099-01-01T00:00:00"),

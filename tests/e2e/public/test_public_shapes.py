@@ -156,6 +156,10 @@ MONITORS = {"type": "object", "required": ["alerts", "metrics"],
                            "metrics": {"type": "array", "items": {"type": "string"}}},
             "additionalProperties": False}
 
+R_USER_TYPE = ("today's public API, newer than the document: the profile carries the "
+               "user's type, `default` outside parent and child accounts (recorded "
+               "traffic: linodego's TestProfile_Get and TestProfile_Update)")
+
 R_TODAY_DATABASE = ("today's public API, newer than the document: the managed databases' "
                     "fields it added after 4.189.0 (DECISIONS.md, \"Managed databases\"; "
                     "recorded traffic: linodego's TestDatabaseMySQL_EngineConfig_Suite and "
@@ -258,6 +262,8 @@ ALLOWED = [
     *today_views(),
     *[Allowed((op,), (at,), "details", R_TODAY_EVENT, schema={"type": "object"})
       for op, at in EVENT_AT.items()],
+    Allowed(("GET /profile", "PUT /profile"), ("",), "user_type", R_USER_TYPE,
+            schema={"enum": ["default", "parent", "child", "proxy"]}),
     # Extra keys this module sends on purpose.
     *[Allowed((op,), ("",), k, R_CREATED, schema=TIMESTAMP)
       for op in DOMAIN_OPS for k in ("created", "updated")],
