@@ -683,6 +683,10 @@ json_t *acct_domain_render(acct_req *req, const acct_rows *rows, int i)
     json_object_set_new(o, "domain", str_column(rows, i, "domain"));
     json_object_set_new(o, "type", str_column(rows, i, "type"));
     json_object_set_new(o, "status", str_column(rows, i, "status"));
+    /* The zone's problems, which the public API reports as a string ("" for
+     * none: its recorded domains).  A zone here is always published whole
+     * (named-checkzone accepts every zone the module writes): none. */
+    json_object_set_new(o, "errors", json_string(""));
     json_object_set_new(o, "description",
                         json_string(column_text(rows, i, "description", "")));
     json_object_set_new(o, "group",

@@ -656,9 +656,9 @@ static json_t *create(unit_db *db, const acct_principal *who, const char *body)
 static void test_create_and_view(void **state)
 {
     static const char *const keys[] = {
-        "id", "domain", "type", "status", "description", "group", "soa_email",
-        "master_ips", "axfr_ips", "tags", "expire_sec", "refresh_sec",
-        "retry_sec", "ttl_sec", "created", "updated", NULL
+        "id", "domain", "type", "status", "errors", "description", "group",
+        "soa_email", "master_ips", "axfr_ips", "tags", "expire_sec",
+        "refresh_sec", "retry_sec", "ttl_sec", "created", "updated", NULL
     };
     unit_db *db = *state;
     acct_principal who;
@@ -680,6 +680,7 @@ static void test_create_and_view(void **state)
     assert_null(iter);
     assert_string_equal(str(doc, "domain"), "Shop.Example");
     assert_string_equal(str(doc, "status"), "active");
+    assert_string_equal(str(doc, "errors"), "");
     assert_string_equal(str(doc, "description"), "");
     assert_string_equal(str(doc, "group"), "");
     assert_int_equal(json_integer_value(json_object_get(doc, "ttl_sec")), 3600);

@@ -20,7 +20,9 @@ from checks import assert_envelope, assert_error, assert_headers, assert_json
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
 TAKEN = "This domain is already hosted"
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
-KEYS = ["id", "domain", "type", "status", "description", "group", "soa_email",
+# errors: the public API's report of the zone's problems, "" for none
+# (linodego's recorded TestDomain_Get).
+KEYS = ["id", "domain", "type", "status", "errors", "description", "group", "soa_email",
         "master_ips", "axfr_ips", "tags", "expire_sec", "refresh_sec",
         "retry_sec", "ttl_sec", "created", "updated"]
 
@@ -88,7 +90,7 @@ def test_create_and_view(acct):
     d = dict(pairs)
     assert isinstance(d["id"], int) and d["id"] > 0
     assert d["domain"] == want[:-1]                     # caller's case, no dot
-    assert (d["type"], d["status"]) == ("master", "disabled")
+    assert (d["type"], d["status"], d["errors"]) == ("master", "disabled", "")
     assert (d["description"], d["group"]) == ("the shop", "web")
     assert d["soa_email"] == "hm@example.net"
     assert d["master_ips"] == []

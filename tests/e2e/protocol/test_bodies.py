@@ -326,7 +326,7 @@ READ_ONLY = [
     ("sshkey", "id", 0), ("sshkey", "ssh_key", ED25519 + " other"),
     ("sshkey", "created", "2000-01-01T00:00:00"),
     ("domain", "id", 0), ("domain", "created", "2000-01-01T00:00:00"),
-    ("domain", "updated", "2000-01-01T00:00:00"),
+    ("domain", "updated", "2000-01-01T00:00:00"), ("domain", "errors", "SOA missing"),
     ("record", "id", 0), ("record", "created", "2000-01-01T00:00:00"),
     ("database", "id", 0), ("database", "engine", "mysql"),
     # cluster_size and version are settable today: a resize, an upgrade

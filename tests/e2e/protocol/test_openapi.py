@@ -278,7 +278,7 @@ HEADERS = {"X-Spec-Version": SPEC_VERSION, "X-OAuth-Scopes": "*",
            "Cache-Control": "private, max-age=0, no-cache, no-store",
            "Content-Type": "application/json"}
 DOMAIN = {"id": 1, "domain": "example.org", "type": "master", "status": "active",
-          "description": "", "group": "", "soa_email": "hostmaster@example.org",
+          "errors": "", "description": "", "group": "", "soa_email": "hostmaster@example.org",
           "master_ips": [], "axfr_ips": [], "tags": [], "expire_sec": 0,
           "refresh_sec": 0, "retry_sec": 0, "ttl_sec": 0,
           "created": "2024-05-01T12:30:00", "updated": "2024-05-01T12:30:00"}

@@ -160,6 +160,11 @@ R_USER_TYPE = ("today's public API, newer than the document: the profile carries
                "user's type, `default` outside parent and child accounts (recorded "
                "traffic: linodego's TestProfile_Get and TestProfile_Update)")
 
+R_DOMAIN_ERRORS = ("today's public API, newer than the document: a domain carries "
+                   "`errors`, the zone's problems, \"\" for none (recorded traffic: "
+                   "linodego's TestDomain_Get, TestDomains_List, TestDomain_Clone)")
+STRING = {"type": "string"}
+
 R_TODAY_DATABASE = ("today's public API, newer than the document: the managed databases' "
                     "fields it added after 4.189.0 (DECISIONS.md, \"Managed databases\"; "
                     "recorded traffic: linodego's TestDatabaseMySQL_EngineConfig_Suite and "
@@ -264,6 +269,9 @@ ALLOWED = [
       for op, at in EVENT_AT.items()],
     Allowed(("GET /profile", "PUT /profile"), ("",), "user_type", R_USER_TYPE,
             schema={"enum": ["default", "parent", "child", "proxy"]}),
+    *[Allowed((op,), ("",), "errors", R_DOMAIN_ERRORS, schema=STRING) for op in DOMAIN_OPS],
+    Allowed(("GET /domains",), ("data[]",), "errors", R_DOMAIN_ERRORS, schema=STRING),
+    Allowed(("GET /tags/{}",), ("data[].data",), "errors", R_DOMAIN_ERRORS, schema=STRING),
     # Extra keys this module sends on purpose.
     *[Allowed((op,), ("",), k, R_CREATED, schema=TIMESTAMP)
       for op in DOMAIN_OPS for k in ("created", "updated")],
