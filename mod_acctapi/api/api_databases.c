@@ -242,7 +242,9 @@ static json_t *render_fork(acct_req *req, const acct_rows *rows, int i)
  * DECISIONS' shape, then what today's public API adds (members, platform,
  * oldest_restore_time, engine_config, private_network, fork; hosts.standby
  * and updates.pending).  `all`: the all-engines list, which adds
- * instance_uri and leaves out ssl_connection and the replication settings.
+ * instance_uri and leaves out the replication settings; it shows
+ * ssl_connection as the engines' lists do (today's public API: linodego's
+ * recorded TestDatabase_List).
  */
 static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
 {
@@ -260,11 +262,8 @@ static json_t *render(acct_req *req, const acct_rows *rows, int i, int all)
     set_int(o, "cluster_size", rows, i, "cluster_size");
     json_object_set_new(o, "encrypted",
                         acct_json_bool(acct_rows_get(rows, i, "encrypted")));
-    if (!all) {
-        json_object_set_new(o, "ssl_connection",
-                            acct_json_bool(acct_rows_get(rows, i,
-                                                         "ssl_connection")));
-    }
+    json_object_set_new(o, "ssl_connection",
+                        acct_json_bool(acct_rows_get(rows, i, "ssl_connection")));
     json_object_set_new(o, "allow_list",
                         json_column(rows, i, "allow_list", json_array()));
     set_int(o, "port", rows, i, "port");

@@ -824,7 +824,7 @@ static void test_lists(void **state)
     item = json_array_get(json_object_get(doc, "data"), 1);
     assert_string_equal(str(item, "instance_uri"), apr_pstrcat(c.db->pool,
         "/v4/databases/mysql/instances/", my_id, NULL));
-    assert_null(json_object_get(item, "ssl_connection"));
+    assert_true(json_is_boolean(json_object_get(item, "ssl_connection")));
     assert_null(json_object_get(item, "replication_type"));
     assert_null(json_object_get(item, "replication_commit_type"));
     assert_non_null(json_object_get(item, "hosts"));

@@ -167,8 +167,10 @@ STRING = {"type": "string"}
 
 R_TODAY_DATABASE = ("today's public API, newer than the document: the managed databases' "
                     "fields it added after 4.189.0 (DECISIONS.md, \"Managed databases\"; "
-                    "recorded traffic: linodego's TestDatabaseMySQL_EngineConfig_Suite and "
-                    "TestDatabase_MySQL_Suite; linodego's MySQLDatabase/PostgresDatabase)")
+                    "recorded traffic: linodego's TestDatabaseMySQL_EngineConfig_Suite, "
+                    "TestDatabase_MySQL_Suite and, for ssl_connection, port and the disk "
+                    "sizes on the all-engines list, TestDatabase_List; linodego's "
+                    "MySQLDatabase/PostgresDatabase)")
 DB_ITEM_OPS = tuple(f"{m} /databases/{e}/instances{s}" for e in ("mysql", "postgresql")
                     for m, s in (("GET", "/{}"), ("POST", ""), ("PUT", "/{}")))
 DB_LIST_OPS = ("GET /databases/instances", "GET /databases/mysql/instances",
@@ -267,6 +269,13 @@ ALLOWED = [
     *today_views(),
     *[Allowed((op,), (at,), "details", R_TODAY_EVENT, schema={"type": "object"})
       for op, at in EVENT_AT.items()],
+    # The all-engines list's items carry what the engines' lists show of
+    # these (TestDatabase_List), which the document gives the engines' only.
+    *[Allowed(("GET /databases/instances",), ("data[]",), k, R_TODAY_DATABASE, schema=v)
+      for k, v in (("ssl_connection", {"type": "boolean"}),
+                   ("port", {"type": "integer"}),
+                   ("total_disk_size_gb", {"type": "integer"}),
+                   ("used_disk_size_gb", {"type": "integer"}))],
     Allowed(("GET /profile", "PUT /profile"), ("",), "user_type", R_USER_TYPE,
             schema={"enum": ["default", "parent", "child", "proxy"]}),
     *[Allowed((op,), ("",), "errors", R_DOMAIN_ERRORS, schema=STRING) for op in DOMAIN_OPS],
@@ -852,6 +861,7 @@ def databases(c, backend, clock, acct, domain):
         path = f"{base}/{db['id']}"
         clock("advance", "31m")                      # provisioning done
         c.get(base)
+        c.get("/databases/instances")                # with the database
         c.get(path)
         c.put(path, json={"allow_list": ["192.0.2.0/24"]})
         settle()
