@@ -651,6 +651,46 @@ def test_create_as_terraform_v2_sends_it(acct, clock):
     assert listed["tf-pg"]["engine_config"] == pg["engine_config"]
 
 
+# What today's public API answers for a new database's engine_config when
+# the create names no setting ({"mysql": {}} / {"pg": {}}: linodego's
+# recorded TestDatabaseMySQL_EngineConfig_Create_NullableFieldAsNilValue and
+# TestDatabasePostgres_EngineConfig_Create_PasswordEncryption_DefaultsToMD5).
+# Its other recordings show the settings their creates sent, and nothing
+# more (TestDatabasePostgres_EngineConfig_Suite adds only pglookout's lag).
+RECORDED_DEFAULTS = {
+    "mysql": {"mysql": {
+        "sql_mode": "ANSI,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,"
+                    "NO_ZERO_IN_DATE,STRICT_ALL_TABLES",
+        "sql_require_primary_key": True}},
+    "postgresql": {"pg": {"password_encryption": "md5"}, "pg_stat_monitor_enable": False,
+                   "pglookout": {"max_failover_replication_time_lag": 60}},
+}
+
+
+@pytest.mark.parametrize("given", ["absent", "empty-group", "null"])
+@pytest.mark.parametrize("engine", ["mysql", "postgresql"])
+def test_new_database_engine_config_is_the_recorded_defaults(acct, clock, engine, given):
+    """A database created without settings has exactly the settings today's
+    public API gives one; a setting given takes its place."""
+    path, group = (MY, "mysql") if engine == "mysql" else (PG, "pg")
+    body = {"absent": {}, "empty-group": {"engine_config": {group: {}}},
+            "null": {"engine_config": None}}[given]
+    db = acct.create(path, label=f"defaults-{given}", **body)
+    assert db["engine_config"] == RECORDED_DEFAULTS[engine], db["engine_config"]
+    clock("advance", PROVISIONED)
+    assert acct.get(db, path)["engine_config"] == RECORDED_DEFAULTS[engine]
+    listed = [d for d in acct.client.all_pages(path) if d["id"] == db["id"]]
+    assert listed[0]["engine_config"] == RECORDED_DEFAULTS[engine]
+    if given == "absent":
+        setting = {"mysql": {"connect_timeout": 20}} if engine == "mysql" else \
+            {"pg": {"password_encryption": "scram-sha-256"}}
+        other = acct.create(path, label="defaults-given", engine_config=setting)
+        want = {k: dict(v) if isinstance(v, dict) else v
+                for k, v in RECORDED_DEFAULTS[engine].items()}
+        want[group].update(setting[group])
+        assert other["engine_config"] == want, other["engine_config"]
+
+
 def test_engine_config_refusals(acct):
     r = acct.client.post(MY, json=my_body("bad-config", engine_config={
         "mysql": {"connect_timeout": 1}}))
