@@ -84,6 +84,11 @@ const acct_route acct_routes[] = {
                ACCT_ROUTE_LIST),
     PUBLIC_GET("/regions/{regionId}", api_region_get, ACCT_ROUTE_CACHEABLE),
     PUBLIC_GET("/regions/{regionId}/availability", api_region_availability, 0),
+    /* VPC availability, public like the plans' availability. */
+    PUBLIC_GET("/regions/vpc-availability", api_regions_vpc_availability,
+               ACCT_ROUTE_LIST),
+    PUBLIC_GET("/regions/{regionId}/vpc-availability",
+               api_region_vpc_availability, 0),
     PUBLIC_GET("/compute/types", api_types_list, ACCT_ROUTE_LIST),
     PUBLIC_GET("/compute/types/{typeId}", api_type_get, 0),
     /* The same catalogue under the public API's own path, which its SDKs,

@@ -101,6 +101,23 @@ static json_t *render_availability(acct_req *req, const acct_rows *rows, int i)
     return o;
 }
 
+/*
+ * A region's VPC availability, keys in the order of the public API's
+ * answers.  No IPv6 VPC here: no prefix length, as the public API answers
+ * for every region in its recorded traffic (linodego's
+ * TestRegionsVPCAvailability_List).
+ */
+static json_t *render_vpc_availability(acct_req *req, const acct_rows *rows,
+                                       int i)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "region", acct_json_str(COL("region")));
+    json_object_set_new(o, "available", acct_json_bool(COL("available")));
+    json_object_set_new(o, "available_ipv6_prefix_lengths", json_array());
+    return o;
+}
+
 /* Key order is part of the contract (DECISIONS.md, "Compute type"). */
 static json_t *render_type(acct_req *req, const acct_rows *rows, int i)
 {
@@ -366,7 +383,7 @@ static int has_filter(const acct_req *req)
 /* How each catalogue's rows are rendered, by acct_catalog_kind. */
 static acct_render_row *const renderers[] = {
     render_region, render_availability, render_type, render_engine,
-    render_db_type
+    render_db_type, render_vpc_availability
 };
 
 /*
@@ -424,12 +441,14 @@ static int find_row(const acct_rows *rows, const char *column,
 }
 
 /*
- * An item, kept by kind and row (ids that name nothing are not kept).  The
- * rows searched are those an id may name: an engine's full-version id
- * answers its own row although the list shows the major versions.
+ * An item, kept by kind and row (ids that name nothing are not kept): the
+ * row whose `column` is `id`.  The rows searched are those an id may name:
+ * an engine's full-version id answers its own row although the list shows
+ * the major versions.
  */
 static void catalog_item(acct_req *req, acct_resp *resp,
-                         acct_catalog_kind kind, const char *id)
+                         acct_catalog_kind kind, const char *column,
+                         const char *id)
 {
     snapshot *s = snapshot_get(req, resp);
     const acct_rows *rows;
@@ -440,7 +459,7 @@ static void catalog_item(acct_req *req, acct_resp *resp,
         return;
     }
     rows = acct_catalog_ids_of(&s->rows, kind);
-    i = find_row(rows, "id", id);
+    i = find_row(rows, column, id);
     if (i < 0) {
         acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
         return;
@@ -459,7 +478,7 @@ void api_regions_list(acct_req *req, acct_resp *resp)
 
 void api_region_get(acct_req *req, acct_resp *resp)
 {
-    catalog_item(req, resp, ACCT_CATALOG_REGIONS, req->params[0]);
+    catalog_item(req, resp, ACCT_CATALOG_REGIONS, "id", req->params[0]);
 }
 
 void api_regions_availability(acct_req *req, acct_resp *resp)
@@ -500,6 +519,19 @@ void api_region_availability(acct_req *req, acct_resp *resp)
     keep_answer(req, resp, s, key);
 }
 
+void api_regions_vpc_availability(acct_req *req, acct_resp *resp)
+{
+    catalog_list(req, resp, ACCT_CATALOG_VPC_AVAILABILITY);
+}
+
+/* An object, not an array: each region has one VPC availability.  A region
+ * the catalogue does not have is 404, as for its plans' availability. */
+void api_region_vpc_availability(acct_req *req, acct_resp *resp)
+{
+    catalog_item(req, resp, ACCT_CATALOG_VPC_AVAILABILITY, "region",
+                 req->params[0]);
+}
+
 void api_types_list(acct_req *req, acct_resp *resp)
 {
     catalog_list(req, resp, ACCT_CATALOG_TYPES);
@@ -507,7 +539,7 @@ void api_types_list(acct_req *req, acct_resp *resp)
 
 void api_type_get(acct_req *req, acct_resp *resp)
 {
-    catalog_item(req, resp, ACCT_CATALOG_TYPES, req->params[0]);
+    catalog_item(req, resp, ACCT_CATALOG_TYPES, "id", req->params[0]);
 }
 
 void api_engines_list(acct_req *req, acct_resp *resp)
@@ -519,7 +551,7 @@ void api_engines_list(acct_req *req, acct_resp *resp)
  * contract client's full-version id ("mysql/8.0.30") answers its own row. */
 void api_engine_get(acct_req *req, acct_resp *resp)
 {
-    catalog_item(req, resp, ACCT_CATALOG_ENGINES, req->params[0]);
+    catalog_item(req, resp, ACCT_CATALOG_ENGINES, "id", req->params[0]);
 }
 
 void api_db_types_list(acct_req *req, acct_resp *resp)
@@ -529,7 +561,7 @@ void api_db_types_list(acct_req *req, acct_resp *resp)
 
 void api_db_type_get(acct_req *req, acct_resp *resp)
 {
-    catalog_item(req, resp, ACCT_CATALOG_DB_TYPES, req->params[0]);
+    catalog_item(req, resp, ACCT_CATALOG_DB_TYPES, "id", req->params[0]);
 }
 
 /* The description of the engine's settings: compiled in, sent as it is. */

@@ -9,6 +9,8 @@ acct_handler api_regions_list;
 acct_handler api_region_get;
 acct_handler api_regions_availability;
 acct_handler api_region_availability;
+acct_handler api_regions_vpc_availability;
+acct_handler api_region_vpc_availability;
 acct_handler api_types_list;
 acct_handler api_type_get;
 acct_handler api_engines_list;

@@ -15,6 +15,17 @@
 /* Alphabetical: the order of the public API's answers. */
 #define DB_TYPE_COLUMNS \
     "class, deprecated, disk, engines, id, label, memory, vcpus"
+/*
+ * A region's VPC availability is its "VPCs" capability, as the public API
+ * answers it (its recorded regions and their VPC availability agree region
+ * by region).  One expression for the rows and for X-Filter, so that both
+ * paths agree; replace() is byte-exact on both dialects (LIKE is not case
+ * sensitive on SQLite), and the quotes match the whole JSON string.
+ */
+#define VPC_AVAILABLE \
+    "CASE WHEN replace(capabilities, '\"VPCs\"', '') <> capabilities" \
+    " THEN 1 ELSE 0 END"
+#define VPC_AVAILABILITY_COLUMNS "id AS region, " VPC_AVAILABLE " AS available"
 
 static const acct_sql q_regions = ACCT_SQL("catalog_regions",
     "SELECT " REGION_COLUMNS " FROM regions ORDER BY id");
@@ -28,6 +39,8 @@ static const acct_sql q_engines = ACCT_SQL("catalog_engines",
     "SELECT " ENGINE_COLUMNS " FROM database_engines ORDER BY id");
 static const acct_sql q_db_types = ACCT_SQL("catalog_db_types",
     "SELECT " DB_TYPE_COLUMNS " FROM database_types ORDER BY list_order");
+static const acct_sql q_vpc_availability = ACCT_SQL("catalog_vpc_availability",
+    "SELECT " VPC_AVAILABILITY_COLUMNS " FROM regions ORDER BY id");
 static const acct_sql q_engine = ACCT_SQL("catalog_engine",
     "SELECT " ENGINE_COLUMNS " FROM database_engines WHERE id = %s");
 static const acct_sql q_db_type = ACCT_SQL("catalog_db_type",
@@ -72,6 +85,12 @@ static const acct_filter_field db_type_fields[] = {
     {NULL, NULL, 0}
 };
 
+static const acct_filter_field vpc_availability_fields[] = {
+    {"region", "id", ACCT_FIELD_TEXT},
+    {"available", VPC_AVAILABLE, ACCT_FIELD_BOOL},
+    {NULL, NULL, 0}
+};
+
 /* A list of each catalogue, by acct_catalog_kind. */
 typedef struct catalog_desc {
     const char *columns;
@@ -89,6 +108,7 @@ static const catalog_desc catalogs[] = {
     /* The major versions; the full-version ids are names, not entries. */
     {ENGINE_COLUMNS, "database_engines", "listed = 1", engine_fields, "id"},
     {DB_TYPE_COLUMNS, "database_types", NULL, db_type_fields, "list_order"},
+    {VPC_AVAILABILITY_COLUMNS, "regions", NULL, vpc_availability_fields, "id"},
 };
 
 static int engine_listed(const acct_rows *rows, int i)
@@ -142,6 +162,10 @@ acct_store_rc acct_catalog_load(acct_store *st, apr_pool_t *pool,
         out->engines = engines_listed(pool, out->engine_ids);
         rc = acct_store_select(st, pool, &q_db_types, &out->db_types, 0, NULL);
     }
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, pool, &q_vpc_availability,
+                               &out->vpc_availability, 0, NULL);
+    }
     return rc;
 }
 
@@ -154,6 +178,7 @@ const acct_rows *acct_catalog_rows_of(const acct_catalog_rows *rows,
     case ACCT_CATALOG_TYPES: return rows->types;
     case ACCT_CATALOG_ENGINES: return rows->engines;
     case ACCT_CATALOG_DB_TYPES: return rows->db_types;
+    case ACCT_CATALOG_VPC_AVAILABILITY: return rows->vpc_availability;
     }
     return NULL;
 }

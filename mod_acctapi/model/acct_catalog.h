@@ -1,7 +1,7 @@
 /*
  * The public catalogues as the database keeps them: regions, their
- * availability by plan, compute types, database engines, database node
- * types.  Read whole (the handlers keep a per-process snapshot) or as
+ * availability by plan and for VPCs, compute types, database engines,
+ * database node types.  Read whole (the handlers keep a per-process snapshot) or as
  * filtered lists; the managed-database routes look single engines and
  * node types up (issue 21).
  */
@@ -16,7 +16,8 @@ typedef enum {
     ACCT_CATALOG_AVAILABILITY,
     ACCT_CATALOG_TYPES,
     ACCT_CATALOG_ENGINES,
-    ACCT_CATALOG_DB_TYPES
+    ACCT_CATALOG_DB_TYPES,
+    ACCT_CATALOG_VPC_AVAILABILITY
 } acct_catalog_kind;
 
 /*
@@ -40,9 +41,13 @@ typedef struct acct_catalog_rows {
                                   rows an engine id names (same columns) */
     acct_rows *db_types;       /* class, deprecated, disk, engines (JSON),
                                   id, label, memory, vcpus */
+    acct_rows *vpc_availability; /* region, available (1 or 0): one row per
+                                    region, from the regions table: VPCs are
+                                    available where its capabilities list
+                                    them */
 } acct_catalog_rows;
 
-/* Reads the five catalogues, one statement each. */
+/* Reads the six catalogues, one statement each. */
 acct_store_rc acct_catalog_load(acct_store *st, apr_pool_t *pool,
                                 acct_catalog_rows *out);
 

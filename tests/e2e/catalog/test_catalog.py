@@ -114,6 +114,93 @@ def test_region_availability_unknown(anon):
     assert_error(anon.get("/regions/xx-nowhere-9/availability"), 404, "Not found")
 
 
+# VPC availability: one item per region, in the public API's shape
+# (linodego's recorded TestRegionsVPCAvailability_List,
+# TestRegionVPCAvailability_Get); available where the region's capabilities
+# list VPCs, as in those recordings region by region.
+VPC_KEYS = ["region", "available", "available_ipv6_prefix_lengths"]
+
+
+def expected_vpc(reg):
+    return {"region": reg["id"], "available": "VPCs" in reg["capabilities"],
+            "available_ipv6_prefix_lengths": []}
+
+
+def test_regions_vpc_availability(anon):
+    regions = anon.all_pages("/regions")
+    r = anon.get("/regions/vpc-availability")
+    assert r.status == 200, r
+    assert_headers(r, cache=NO_STORE, scopes="unknown", accepted="*")
+    doc = assert_json(r)
+    data = assert_envelope(doc)
+    assert (doc["page"], doc["pages"], doc["results"]) == (1, 1, len(regions)), doc
+    assert [[k for k, _ in item] for item in dict(r.json_pairs())["data"]] == \
+        [VPC_KEYS] * len(data)
+    assert data == [expected_vpc(reg) for reg in sorted(regions, key=lambda x: x["id"])]
+    # The seeded catalogue has regions with VPCs and without (edge sites).
+    assert {item["available"] for item in data} == {True, False}, data
+
+
+def test_regions_vpc_availability_pages(anon):
+    everything = anon.all_pages("/regions/vpc-availability")
+    first = anon.get("/regions/vpc-availability", params={"page_size": 25}).json
+    assert first["results"] == len(everything) and first["data"] == everything[:25], first
+    past = anon.get("/regions/vpc-availability", params={"page": 9}).json
+    assert past["data"] == [] and past["page"] == 9, past
+
+
+def test_regions_vpc_availability_filter(anon):
+    """X-Filter on region and available: each selects exactly the matching
+    items; any other field is refused as on every list."""
+    everything = anon.all_pages("/regions/vpc-availability")
+    without = [i for i in everything if not i["available"]]
+    assert without and len(without) < len(everything), everything
+    for value, want in ((False, without),
+                        (True, [i for i in everything if i["available"]])):
+        r = anon.get("/regions/vpc-availability", xfilter={"available": value})
+        assert r.status == 200, r
+        assert r.json["data"] == want and r.json["results"] == len(want), r
+    r = anon.get("/regions/vpc-availability", xfilter={"region": "us-east"})
+    assert r.status == 200, r
+    assert r.json["data"] == [i for i in everything if i["region"] == "us-east"], r
+    r = anon.get("/regions/vpc-availability",
+                 xfilter={"+order_by": "available", "+order": "asc"})
+    assert [i["available"] for i in r.json["data"]] == \
+        sorted(i["available"] for i in everything), r
+    for field in ("plan", "available_ipv6_prefix_lengths", "capabilities"):
+        assert_error(anon.get("/regions/vpc-availability", xfilter={field: "x"}), 400,
+                     f"Cannot filter on {field}", "X-Filter")
+    assert_error(anon.get("/regions/vpc-availability", xfilter={"available": "yes"}), 400,
+                 "Could not apply filter", "X-Filter")
+
+
+def test_region_vpc_availability_single(anon):
+    everything = anon.all_pages("/regions/vpc-availability")
+    for item in (everything[0], everything[-1],
+                 [i for i in everything if not i["available"]][0]):
+        r = anon.get(f"/regions/{item['region']}/vpc-availability")
+        assert r.status == 200, r
+        assert_headers(r, cache=NO_STORE, scopes="unknown", accepted="*")
+        assert assert_json(r) == item          # an object, not an array
+        assert [k for k, _ in r.json_pairs()] == VPC_KEYS
+
+
+def test_region_vpc_availability_unknown(anon):
+    r = anon.get("/regions/xx-nowhere-9/vpc-availability")
+    assert_error(r, 404, "Not found")
+    assert_headers(r, cache=None)
+    # The same answer as the plans' availability of the same unknown region.
+    other = anon.get("/regions/xx-nowhere-9/availability")
+    assert (r.status, r.json) == (other.status, other.json)
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE"])
+def test_vpc_availability_is_read_only(anon, method):
+    for path in ("/regions/vpc-availability", "/regions/us-east/vpc-availability"):
+        r = anon.request(method, path)
+        assert_error(r, 405, "Method Not Allowed")
+
+
 # --------------------------------------------------------------------------
 # Compute types
 # --------------------------------------------------------------------------
@@ -223,7 +310,8 @@ def test_engine_unknown(anon, path):
 # Public routes ignore Authorization
 # --------------------------------------------------------------------------
 
-PUBLIC_PATHS = ["/regions", "/regions/availability", "/compute/types", "/databases/engines"]
+PUBLIC_PATHS = ["/regions", "/regions/availability", "/regions/vpc-availability",
+                "/compute/types", "/databases/engines"]
 
 
 @pytest.mark.parametrize("path", PUBLIC_PATHS)
@@ -239,7 +327,8 @@ def test_public_single_ignores_authorization(anon):
     reg = anon.get("/regions").json["data"][0]["id"]
     typ = anon.get("/compute/types").json["data"][0]["id"]
     eng = anon.get("/databases/engines").json["data"][0]["id"].replace("/", "%2F")
-    for path in (f"/regions/{reg}", f"/regions/{reg}/availability", f"/compute/types/{typ}",
+    for path in (f"/regions/{reg}", f"/regions/{reg}/availability",
+                 f"/regions/{reg}/vpc-availability", f"/compute/types/{typ}",
                  f"/databases/engines/{eng}"):
         r = anon.get(path, authorization="Bearer junk")
         assert r.status == 200, r
@@ -250,3 +339,7 @@ def test_public_with_valid_token(api):
     r = api.get("/regions")
     assert r.status == 200, r
     assert_headers(r, cache=CACHEABLE, accepted="*")
+    for path in ("/regions/vpc-availability", "/regions/us-east/vpc-availability"):
+        r = api.get(path)
+        assert r.status == 200, r
+        assert_headers(r, cache=NO_STORE, accepted="*")

@@ -22,8 +22,8 @@ import pytest
 import harness
 from checks import assert_json
 
-LISTS = ["/regions", "/regions/availability", "/linode/types", "/databases/engines",
-         "/databases/types"]
+LISTS = ["/regions", "/regions/availability", "/regions/vpc-availability", "/linode/types",
+         "/databases/engines", "/databases/types"]
 ITEMS = {"/regions": "/regions/{}", "/linode/types": "/linode/types/{}",
          "/databases/engines": "/databases/engines/{}",
          "/databases/types": "/databases/types/{}"}
@@ -133,6 +133,22 @@ def test_catalog_region_availability_matches_list(anon):
         assert again.body == first.body
     for _ in range(2):
         assert anon.get("/regions/e2e-nowhere/availability").status == 404
+
+
+def test_catalog_region_vpc_availability_matches_list(anon):
+    """Each region's VPC availability, asked twice, is the list's entry
+    (same key order); an unknown region stays 404."""
+    entries = dict(get_ok(anon, "/regions/vpc-availability",
+                          params={"page_size": 500}).json_pairs())["data"]
+    for entry in entries:
+        path = f"/regions/{dict(entry)['region']}/vpc-availability"
+        first = get_ok(anon, path)
+        again = get_ok(anon, path)
+        assert first.json_pairs() == entry, path
+        assert again.body == first.body
+    check_head(anon, path, first)
+    for _ in range(2):
+        assert anon.get("/regions/e2e-nowhere/vpc-availability").status == 404
 
 
 class PrivateDatabase:

@@ -61,7 +61,10 @@ DATABASE = {"id": int, "label": str, "allow_list": [str], "cluster_size": int,
                         "hour_of_day": int},
             "version": str}
 REGION = {"id": str, "label": str, "country": str, "capabilities": [str], "status": str,
-          "resolvers": {"ipv4": str, "ipv6": str}, "site_type": str}
+          "resolvers": {"ipv4": str, "ipv6": str}, "site_type": str,
+          "placement_group_limits": {"maximum_pgs_per_customer": Nullable(int),
+                                     "maximum_linodes_per_pg": int},
+          "monitors": {"alerts": [str], "metrics": [str]}}
 LINODE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,
                "class": str, "price": {"hourly": NUMBER, "monthly": NUMBER}}
 DATABASE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,

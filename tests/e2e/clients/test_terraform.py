@@ -286,6 +286,19 @@ def test_regions_data_sources(tf):
     assert one["id"] == core[0]["id"], one
 
 
+VPC_AVAILABILITY = {"region": str, "available": bool, "available_ipv6_prefix_lengths": [int]}
+
+
+def test_region_vpc_availability_data_sources(tf):
+    """linode_regions_vpc_availability: ListRegionsVPCAvailability without
+    options; linode_region_vpc_availability: GetRegionVPCAvailability."""
+    every = answer(tf.get("/regions/vpc-availability?page=1"),
+                   page_of(VPC_AVAILABILITY))["data"]
+    assert every and any(v["available"] for v in every), every
+    one = answer(tf.get(f"/regions/{every[0]['region']}/vpc-availability"), VPC_AVAILABILITY)
+    assert one == every[0], one
+
+
 def test_database_engines_and_databases_data_sources(tf):
     """linode_database_engines (engine and version filters) and
     linode_databases (the empty "+and", with an order_by)."""
