@@ -16,14 +16,6 @@
 #include <apr_strings.h>
 
 #define LABEL_MAX 100
-/*
- * What a token that never expires shows as its expiry: the public API's
- * "never" (its answers carry this timestamp, and linodego's tests take the
- * year 2999 to mean no expiry); its document and SDKs type expiry as a
- * timestamp, which null is not.
- */
-#define NEVER_EXPIRES "2999-12-12T05:00:00"
-
 static json_t *render_token(acct_req *req, const acct_rows *rows, int i)
 {
     const char *expiry = acct_rows_get(rows, i, "expiry");
@@ -40,7 +32,7 @@ static json_t *render_token(acct_req *req, const acct_rows *rows, int i)
     json_object_set_new(o, "created",
                         acct_json_time(req->pool, acct_rows_get(rows, i, "created")));
     json_object_set_new(o, "expiry", expiry ? acct_json_time(req->pool, expiry)
-                                            : json_string(NEVER_EXPIRES));
+                                            : json_string(ACCT_TOKEN_NEVER_EXPIRES));
     json_object_set_new(o, "token",
                         acct_json_str(acct_rows_get(rows, i, "token_prefix")));
     return o;

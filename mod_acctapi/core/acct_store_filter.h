@@ -28,8 +28,19 @@ typedef enum {
     ACCT_FIELD_NUMBER,    /* JSON number (integer or real); same operators as INT */
     ACCT_FIELD_BOOL,      /* JSON true/false, stored as 1/0; =, +neq */
     ACCT_FIELD_TIME,      /* "YYYY-MM-DDTHH:MM:SS" string, stored as epoch seconds; all but +contains */
-    ACCT_FIELD_TAG        /* JSON string; =, +neq: `column` is a condition with one %s, the tag label */
+    ACCT_FIELD_TAG        /* JSON string; =, +neq: `column` is a condition with one %s, the
+                             value a list holds (a tag label, a list's member: ACCT_FILTER_HOLDS) */
 } acct_field_type;
+
+/*
+ * The ACCT_FIELD_TAG condition "the JSON array of strings in `column` holds
+ * the value": clients filter a list-valued key by one member, as they do
+ * tags ({"capabilities": "VPCs"}).  replace() is byte-exact on both
+ * dialects, and the quotes match whole members only; the members are the
+ * module's own words and addresses, which JSON writes without escapes.
+ */
+#define ACCT_FILTER_HOLDS(column) \
+    "replace(" column ", '\"' || %s || '\"', '') <> " column
 
 typedef struct acct_filter_field {
     const char *name;     /* key in X-Filter; NULL ends the table */

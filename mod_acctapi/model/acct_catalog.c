@@ -46,10 +46,18 @@ static const acct_sql q_engine = ACCT_SQL("catalog_engine",
 static const acct_sql q_db_type = ACCT_SQL("catalog_db_type",
     "SELECT " DB_TYPE_COLUMNS " FROM database_types WHERE id = %s");
 
+/*
+ * The fields today's clients filter on: the public API's marks, the
+ * Terraform provider's (linode_regions: site_type), and every scalar and
+ * list property of linode_api4's models, each of which its filters may
+ * name (its FilterableMetaclass), here as in every catalogue below.
+ */
 static const acct_filter_field region_fields[] = {
+    {"id", "id", ACCT_FIELD_TEXT},
+    {"label", "label", ACCT_FIELD_TEXT},
     {"country", "country", ACCT_FIELD_TEXT},
+    {"capabilities", ACCT_FILTER_HOLDS("capabilities"), ACCT_FIELD_TAG},
     {"status", "status", ACCT_FIELD_TEXT},
-    /* Today's clients filter on it (the Terraform provider's linode_regions). */
     {"site_type", "site_type", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
@@ -62,6 +70,7 @@ static const acct_filter_field availability_fields[] = {
 };
 
 static const acct_filter_field type_fields[] = {
+    {"id", "id", ACCT_FIELD_TEXT},
     {"label", "label", ACCT_FIELD_TEXT},
     {"class", "class", ACCT_FIELD_TEXT},
     {"disk", "disk", ACCT_FIELD_INT},
@@ -70,18 +79,26 @@ static const acct_filter_field type_fields[] = {
     {"network_out", "network_out", ACCT_FIELD_INT},
     {"vcpus", "vcpus", ACCT_FIELD_INT},
     {"gpus", "gpus", ACCT_FIELD_INT},
+    {"successor", "successor", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
 
 static const acct_filter_field engine_fields[] = {
+    {"id", "id", ACCT_FIELD_TEXT},
     {"engine", "engine", ACCT_FIELD_TEXT},
     {"version", "version", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
 
-/* The field the public API marks filterable on database types. */
+/* The public API marks deprecated; linode_api4's DatabaseType has the
+ * others (client.database.types(DatabaseType.disk == n)). */
 static const acct_filter_field db_type_fields[] = {
     {"deprecated", "deprecated", ACCT_FIELD_BOOL},
+    {"disk", "disk", ACCT_FIELD_INT},
+    {"id", "id", ACCT_FIELD_TEXT},
+    {"label", "label", ACCT_FIELD_TEXT},
+    {"memory", "memory", ACCT_FIELD_INT},
+    {"vcpus", "vcpus", ACCT_FIELD_INT},
     {NULL, NULL, 0}
 };
 

@@ -184,6 +184,9 @@ static const acct_sql q_type = ACCT_SQL("db_type",
 static const acct_sql q_compute_type = ACCT_SQL("db_compute_type",
     "SELECT disk FROM compute_types WHERE id = %s");
 
+/* The public API's marks, and the other scalar and list properties of
+ * linode_api4's MySQLDatabase, PostgreSQLDatabase and Database, which its
+ * filters may name: the keys every list shows. */
 static const acct_filter_field list_fields[] = {
     {"label", "db.label", ACCT_FIELD_TEXT},
     {"type", "db.type", ACCT_FIELD_TEXT},
@@ -191,6 +194,14 @@ static const acct_filter_field list_fields[] = {
     {"version", "db.version", ACCT_FIELD_TEXT},
     {"region", "db.region", ACCT_FIELD_TEXT},
     {"status", "db.status", ACCT_FIELD_TEXT},
+    {"id", "db.id", ACCT_FIELD_INT},
+    {"cluster_size", "db.cluster_size", ACCT_FIELD_INT},
+    {"encrypted", "db.encrypted", ACCT_FIELD_BOOL},
+    {"ssl_connection", "db.ssl_connection", ACCT_FIELD_BOOL},
+    {"allow_list", ACCT_FILTER_HOLDS("db.allow_list"), ACCT_FIELD_TAG},
+    {"port", "db.port", ACCT_FIELD_INT},
+    {"created", "db.created", ACCT_FIELD_TIME},
+    {"updated", "db.updated", ACCT_FIELD_TIME},
     {NULL, NULL, 0}
 };
 

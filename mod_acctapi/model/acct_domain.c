@@ -91,12 +91,27 @@ static const acct_sql q_domain_take = ACCT_SQL("record_domain_take",
     " WHERE tl.entity_type = '" ACCT_ENTITY_DOMAIN "' AND tl.entity_id = d.id" \
     " AND t.label = %s)"
 
+/*
+ * The public API's marks (domain, group, tags), type and status, and the
+ * other properties of linode_api4's Domain, which its filters may name
+ * (master_ips its older releases marked filterable); a slave's unset
+ * soa_email is "" as the domain shows it.
+ */
 static const acct_filter_field domain_filter_fields[] = {
     {"domain", "d.domain", ACCT_FIELD_TEXT},
     {"group", "d.group_name", ACCT_FIELD_TEXT},
     {"tags", TAGGED_DOMAIN, ACCT_FIELD_TAG},
     {"type", "d.type", ACCT_FIELD_TEXT},
     {"status", "d.status", ACCT_FIELD_TEXT},
+    {"id", "d.id", ACCT_FIELD_INT},
+    {"description", "d.description", ACCT_FIELD_TEXT},
+    {"soa_email", "COALESCE(d.soa_email, '')", ACCT_FIELD_TEXT},
+    {"master_ips", ACCT_FILTER_HOLDS("d.master_ips"), ACCT_FIELD_TAG},
+    {"axfr_ips", ACCT_FILTER_HOLDS("d.axfr_ips"), ACCT_FIELD_TAG},
+    {"expire_sec", "d.expire_sec", ACCT_FIELD_INT},
+    {"refresh_sec", "d.refresh_sec", ACCT_FIELD_INT},
+    {"retry_sec", "d.retry_sec", ACCT_FIELD_INT},
+    {"ttl_sec", "d.ttl_sec", ACCT_FIELD_INT},
     {NULL, NULL, 0}
 };
 

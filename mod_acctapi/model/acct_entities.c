@@ -71,10 +71,15 @@ typedef enum {
     IS_OBJECT       /* `members` */
 } view_source;
 
-/* How X-Filter may name a key; NO_FILTER: it may not (the public API
- * marks few keys filterable). */
+/*
+ * How X-Filter may name a key; NO_FILTER: it may not.  Filterable: the
+ * keys the public API marks, those today's clients send (the Terraform
+ * provider's data sources, linode_api4's filters, which may name every
+ * property of its models), scalar or list; objects are not.
+ */
 typedef enum {
-    NO_FILTER = 0, FILTER_TEXT, FILTER_INT, FILTER_BOOL, FILTER_TAGS
+    NO_FILTER = 0, FILTER_TEXT, FILTER_INT, FILTER_BOOL, FILTER_TAGS,
+    FILTER_TIME
 } view_filter;
 
 typedef struct view_key {
@@ -86,14 +91,17 @@ typedef struct view_key {
     const char *after;  /* FROM_ID_TEXT: what follows the id */
 } view_key;
 
-/* What every view has; label and tags filterable in each. */
+/* What every view has, filterable in each. */
 #define COMMON_KEYS \
     {"label", FROM_LABEL, NULL, NULL, FILTER_TEXT}, \
-    {"created", FROM_CREATED, NULL, NULL, NO_FILTER}, \
-    {"updated", FROM_UPDATED, NULL, NULL, NO_FILTER}, \
+    {"created", FROM_CREATED, NULL, NULL, FILTER_TIME}, \
+    {"updated", FROM_UPDATED, NULL, NULL, FILTER_TIME}, \
     {"tags", FROM_TAGS, NULL, NULL, FILTER_TAGS}
 #define KEY(k, from) {k, from, NULL, NULL, NO_FILTER}
 #define TEXT(k, value) {k, IS_TEXT, value, NULL, NO_FILTER}
+/* A key X-Filter may name (view_filter says which). */
+#define KEY_F(k, from, filter) {k, from, NULL, NULL, filter}
+#define TEXT_F(k, value) {k, IS_TEXT, value, NULL, FILTER_TEXT}
 #define OBJECT(k, members) {k, IS_OBJECT, NULL, members, NO_FILTER}
 #define END {NULL, IS_NULL, NULL, NULL, NO_FILTER}
 
@@ -118,55 +126,58 @@ static const view_key instance_specs[] = {
     KEY("vcpus", IS_ZERO), END
 };
 
-/* X-Filter: the keys the public API marks filterable, and image and
- * lke_cluster_id, which the Terraform provider's linode_instances sends. */
+/* X-Filter: the keys the public API marks filterable, image and
+ * lke_cluster_id, which the Terraform provider's linode_instances sends,
+ * and the other properties of linode_api4's Instance. */
 static const view_key instance_view[] = {
     {"id", FROM_ID, NULL, NULL, FILTER_INT},
     COMMON_KEYS,
     OBJECT("alerts", instance_alerts),
     OBJECT("backups", instance_backups),
-    KEY("capabilities", IS_EMPTY_LIST),
-    TEXT("disk_encryption", "enabled"),
+    KEY_F("capabilities", IS_EMPTY_LIST, FILTER_TEXT),
+    TEXT_F("disk_encryption", "enabled"),
     /* No group: the public API's value for none (the key is deprecated). */
     {"group", IS_TEXT, "", NULL, FILTER_TEXT},
-    KEY("has_user_data", IS_FALSE),
-    TEXT("host_uuid", ""),
+    KEY_F("has_user_data", IS_FALSE, FILTER_BOOL),
+    TEXT_F("host_uuid", ""),
     /* The only hypervisor the public API names. */
-    TEXT("hypervisor", "kvm"),
+    TEXT_F("hypervisor", "kvm"),
     {"image", IS_NULL, NULL, NULL, FILTER_TEXT},
-    TEXT("interface_generation", "legacy_config"),
+    TEXT_F("interface_generation", "legacy_config"),
     {"ipv4", IS_EMPTY_LIST, NULL, NULL, FILTER_TEXT},
-    KEY("ipv6", IS_NULL),
+    KEY_F("ipv6", IS_NULL, FILTER_TEXT),
     {"lke_cluster_id", IS_NULL, NULL, NULL, FILTER_INT},
-    KEY("locks", IS_EMPTY_LIST),
-    TEXT("maintenance_policy", "linode/migrate"),
+    KEY_F("locks", IS_EMPTY_LIST, FILTER_TEXT),
+    TEXT_F("maintenance_policy", "linode/migrate"),
     KEY("placement_group", IS_NULL),
     {"region", IS_TEXT, "", NULL, FILTER_TEXT},
     TEXT("site_type", "core"),
     OBJECT("specs", instance_specs),
-    TEXT("status", "running"),
-    TEXT("type", ""),
-    KEY("watchdog_enabled", IS_FALSE),
+    TEXT_F("status", "running"),
+    TEXT_F("type", ""),
+    KEY_F("watchdog_enabled", IS_FALSE, FILTER_BOOL),
     END
 };
 
+/* X-Filter: the public API's marks (label, tags), size and status, which
+ * linode_api4's Volume marked filterable, and its other properties. */
 static const view_key volume_view[] = {
-    KEY("id", FROM_ID),
+    KEY_F("id", FROM_ID, FILTER_INT),
     COMMON_KEYS,
-    TEXT("encryption", "disabled"),
+    TEXT_F("encryption", "disabled"),
     /* The public API derives the path from the label. */
     {"filesystem_path", FROM_LABEL_AFTER,
-     "/dev/disk/by-id/scsi-0Linode_Volume_", NULL, NO_FILTER},
-    TEXT("hardware_type", "nvme"),
+     "/dev/disk/by-id/scsi-0Linode_Volume_", NULL, FILTER_TEXT},
+    TEXT_F("hardware_type", "nvme"),
     /* Attached to no instance: not ready for I/O, as the public API
      * answers a detached volume. */
     KEY("io_ready", IS_FALSE),
-    KEY("linode_id", IS_NULL),
-    KEY("linode_label", IS_NULL),
+    KEY_F("linode_id", IS_NULL, FILTER_INT),
+    KEY_F("linode_label", IS_NULL, FILTER_TEXT),
     KEY("locks", IS_EMPTY_LIST),
-    TEXT("region", ""),
-    KEY("size", IS_ZERO),
-    TEXT("status", "active"),
+    TEXT_F("region", ""),
+    KEY_F("size", IS_ZERO, FILTER_INT),
+    TEXT_F("status", "active"),
     END
 };
 
@@ -174,20 +185,22 @@ static const view_key nodebalancer_transfer[] = {
     KEY("in", IS_NULL), KEY("out", IS_NULL), KEY("total", IS_NULL), END
 };
 
+/* X-Filter: the public API's marks (ipv4, label, region, tags), and the
+ * other properties of linode_api4's NodeBalancer. */
 static const view_key nodebalancer_view[] = {
-    KEY("id", FROM_ID),
+    KEY_F("id", FROM_ID, FILTER_INT),
     COMMON_KEYS,
     /* 0: no throttle, the public API's default (both). */
-    KEY("client_conn_throttle", IS_ZERO),
-    KEY("client_udp_sess_throttle", IS_ZERO),
+    KEY_F("client_conn_throttle", IS_ZERO, FILTER_INT),
+    KEY_F("client_udp_sess_throttle", IS_ZERO, FILTER_INT),
     TEXT("frontend_address_type", "public"),
     /* A public frontend is in no VPC subnet. */
     KEY("frontend_vpc_subnet_id", IS_NULL),
-    TEXT("hostname", ""),
+    TEXT_F("hostname", ""),
     {"ipv4", IS_TEXT, "", NULL, FILTER_TEXT},
-    KEY("ipv6", IS_NULL),
+    KEY_F("ipv6", IS_NULL, FILTER_TEXT),
     KEY("lke_cluster", IS_NULL),
-    KEY("locks", IS_EMPTY_LIST),
+    KEY_F("locks", IS_EMPTY_LIST, FILTER_TEXT),
     {"region", IS_TEXT, "", NULL, FILTER_TEXT},
     OBJECT("transfer", nodebalancer_transfer),
     TEXT("type", "common"),
@@ -207,23 +220,24 @@ static const view_key image_sharing[] = {
 };
 
 /* Private images, as the public API shows them: no vendor, description,
- * end of life or expiry; never public, deprecated or shared. */
+ * end of life or expiry; never public, deprecated or shared.  X-Filter: the
+ * public API's marks, and the other properties of linode_api4's Image. */
 static const view_key image_view[] = {
-    {"id", FROM_ID_TEXT, ACCT_IMAGE_PRIVATE_PREFIX, NULL, NO_FILTER},
+    {"id", FROM_ID_TEXT, ACCT_IMAGE_PRIVATE_PREFIX, NULL, FILTER_TEXT},
     COMMON_KEYS,
-    KEY("capabilities", IS_EMPTY_LIST),
-    TEXT("created_by", ""),
+    KEY_F("capabilities", IS_EMPTY_LIST, FILTER_TEXT),
+    TEXT_F("created_by", ""),
     {"deprecated", IS_FALSE, NULL, NULL, FILTER_BOOL},
-    KEY("description", IS_NULL),
-    KEY("eol", IS_NULL),
-    KEY("expiry", IS_NULL),
+    KEY_F("description", IS_NULL, FILTER_TEXT),
+    KEY_F("eol", IS_NULL, FILTER_TIME),
+    KEY_F("expiry", IS_NULL, FILTER_TIME),
     OBJECT("image_sharing", image_sharing),
     {"is_public", IS_FALSE, NULL, NULL, FILTER_BOOL},
-    KEY("is_shared", IS_FALSE),
+    KEY_F("is_shared", IS_FALSE, FILTER_BOOL),
     KEY("regions", IS_EMPTY_LIST),
     {"size", IS_ZERO, NULL, NULL, FILTER_INT},
     {"status", IS_TEXT, "available", NULL, FILTER_TEXT},
-    KEY("total_size", IS_ZERO),
+    KEY_F("total_size", IS_ZERO, FILTER_INT),
     {"type", IS_TEXT, "manual", NULL, FILTER_TEXT},
     {"vendor", IS_NULL, NULL, NULL, FILTER_TEXT},
     END
@@ -265,18 +279,28 @@ static const char *filter_column(apr_pool_t *pool, const view_key *k,
 {
     static const acct_field_type types[] = {
         ACCT_FIELD_TEXT, ACCT_FIELD_TEXT, ACCT_FIELD_INT, ACCT_FIELD_BOOL,
-        ACCT_FIELD_TAG
+        ACCT_FIELD_TAG, ACCT_FIELD_TIME
     };
     const char *sql_type;
 
     *type = types[k->filter];
     sql_type = *type == ACCT_FIELD_TEXT ? "TEXT"
-             : *type == ACCT_FIELD_INT ? "BIGINT" : "INTEGER";
+             : *type == ACCT_FIELD_BOOL ? "INTEGER" : "BIGINT";
     switch (k->from) {
     case FROM_ID:
         return "e.entity_id";
+    case FROM_ID_TEXT:
+        return apr_pstrcat(pool, "('", k->text,
+                           "' || CAST(e.entity_id AS TEXT) || '",
+                           k->after ? k->after : "", "')", NULL);
     case FROM_LABEL:
         return "e.label";
+    case FROM_LABEL_AFTER:
+        return apr_pstrcat(pool, "('", k->text, "' || e.label)", NULL);
+    case FROM_CREATED:
+    case FROM_UPDATED:
+        /* The module keeps no change time: updated is the registration. */
+        return "e.created";
     case FROM_TAGS:
         return TAGGED;
     case IS_TEXT:

@@ -546,9 +546,16 @@ static const acct_sql q_token_revoke = ACCT_SQL("pat_revoke",
 static const acct_sql q_token_count = ACCT_SQL("pat_count",
     "SELECT count(*) AS n FROM tokens WHERE " TOKEN_ACTIVE);
 
+/* The public API's marks, and the other properties of linode_api4's
+ * PersonalAccessToken, which its filters may name, as the token shows
+ * them (no expiry: the public API's "never"). */
 static const acct_filter_field token_fields[] = {
     {"label", "label", ACCT_FIELD_TEXT},
     {"created", "created", ACCT_FIELD_TIME},
+    {"id", "id", ACCT_FIELD_INT},
+    {"scopes", "scopes", ACCT_FIELD_TEXT},
+    {"expiry", "COALESCE(expiry, " ACCT_TOKEN_NEVER_EXPIRES_AT ")",
+     ACCT_FIELD_TIME},
     {NULL, NULL, 0}
 };
 
@@ -693,9 +700,16 @@ static const acct_sql q_login_get = ACCT_SQL("login_get",
     "SELECT " LOGIN_COLUMNS " FROM logins"
     " WHERE id = CAST(%s AS BIGINT) AND " LOGIN_VISIBLE);
 
-/* DECISIONS.md lists no filterable field for logins: any X-Filter key is
- * refused. */
-static const acct_filter_field no_fields[] = {
+/* DECISIONS.md lists no filterable field for logins or devices; today's
+ * linode_api4 may name every property of its ProfileLogin and
+ * TrustedDevice in a filter. */
+static const acct_filter_field login_fields[] = {
+    {"id", "id", ACCT_FIELD_INT},
+    {"datetime", "datetime", ACCT_FIELD_TIME},
+    {"ip", "ip", ACCT_FIELD_TEXT},
+    {"restricted", "restricted", ACCT_FIELD_BOOL},
+    {"status", "status", ACCT_FIELD_TEXT},
+    {"username", "username", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
 
@@ -703,7 +717,7 @@ void acct_login_list_query(apr_pool_t *pool, apr_int64_t uid, apr_int64_t now,
                            acct_list_query *q)
 {
     acct_own_list_query(pool, q, LOGIN_COLUMNS, "logins", LOGIN_VISIBLE,
-                        no_fields, uid,
+                        login_fields, uid,
                         acct_i64(pool, now - ACCT_LOGIN_HISTORY));
 }
 
@@ -734,11 +748,21 @@ static const acct_sql q_device_revoke = ACCT_SQL("device_revoke",
     " WHERE id = CAST(%s AS BIGINT) AND " DEVICE_VISIBLE);
 
 /* DECISIONS.md lists no filterable field for devices either. */
+static const acct_filter_field device_fields[] = {
+    {"id", "id", ACCT_FIELD_INT},
+    {"created", "created", ACCT_FIELD_TIME},
+    {"expiry", "expiry", ACCT_FIELD_TIME},
+    {"last_authenticated", "last_authenticated", ACCT_FIELD_TIME},
+    {"last_remote_addr", "last_remote_addr", ACCT_FIELD_TEXT},
+    {"user_agent", "user_agent", ACCT_FIELD_TEXT},
+    {NULL, NULL, 0}
+};
+
 void acct_device_list_query(apr_pool_t *pool, apr_int64_t uid,
                             apr_int64_t now, acct_list_query *q)
 {
     acct_own_list_query(pool, q, DEVICE_COLUMNS, "devices", DEVICE_VISIBLE,
-                        no_fields, uid, acct_i64(pool, now));
+                        device_fields, uid, acct_i64(pool, now));
 }
 
 acct_store_rc acct_device_get(acct_store *st, apr_pool_t *pool,
@@ -777,10 +801,16 @@ static const acct_sql q_app_token_revoke = ACCT_SQL("app_token_revoke",
     "UPDATE tokens SET revoked = 1"
     " WHERE app_id = CAST(%s AS BIGINT) AND kind = 'app'");
 
+/* The public API's marks, and the other properties of linode_api4's
+ * AuthorizedApp, as the app shows them (no website: ""). */
 static const acct_filter_field app_fields[] = {
     {"label", "label", ACCT_FIELD_TEXT},
     {"created", "created", ACCT_FIELD_TIME},
     {"expiry", "expiry", ACCT_FIELD_TIME},
+    {"id", "id", ACCT_FIELD_INT},
+    {"scopes", "scopes", ACCT_FIELD_TEXT},
+    {"thumbnail_url", "thumbnail_url", ACCT_FIELD_TEXT},
+    {"website", "COALESCE(website, '')", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
 

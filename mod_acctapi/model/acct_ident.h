@@ -101,6 +101,16 @@ void acct_own_list_query(apr_pool_t *pool, acct_list_query *q,
                          apr_int64_t uid, const char *time);
 
 /*
+ * What a token that never expires shows as its expiry: the public API's
+ * "never" (its answers carry this timestamp, and linodego's tests take the
+ * year 2999 to mean no expiry); its document and SDKs type expiry as a
+ * timestamp, which null is not.  _AT: the same moment in epoch seconds,
+ * what X-Filter compares a stored expiry with.
+ */
+#define ACCT_TOKEN_NEVER_EXPIRES "2999-12-12T05:00:00"
+#define ACCT_TOKEN_NEVER_EXPIRES_AT "32501970000"
+
+/*
  * The personal access tokens of /profile/tokens.  Active: the user's own
  * token of kind 'pat', not revoked, not expired at `now`.  Rows carry id,
  * label, scopes, created, expiry, token_prefix.

@@ -1266,11 +1266,22 @@ static const acct_sql q_slot_release = ACCT_SQL("record_slot_release",
     "UPDATE domains SET record_count = record_count - 1"
     " WHERE id = CAST(%s AS BIGINT) AND record_count > 0");
 
+/* The public API's marks, and the other properties of linode_api4's
+ * DomainRecord, which its filters may name. */
 static const acct_filter_field record_filter_fields[] = {
     {"type", "type", ACCT_FIELD_TEXT},
     {"name", "name", ACCT_FIELD_TEXT},
     {"target", "target", ACCT_FIELD_TEXT},
     {"tag", "tag", ACCT_FIELD_TEXT},
+    {"id", "id", ACCT_FIELD_INT},
+    {"priority", "priority", ACCT_FIELD_INT},
+    {"weight", "weight", ACCT_FIELD_INT},
+    {"port", "port", ACCT_FIELD_INT},
+    {"service", "service", ACCT_FIELD_TEXT},
+    {"protocol", "protocol", ACCT_FIELD_TEXT},
+    {"ttl_sec", "ttl_sec", ACCT_FIELD_INT},
+    {"created", "created", ACCT_FIELD_TIME},
+    {"updated", "updated", ACCT_FIELD_TIME},
     {NULL, NULL, 0}
 };
 

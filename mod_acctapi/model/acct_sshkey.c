@@ -554,9 +554,13 @@ static const acct_sql q_sshkey_label = ACCT_SQL("sshkey_label",
 static const acct_sql q_sshkey_delete = ACCT_SQL("sshkey_delete",
     "DELETE FROM ssh_keys WHERE " SSHKEY_ONE " RETURNING label");
 
+/* label and created, and the other properties of linode_api4's SSHKey,
+ * which its filters may name. */
 static const acct_filter_field sshkey_fields[] = {
     {"label", "label", ACCT_FIELD_TEXT},
     {"created", "created", ACCT_FIELD_TIME},
+    {"id", "id", ACCT_FIELD_INT},
+    {"ssh_key", "ssh_key", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
 

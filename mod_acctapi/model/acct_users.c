@@ -33,9 +33,14 @@ static const acct_sql q_user_get = ACCT_SQL2("account_user_get",
     "SELECT " USER_COLUMNS(KEYS_SQLITE) USER_BY_NAME,
     "SELECT " USER_COLUMNS(KEYS_PGSQL) USER_BY_NAME);
 
-/* The public API marks username filterable, and no other field. */
+/* The public API marks username filterable; linode_api4's User has the
+ * others, which its filters may name (user_type: every user's). */
 static const acct_filter_field user_fields[] = {
     {"username", "u.username", ACCT_FIELD_TEXT},
+    {"email", "u.email", ACCT_FIELD_TEXT},
+    {"restricted", "u.restricted", ACCT_FIELD_BOOL},
+    {"tfa_enabled", "u.two_factor_auth", ACCT_FIELD_BOOL},
+    {"user_type", "CAST('" ACCT_USER_TYPE_DEFAULT "' AS TEXT)", ACCT_FIELD_TEXT},
     {NULL, NULL, 0}
 };
 

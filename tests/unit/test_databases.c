@@ -840,8 +840,11 @@ static void test_lists(void **state)
                &status);
     assert_int_equal(num(doc, "results"), 1);
     doc = list(&c, &pg_route, "{\"port\":5432}", &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(num(doc, "results"), 1);
+    doc = list(&c, &pg_route, "{\"hosts\":\"x\"}", &status);
     assert_int_equal(status, 400);
-    assert_string_equal(first_reason(doc), "Cannot filter on port");
+    assert_string_equal(first_reason(doc), "Cannot filter on hosts");
 
     /* Lists settle too. */
     c.now += PROVISION;

@@ -858,7 +858,7 @@ static void test_list_filter_pages(void **state)
     doc = json_loads(unit_call(req, api_records_list, &status), 0, NULL);
     assert_int_equal(json_integer_value(json_object_get(doc, "results")), 1);
     json_decref(doc);
-    req->filter = js("{'ttl_sec':0}");
+    req->filter = js("{'zone':0}");
     doc = json_loads(unit_call(req, api_records_list, &status), 0, NULL);
     assert_int_equal(status, 400);
     json_decref(doc);

@@ -369,10 +369,10 @@ static void test_apps_routes(void **state)
     doc = call(req, api_apps_list, &status);
     assert_int_equal(status, 200);
     assert_int_equal(num(doc, "results"), 2);
-    req->filter = "{\"scopes\":\"*\"}";
+    req->filter = "{\"token\":\"*\"}";
     doc = call(req, api_apps_list, &status);
     assert_int_equal(status, 400);
-    assert_string_equal(first_reason(doc), "Cannot filter on scopes");
+    assert_string_equal(first_reason(doc), "Cannot filter on token");
     assert_string_equal(first_field(doc), "X-Filter");
     req->filter = NULL;
 
@@ -467,11 +467,15 @@ static void test_devices_routes(void **state)
     /* 30 days by default */
     assert_string_equal(str(doc, "expiry"), ts(db->pool, now + 30 * DAY));
 
-    /* no filterable field; ordering and pagination still apply */
+    /* linode_api4's TrustedDevice properties, and no other key */
     req->filter = "{\"user_agent\":\"x\"}";
     doc = call(req, api_devices_list, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(num(doc, "results"), 0);
+    req->filter = "{\"browser\":\"x\"}";
+    doc = call(req, api_devices_list, &status);
     assert_int_equal(status, 400);
-    assert_string_equal(first_reason(doc), "Cannot filter on user_agent");
+    assert_string_equal(first_reason(doc), "Cannot filter on browser");
     req->filter = "{\"+order\":\"desc\"}";
     doc = call(req, api_devices_list, &status);
     assert_int_equal(status, 200);
@@ -613,11 +617,16 @@ static void test_logins_routes(void **state)
     ASSERT_NOT_FOUND(req, api_login_get, id_text(db->pool, 0));
     ASSERT_NOT_FOUND(req, api_login_get, "+1");
 
-    /* no filterable field */
+    /* linode_api4's ProfileLogin properties, and no other key: only
+     * successful logins are listed */
     req->filter = "{\"status\":\"failed\"}";
     doc = call(req, api_logins_list, &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(num(doc, "results"), 0);
+    req->filter = "{\"location\":\"x\"}";
+    doc = call(req, api_logins_list, &status);
     assert_int_equal(status, 400);
-    assert_string_equal(first_reason(doc), "Cannot filter on status");
+    assert_string_equal(first_reason(doc), "Cannot filter on location");
     req->filter = NULL;
 
     /* a restricted user's login says so, under the name it had */

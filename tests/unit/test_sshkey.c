@@ -469,12 +469,13 @@ static void test_list_and_filter(void **state)
     assert_string_equal(str(json_array_get(json_object_get(doc, "data"), 0),
                             "label"), "b");
 
-    req->filter = "{\"ssh_key\":\"x\"}";
+    req->filter = "{\"fingerprint\":\"x\"}";
     doc = acct_json_own(db->pool,
                         json_loads(unit_call(req, api_sshkeys_list, &status), 0,
                                    NULL));
     assert_int_equal(status, 400);
-    assert_string_equal(error_list(doc), "X-Filter: Cannot filter on ssh_key\n");
+    assert_string_equal(error_list(doc),
+                        "X-Filter: Cannot filter on fingerprint\n");
 }
 
 static void test_update_and_delete(void **state)

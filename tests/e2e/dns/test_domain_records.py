@@ -497,8 +497,11 @@ def test_filters_and_pagination(acct):
     assert filtered({"+or": [{"name": "h01"}, {"name": "h02"}]}) == ids[1:3]
     assert filtered({"+order_by": "name", "+order": "desc"}) == ids[::-1]
     assert filtered({"type": "MX"}) == []
-    assert_error(acct.client.get(f"/domains/{did}/records", xfilter={"ttl_sec": 0}),
-                 400, "Cannot filter on ttl_sec", "X-Filter")
+    # linode_api4's other DomainRecord properties, as the records show them.
+    assert filtered({"ttl_sec": {"+neq": -1}}) == [m["id"] for m in made]
+    assert filtered({"id": ids[2]}) == [ids[2]]
+    assert_error(acct.client.get(f"/domains/{did}/records", xfilter={"zone": 0}),
+                 400, "Cannot filter on zone", "X-Filter")
     assert_error(acct.client.get(f"/domains/{did}/records", xfilter={"type": 5}),
                  400, "Could not apply filter", "X-Filter")
 

@@ -342,8 +342,21 @@ def test_filter_instances(world):
     # The Terraform provider's linode_instances: an id and a label, AND-ed.
     assert ids_of(c.get("/linode/instances", xfilter={"+and": [
         {"+or": [{"id": first}]}, {"+or": [{"label": {"+neq": "x"}}]}]})) == [first]
-    assert_error(c.get("/linode/instances", xfilter={"status": "running"}), 400,
-                 "Cannot filter on status", "X-Filter")
+    # linode_api4's other Instance properties: what every instance shows.
+    assert ids_of(c.get("/linode/instances", xfilter={
+        "status": "running", "hypervisor": "kvm", "watchdog_enabled": False,
+        "has_user_data": False, "type": "", "host_uuid": ""})) == sorted([first, second])
+    assert ok(c.get("/linode/instances", xfilter={"status": "offline"})) == EMPTY
+    assert ok(c.get("/linode/instances", xfilter={"capabilities": "Block Storage"})) == EMPTY
+    assert ids_of(c.get("/linode/instances", xfilter={"ipv6": {"+neq": "x"}})) == \
+        sorted([first, second])
+    created = ok(c.get(f"/linode/instances/{first}"))["created"]
+    assert first in ids_of(c.get("/linode/instances", xfilter={"created": {"+lte": created}}))
+    assert ok(c.get("/linode/instances",
+                    xfilter={"updated": {"+lt": "2000-01-01T00:00:00"}})) == EMPTY
+    # Objects are not filterable.
+    assert_error(c.get("/linode/instances", xfilter={"alerts": 0}), 400,
+                 "Cannot filter on alerts", "X-Filter")
     assert_error(c.get("/linode/instances", xfilter={"id": "one"}), 400,
                  "Could not apply filter", "X-Filter")
 
@@ -353,8 +366,20 @@ def test_filter_volumes_and_nodebalancers(world):
     v1, v2 = world.ids["volume"]
     assert ids_of(c.get("/volumes", xfilter={"tags": world.tag})) == [v1]
     assert ids_of(c.get("/volumes", xfilter={"tags": {"+neq": world.tag}})) == [v2]
-    assert_error(c.get("/volumes", xfilter={"region": "us-east"}), 400,
-                 "Cannot filter on region", "X-Filter")
+    # size and status, which linode_api4's Volume marked filterable, and
+    # its other properties: each matches what the key shows.
+    assert ids_of(c.get("/volumes", xfilter={"size": 0, "status": "active"})) == sorted([v1, v2])
+    assert ok(c.get("/volumes", xfilter={"size": {"+gt": 0}})) == EMPTY
+    assert ok(c.get("/volumes", xfilter={"status": "resizing"})) == EMPTY
+    path = ok(c.get(f"/volumes/{v2}"))["filesystem_path"]
+    assert ids_of(c.get("/volumes", xfilter={"filesystem_path": path})) == [v2]
+    assert ids_of(c.get("/volumes", xfilter={"id": v1})) == [v1]
+    assert ok(c.get("/volumes", xfilter={"region": "us-east"})) == EMPTY
+    assert ok(c.get("/volumes", xfilter={"linode_id": v1})) == EMPTY
+    assert ids_of(c.get("/volumes", xfilter={"region": "", "encryption": "disabled",
+                                             "hardware_type": "nvme"})) == sorted([v1, v2])
+    assert_error(c.get("/volumes", xfilter={"linode": 1}), 400,
+                 "Cannot filter on linode", "X-Filter")
     n1, n2 = world.ids["nodebalancer"]
     label = ok(c.get(f"/nodebalancers/{n2}"))["label"]
     assert ids_of(c.get("/nodebalancers", xfilter={"label": label})) == [n2]
@@ -363,6 +388,11 @@ def test_filter_volumes_and_nodebalancers(world):
     assert ids_of(c.get("/nodebalancers", xfilter={"region": "", "ipv4": ""})) == \
         sorted([n1, n2])
     assert ids_of(c.get("/nodebalancers", xfilter={"tags": world.tag})) == [n1]
+    assert ids_of(c.get("/nodebalancers", xfilter={"id": n2})) == [n2]
+    assert ids_of(c.get("/nodebalancers", xfilter={"client_conn_throttle": 0,
+                                                   "hostname": ""})) == sorted([n1, n2])
+    assert_error(c.get("/nodebalancers", xfilter={"transfer": 0}), 400,
+                 "Cannot filter on transfer", "X-Filter")
 
 
 def test_filter_images(world):
@@ -381,18 +411,35 @@ def test_filter_images(world):
     assert ok(c.get("/images", xfilter={"type": "automatic"})) == EMPTY
     label = ok(c.get(f"/images/{mine[1]}"))["label"]
     assert ids_of(c.get("/images", xfilter={"label": label})) == [mine[1]]
-    assert_error(c.get("/images", xfilter={"id": mine[0]}), 400, "Cannot filter on id",
-                 "X-Filter")
+    # linode_api4's other Image properties: the id as shown, and what every
+    # registered image shows.
+    assert ids_of(c.get("/images", xfilter={"id": mine[0]})) == [mine[0]]
+    assert ids_of(c.get("/images", xfilter={"id": {"+neq": mine[0]}})) == mine[1:]
+    assert ids_of(c.get("/images", xfilter={"created_by": "", "total_size": 0})) == mine
+    assert ok(c.get("/images", xfilter={"description": "x"})) == EMPTY
+    assert ok(c.get("/images", xfilter={"eol": {"+lt": "2999-01-01T00:00:00"}})) == EMPTY
+    assert_error(c.get("/images", xfilter={"regions": "us-east"}), 400,
+                 "Cannot filter on regions", "X-Filter")
 
 
 # What X-Filter may name on each view, apart from tags (a condition, not an
 # order); each is orderable, also where every object shows the same value.
+COMMON = ("created", "updated")
 FILTERABLE = {
-    "instance": ("id", "label", "group", "image", "ipv4", "lke_cluster_id", "region"),
-    "volume": ("label",),
-    "nodebalancer": ("label", "ipv4", "region"),
-    "image": ("label", "deprecated", "is_public", "size", "status", "type", "vendor"),
+    "instance": ("id", "label", "group", "image", "ipv4", "lke_cluster_id", "region",
+                 "capabilities", "disk_encryption", "has_user_data", "host_uuid", "hypervisor",
+                 "interface_generation", "ipv6", "locks", "maintenance_policy", "status",
+                 "type", "watchdog_enabled") + COMMON,
+    "volume": ("id", "label", "encryption", "filesystem_path", "hardware_type", "linode_id",
+               "linode_label", "region", "size", "status") + COMMON,
+    "nodebalancer": ("id", "label", "ipv4", "region", "client_conn_throttle",
+                     "client_udp_sess_throttle", "hostname", "ipv6", "locks") + COMMON,
+    "image": ("id", "label", "deprecated", "is_public", "size", "status", "type", "vendor",
+              "capabilities", "created_by", "description", "eol", "expiry", "is_shared",
+              "total_size") + COMMON,
 }
+# Keys whose value differs between objects (the others: one value for all).
+VARYING = ("id", "label", "filesystem_path") + COMMON
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -403,7 +450,7 @@ def test_order_by_every_filterable_field(world, kind):
         for order in ("asc", "desc"):
             got = ids_of(world.owner.get(path, xfilter={"+order_by": field, "+order": order}))
             assert sorted(got) == sorted(mine), (field, order, got)
-            if field not in ("id", "label"):
+            if field not in VARYING:
                 # One value for all: the stable order (by id) decides.
                 assert got == mine, (field, order, got)
 

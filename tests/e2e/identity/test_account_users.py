@@ -129,11 +129,19 @@ def test_filter_on_username(world):
     assert doc["results"] == 3, doc
     doc = ok(c.get("/account/users", xfilter={"username": {"+contains": "no-such"}}))
     assert doc == {"data": [], "page": 1, "pages": 1, "results": 0}, doc
-    # Only what the public API marks filterable.
-    assert_error(c.get("/account/users", xfilter={"email": "x@example.com"}), 400,
-                 "Cannot filter on email", "X-Filter")
-    assert_error(c.get("/account/users", xfilter={"restricted": True}), 400,
-                 "Cannot filter on restricted", "X-Filter")
+    # linode_api4's other User properties, as the users show them.
+    doc = ok(c.get("/account/users", xfilter={"email": f"{world.second_name}@example.com"}))
+    assert [u["username"] for u in doc["data"]] == [world.second_name], doc
+    doc = ok(c.get("/account/users", xfilter={"restricted": True}))
+    assert [u["username"] for u in doc["data"]] == [world.restricted_name], doc
+    everyone = ok(c.get("/account/users"))["data"]
+    for tfa in (True, False):
+        doc = ok(c.get("/account/users", xfilter={"user_type": "default", "tfa_enabled": tfa}))
+        assert doc["data"] == [u for u in everyone if u["tfa_enabled"] is tfa], doc
+    assert ok(c.get("/account/users", xfilter={"user_type": "child"}))["results"] == 0
+    # Not the objects and lists no client filters on.
+    assert_error(c.get("/account/users", xfilter={"last_login": None}), 400,
+                 "Cannot filter on last_login", "X-Filter")
 
 
 def test_scope_and_tokens(world, backend, anon):

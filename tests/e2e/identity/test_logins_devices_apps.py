@@ -120,8 +120,17 @@ def test_login_of_restricted_user(anon, backend):
 def test_logins_filter_and_pages(anon, backend, owner):
     uid, _, tok = owner
     ids = [record_login(backend, uid) for _ in range(3)]
-    r = anon.get("/profile/logins", token=tok, xfilter={"status": "failed"})
-    assert_error(r, 400, "Cannot filter on status", field="X-Filter")
+    # linode_api4's ProfileLogin properties: only successful logins are
+    # listed, so status "failed" selects none; ip selects its login.
+    assert list_ids(anon, "/profile/logins", tok, xfilter={"status": "failed"}) == []
+    assert list_ids(anon, "/profile/logins", tok, xfilter={"status": "successful"}) == ids
+    other = record_login(backend, uid, ip="192.0.2.99")
+    assert list_ids(anon, "/profile/logins", tok, xfilter={"ip": "192.0.2.99"}) == [other]
+    assert list_ids(anon, "/profile/logins", tok, xfilter={"ip": {"+neq": "192.0.2.99"}}) == ids
+    assert list_ids(anon, "/profile/logins", tok, xfilter={"id": ids[1]}) == [ids[1]]
+    r = anon.get("/profile/logins", token=tok, xfilter={"location": "x"})
+    assert_error(r, 400, "Cannot filter on location", field="X-Filter")
+    ids.append(other)
     r = anon.get("/profile/logins", token=tok, xfilter={"+order": "desc"})
     assert [i["id"] for i in assert_envelope(r.json)] == ids[::-1], r
     r = anon.get("/profile/logins", token=tok, params={"page_size": 24})
@@ -179,9 +188,18 @@ def test_ids_that_name_nothing(anon, owner, path, bad_id):
         assert_error(anon.delete(f"{path}/{bad_id}", token=tok), 404, "Not found")
 
 
-def test_devices_filter(anon, owner):
-    r = anon.get("/profile/devices", token=owner[2], xfilter={"user_agent": UA})
-    assert_error(r, 400, "Cannot filter on user_agent", field="X-Filter")
+def test_devices_filter(anon, backend, owner):
+    """linode_api4's TrustedDevice properties select exactly their device."""
+    uid, _, tok = owner
+    first = add_device(backend, uid)
+    second = add_device(backend, uid, ip="198.51.100.99")
+    assert list_ids(anon, "/profile/devices", tok, xfilter={"user_agent": UA}) == \
+        [first, second]
+    assert list_ids(anon, "/profile/devices", tok,
+                    xfilter={"last_remote_addr": "198.51.100.99"}) == [second]
+    assert list_ids(anon, "/profile/devices", tok, xfilter={"id": {"+neq": second}}) == [first]
+    r = anon.get("/profile/devices", token=tok, xfilter={"browser": UA})
+    assert_error(r, 400, "Cannot filter on browser", field="X-Filter")
 
 
 # --------------------------------------------------------------------------
@@ -213,8 +231,15 @@ def test_apps_list_view_filter(anon, backend, owner):
     assert list_ids(anon, "/profile/apps", tok, xfilter={"+order": "desc"}) == [full, plain]
     assert sorted(list_ids(anon, "/profile/apps", tok,
                            xfilter={"+order_by": "created", "+order": "desc"})) == [plain, full]
-    assert_error(anon.get("/profile/apps", token=tok, xfilter={"scopes": "*"}), 400,
-                 "Cannot filter on scopes", field="X-Filter")
+    # linode_api4's other AuthorizedApp properties, as the app shows them.
+    assert list_ids(anon, "/profile/apps", tok, xfilter={"scopes": "*"}) == []
+    assert list_ids(anon, "/profile/apps", tok,
+                    xfilter={"scopes": "account:read_only"}) == [plain]
+    assert list_ids(anon, "/profile/apps", tok, xfilter={"website": ""}) == [plain]
+    assert list_ids(anon, "/profile/apps", tok,
+                    xfilter={"thumbnail_url": "https://app.example/t.png"}) == [full]
+    assert_error(anon.get("/profile/apps", token=tok, xfilter={"token": "x"}), 400,
+                 "Cannot filter on token", field="X-Filter")
     # Another user's app.
     assert_error(anon.get(f"/profile/apps/{plain}", token=backend.token), 404, "Not found")
     assert_error(anon.delete(f"/profile/apps/{plain}", token=backend.token), 404, "Not found")

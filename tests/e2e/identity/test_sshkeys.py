@@ -262,8 +262,11 @@ def test_filter_and_order(own, clock):
     assert listed({"created": a["created"]}) == [a["id"]]
     assert listed({"+order_by": "label", "+order": "desc"}) == [b["id"], a["id"]]
     assert listed({"+or": [{"label": "alpha"}, {"label": "beta"}]}) == [a["id"], b["id"]]
-    assert_error(own.get("/profile/sshkeys", xfilter={"ssh_key": ED25519}), 400,
-                 "Cannot filter on ssh_key", field="X-Filter")
+    # linode_api4's SSHKey properties: the key as shown, the id.
+    assert listed({"ssh_key": b["ssh_key"]}) == [b["id"]]
+    assert listed({"id": a["id"]}) == [a["id"]]
+    assert_error(own.get("/profile/sshkeys", xfilter={"fingerprint": "x"}), 400,
+                 "Cannot filter on fingerprint", field="X-Filter")
     assert_error(own.get("/profile/sshkeys", xfilter={"created": "yesterday"}), 400,
                  "Could not apply filter", field="X-Filter")
 
