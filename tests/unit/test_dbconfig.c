@@ -125,7 +125,9 @@ static const char mysql_defaults[] =
     "\"sql_require_primary_key\":true}}";
 
 static const char pg_defaults[] =
-    "{\"pg\":{\"password_encryption\":\"md5\"},"
+    "{\"pg\":{\"io_combine_limit\":16,\"io_max_combine_limit\":16,"
+    "\"io_max_concurrency\":-1,\"io_method\":\"worker\",\"io_workers\":3,"
+    "\"password_encryption\":\"md5\"},"
     "\"pg_stat_monitor_enable\":false,"
     "\"pglookout\":{\"max_failover_replication_time_lag\":60}}";
 
@@ -388,7 +390,7 @@ static void test_documents(void **state)
         {"mysql", "binlog_retention_period,mysql", 28},
         {"postgresql",
          "pg,pg_stat_monitor_enable,pglookout,shared_buffers_percentage,"
-         "work_mem", 47},
+         "work_mem", 52},
     };
     unit_db *db = *state;
     apr_pool_t *p = db->pool;
@@ -474,13 +476,20 @@ static void test_initial(void **state)
         "postgresql", doc(p, "{\"pg\":{}}"))), pg_defaults));
     assert_true(same(p, acct_json_own(p, acct_dbconfig_initial("mysql", NULL)),
                      mysql_defaults));
-    /* Every setting given: the given values; pglookout's default fills
-     * the empty group. */
+    /* Every setting given: the given values; the defaults of the settings
+     * not given fill in (pglookout's, the pg group's I/O settings). */
     assert_true(same(p, acct_json_own(p, acct_dbconfig_initial(
         "mysql", doc(p, mysql_full))), mysql_full));
     json_object_set_new(pg, "pglookout",
                         json_pack("{s:i}", "max_failover_replication_time_lag",
                                   60));
+    json_object_update(json_object_get(pg, "pg"),
+                       acct_json_own(p, json_pack("{s:i, s:i, s:i, s:s, s:i}",
+                                                  "io_combine_limit", 16,
+                                                  "io_max_combine_limit", 16,
+                                                  "io_max_concurrency", -1,
+                                                  "io_method", "worker",
+                                                  "io_workers", 3)));
     assert_true(json_equal(acct_json_own(p, acct_dbconfig_initial(
         "postgresql", doc(p, pg_full))), pg));
     assert_null(acct_dbconfig_initial("oracle", NULL));

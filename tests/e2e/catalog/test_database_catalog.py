@@ -302,7 +302,7 @@ def settings(doc, at=""):
 @pytest.mark.parametrize("engine,keys,count", [
     ("mysql", ["binlog_retention_period", "mysql"], 28),
     ("postgresql", ["pg", "pg_stat_monitor_enable", "pglookout",
-                    "shared_buffers_percentage", "work_mem"], 47)])
+                    "shared_buffers_percentage", "work_mem"], 52)])
 def test_config_document(anon, engine, keys, count):
     r = anon.get(f"/databases/{engine}/config")
     doc = assert_json(r)

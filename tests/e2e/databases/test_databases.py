@@ -653,17 +653,23 @@ def test_create_as_terraform_v2_sends_it(acct, clock):
 
 
 # What today's public API answers for a new database's engine_config when
-# the create names no setting ({"mysql": {}} / {"pg": {}}: linodego's
-# recorded TestDatabaseMySQL_EngineConfig_Create_NullableFieldAsNilValue and
-# TestDatabasePostgres_EngineConfig_Create_PasswordEncryption_DefaultsToMD5).
-# Its other recordings show the settings their creates sent, and nothing
-# more (TestDatabasePostgres_EngineConfig_Suite adds only pglookout's lag).
+# the create names no setting: linodego's recorded
+# TestDatabaseMySQL_EngineConfig_Create_NullableFieldAsNilValue ({"mysql":
+# {}}) and, for PostgreSQL, its newest recording of a create without
+# settings, TestMonitorServicesTokenCreation_Get, which adds the I/O
+# settings to what the older
+# TestDatabasePostgres_EngineConfig_Create_PasswordEncryption_DefaultsToMD5
+# shows.  Its other recordings show the settings their creates sent, and
+# nothing more (binlog_retention_period, mysql.connect_timeout, pg.autovacuum_*).
 RECORDED_DEFAULTS = {
     "mysql": {"mysql": {
         "sql_mode": "ANSI,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,"
                     "NO_ZERO_IN_DATE,STRICT_ALL_TABLES",
         "sql_require_primary_key": True}},
-    "postgresql": {"pg": {"password_encryption": "md5"}, "pg_stat_monitor_enable": False,
+    "postgresql": {"pg": {"io_combine_limit": 16, "io_max_combine_limit": 16,
+                          "io_max_concurrency": -1, "io_method": "worker", "io_workers": 3,
+                          "password_encryption": "md5"},
+                   "pg_stat_monitor_enable": False,
                    "pglookout": {"max_failover_replication_time_lag": 60}},
 }
 
