@@ -427,22 +427,37 @@ void acct_db_hosts_of(apr_pool_t *pool, const acct_settings *s,
 
     out->primary = acct_rows_get(rows, i, "host_primary");
     out->secondary = out->standby = acct_rows_get(rows, i, "host_secondary");
-    if (!s || !s->db_host_public || !out->primary || !id || !account
-        || !engine) {
+    if (!s || !s->db_host_public || !id || !account || !engine) {
         return;
     }
-    /* Only the names acct_db_settle made (the suffix they were made under
-     * kept): an operator's names stay as they were set. */
-    prefix = apr_psprintf(pool, "lin-%s-%s-%s-primary.", account, id, engine);
-    if (strncmp(out->primary, prefix, strlen(prefix)) != 0) {
-        return;
+    if (!out->primary) {
+        /* Today's service names a cluster's hosts when it is created, not
+         * when provisioning ends (its clients' recorded creates answer
+         * them with status provisioning); an external orchestrator names
+         * its own. */
+        const char *status = acct_rows_get(rows, i, "status");
+
+        if (s->db_external || !status
+            || strcmp(status, ACCT_DB_PROVISIONING) != 0) {
+            return;
+        }
+        suffix = s->db_host_suffix;
     }
-    suffix = out->primary + strlen(prefix);
-    if (out->secondary
-        && strcmp(out->secondary,
-                  apr_psprintf(pool, "lin-%s-%s-%s-primary-private.%s",
-                               account, id, engine, suffix)) != 0) {
-        return;
+    else {
+        /* Only the names acct_db_settle made (the suffix they were made
+         * under kept): an operator's names stay as they were set. */
+        prefix = apr_psprintf(pool, "lin-%s-%s-%s-primary.", account, id,
+                              engine);
+        if (strncmp(out->primary, prefix, strlen(prefix)) != 0) {
+            return;
+        }
+        suffix = out->primary + strlen(prefix);
+        if (out->secondary
+            && strcmp(out->secondary,
+                      apr_psprintf(pool, "lin-%s-%s-%s-primary-private.%s",
+                                   account, id, engine, suffix)) != 0) {
+            return;
+        }
     }
     base = apr_psprintf(pool, "a%s-akamai-prod-%s-default.%s", id, account,
                         suffix);

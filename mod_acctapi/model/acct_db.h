@@ -199,7 +199,9 @@ json_t *acct_db_pending_render(apr_pool_t *pool, const acct_rows *rows, int i,
  *            Terraform provider's single-node tests expect none)
  *   both with "private-" in front while the database is in a VPC (Cloud
  *   Manager's reading of the service's answers);
- * secondary, which today's service no longer sends, is the standby.  Names
+ * secondary, which today's service no longer sends, is the standby.  Named
+ * from creation on, as today's service answers a create (the emulator's
+ * provisioning databases too; an external orchestrator names its own).  Names
  * an operator set are answered as they are, in both namings.  Derived when
  * answered, so a resize or a private_network change shows at once and the
  * directive applies to every database.

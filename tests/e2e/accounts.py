@@ -30,10 +30,12 @@ def account_fixtures(cls):
     return acct, acct2
 
 
-def world_fixture(cls, scope="module"):
+def world_fixture(cls, scope="module", server="server"):
+    """A fixture of a `cls` world on `backend` and the server fixture named
+    `server` (the shared server, or public_server), closed after its scope."""
     @pytest.fixture(scope=scope)
-    def world(backend, server):
-        w = cls(backend, server)
+    def world(backend, request):
+        w = cls(backend, request.getfixturevalue(server))
         try:
             yield w
         finally:

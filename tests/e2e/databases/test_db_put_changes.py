@@ -430,16 +430,22 @@ PUBLIC_HOSTS = """<LocationMatch "^/v4(beta)?(/|$)">
 def test_public_host_names(backend, make_server, clock):
     """Today's service's names (linodego's recorded traffic:
     a227300-akamai-prod-5782758-default.g2a.akamaidb.net and its replica-
-    standby): no standby for a single node, one once the cluster has
-    replicas, private- in front while the database is in a VPC; names an
+    standby), from the create's answer on, as its recorded creates show them
+    while provisioning: no standby for a single node, one once the cluster
+    has replicas, private- in front while the database is in a VPC; names an
     operator set are answered as set."""
     srv = make_server(name="httpd-public-hosts", extra=PUBLIC_HOSTS)
     acct = Account(backend, srv)
     try:
         db = acct.create(label="named", type="g6-nanode-1")
-        assert db["hosts"] == {"primary": None, "secondary": None, "standby": None}
-        clock("advance", "31m")
         base = f"a{db['id']}-akamai-prod-{acct.id}-default.g2a.akamaidb.net"
+        assert db["status"] == "provisioning", db
+        assert db["hosts"] == {"primary": base, "secondary": None, "standby": None}
+        trio = acct.create(label="named-trio", cluster_size=3)
+        trio_base = f"a{trio['id']}-akamai-prod-{acct.id}-default.g2a.akamaidb.net"
+        assert trio["hosts"] == {"primary": trio_base, "secondary": "replica-" + trio_base,
+                                 "standby": "replica-" + trio_base}, trio
+        clock("advance", "31m")
         assert acct.get(db)["hosts"] == {"primary": base, "secondary": None, "standby": None}
         r = put(acct, db, {"cluster_size": 3})
         assert r.status == 200, r
