@@ -226,10 +226,11 @@ def test_tfa_confirm_racing_enables_and_disable(server, backend):
 # A record update racing the domain turning into a slave
 # --------------------------------------------------------------------------
 
-def hold_write(backend, sql, seconds):
+def hold_write(backend, sql, seconds, held):
     """Runs `sql` in a transaction that stays open `seconds` before it
     commits, in another session: the row locks it takes are held meanwhile
-    (PostgreSQL), or the database's write lock (SQLite)."""
+    (PostgreSQL), or the database's write lock (SQLite).  Sets `held` once
+    `sql` has run (SQLite); on PostgreSQL, wait_until_held tells."""
     if backend.kind == "pgsql":
         return backend.cluster.psql(f"BEGIN; {sql}; SELECT pg_sleep({seconds}); COMMIT;",
                                     db="acctapi")
@@ -238,10 +239,29 @@ def hold_write(backend, sql, seconds):
     try:
         con.execute("BEGIN IMMEDIATE")
         con.execute(sql)
+        held.set()
         time.sleep(seconds)
         con.execute("COMMIT")
     finally:
         con.close()
+
+
+def start_holding(backend, sql, seconds):
+    """hold_write in a thread, returned once the lock is held: a fixed sleep
+    would let the request under test go first on a busy machine."""
+    held = threading.Event()
+    holder = threading.Thread(target=hold_write, daemon=True,
+                              args=(backend, sql, seconds, held))
+    holder.start()
+    if backend.kind == "pgsql":
+        # The transaction's statements run in order: once its session sleeps
+        # in pg_sleep, the UPDATE before it holds its row locks.
+        harness.wait_for(lambda: backend.query(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")[0][0]
+            not in (0, "0"), 10, what="the holding transaction's lock")
+    else:
+        assert held.wait(10), "the holding transaction never took the lock"
+    return holder
 
 
 def test_record_update_waits_out_a_domain_turning_slave(api, backend):
@@ -256,11 +276,10 @@ def test_record_update_waits_out_a_domain_turning_slave(api, backend):
                                                     "target": "192.0.2.1"})
     assert rec.status == 200, rec
     rid = rec.json["id"]
-    holder = threading.Thread(target=hold_write, daemon=True, args=(
+    holder = start_holding(
         backend, f"UPDATE domains SET type = 'slave', master_ips = '[\"192.0.2.53\"]'"
-                 f" WHERE id = {did}", 1.5))
-    holder.start()
-    time.sleep(0.5)     # the holder has the lock: the update queues behind it
+                 f" WHERE id = {did}", 1.5)
+    # the holder has the lock: the update queues behind it
     r = api.put(f"/domains/{did}/records/{rid}", json={"target": "192.0.2.2"})
     holder.join(timeout=30)
     assert not holder.is_alive()
