@@ -259,6 +259,12 @@ acct_store_rc acctapi_lease_open(request_rec *r, acctapi_ctx *ctx)
     ctx->now = (apr_int64_t)apr_time_sec(r->request_time) + offset;
     if (rc != ACCT_STORE_OK) {
         ctx->db_gave_up |= acct_store_gave_up(ctx->store);
+        if (ctx->db_gave_up && outage(ctx)) {
+            /* PostgreSQL did not answer the lease's setup in time: trip
+             * now, while the store still says which database failed (the
+             * note after the drop could not tell). */
+            breaker_trip(ctx);
+        }
         acctapi_lease_drop(ctx);
     }
     return rc;
