@@ -700,7 +700,7 @@ static const acct_sql q_login_get = ACCT_SQL("login_get",
     "SELECT " LOGIN_COLUMNS " FROM logins"
     " WHERE id = CAST(%s AS BIGINT) AND " LOGIN_VISIBLE);
 
-/* DECISIONS.md lists no filterable field for logins or devices; today's
+/* The contract lists no filterable field for logins or devices; today's
  * linode_api4 may name every property of its ProfileLogin and
  * TrustedDevice in a filter. */
 static const acct_filter_field login_fields[] = {
