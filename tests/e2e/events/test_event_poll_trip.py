@@ -8,7 +8,11 @@ LogLevel acctapi:debug's trace line counts each request's exchanges with
 the database (PostgreSQL: round trips; SQLite: statements), and of them
 those that set a connection up (PostgreSQL prepares a statement the first
 time a connection meets it).  Every request below goes over one
-connection, so the trace lines come in request order."""
+connection, so the trace lines come in request order.  The servers run one
+child: what a process does once (the schema check, the token's account
+hint) is then done once, even when the client's keep-alive connection is
+closed (KeepAliveTimeout on a loaded machine) and opened again, which on
+two children may land on the other one."""
 
 import hashlib
 import json
@@ -22,6 +26,12 @@ TRACE = re.compile(r"ACCT00059: GET /v4/account/events(?:/\w+)?: route \S+, prin
                    r"connection\(s\), (\d+) database exchange\(s\) "
                    r"\((\d+) to set a connection up\)")
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
+# The trace lines, and one child process with the threads of the generated
+# configuration's two (httpd -X, under the sanitizers, is one process).
+TRACED_ONE_CHILD = "LogLevel warn acctapi:debug\n" + (
+    "" if harness.SANITIZE else
+    "StartServers 1\nServerLimit 1\nThreadLimit 400\nThreadsPerChild 400\n"
+    "MaxRequestWorkers 400\n")
 
 
 def poll_filter(domain_id):
@@ -39,7 +49,7 @@ def make_domain(client, backend):
 
 
 def test_page_goes_with_the_token_lookup(make_server, backend):
-    srv = make_server(name="polltrip", extra="LogLevel warn acctapi:debug\n")
+    srv = make_server(name="polltrip", extra=TRACED_ONE_CHILD)
     owner = harness.Account(backend, srv, stem="e2e-trip-")
     other = harness.Account(backend, srv, stem="e2e-trip-other-")
     try:
@@ -146,7 +156,7 @@ def test_a_hint_the_lookup_contradicts_is_dropped(make_server, backend):
     another account's user, as only an operator with SQL could) gets the
     rows of its account now: those read by the stale hint are dropped, and
     the handler reads again, once."""
-    srv = make_server(name="pollhint", extra="LogLevel warn acctapi:debug\n")
+    srv = make_server(name="pollhint", extra=TRACED_ONE_CHILD)
     before = harness.Account(backend, srv, stem="e2e-hint-")
     after = harness.Account(backend, srv, stem="e2e-hint-after-")
     try:
