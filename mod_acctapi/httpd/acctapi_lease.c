@@ -29,7 +29,8 @@ static volatile apr_uint32_t schema_ok;
 
 /*
  * SQLite writers of every child queue on this lock (acct_store_set_limits),
- * created by the parent for each generation; NULL until post_config.
+ * created once by the parent and kept across restarts (see
+ * acctapi_lease_create_gate); NULL until post_config.
  */
 static apr_global_mutex_t *writer_gate;
 
@@ -305,28 +306,39 @@ acct_store_rc acctapi_on_lease(request_rec *r, acctapi_ctx *ctx,
     return rc;
 }
 
-static apr_status_t forget_writer_gate(void *unused)
+/*
+ * One writers' gate for the life of the server, not one per configuration
+ * generation: created once in the parent's process pool and found again in
+ * httpd's retained data after each restart (the module's own statics go
+ * with its DSO).  A gate per generation failed twice over: during a
+ * graceful restart the old children and the new ones wrote behind
+ * different gates, and APR's process-shared mutex counts a child as a user
+ * only from its child_init, so a child forked just before a restart found
+ * its generation's mutex already destroyed by the parent's configuration
+ * cleanup, and every write it took answered 500 (the lock failing with
+ * EINVAL).  A timed lock (APR picks a mechanism that can wait with a
+ * bound), which no Mutex directive may turn into one that cannot.
+ */
+int acctapi_lease_create_gate(server_rec *s)
 {
-    (void)unused;
-    writer_gate = NULL;
-    return APR_SUCCESS;
-}
+    static const char key[] = "acctapi-sqlite-writers-gate";
+    apr_global_mutex_t **kept = ap_retained_data_get(key);
+    apr_status_t rv;
 
-/* A timed lock (APR picks a mechanism that can wait with a bound), which no
- * Mutex directive may turn into one that cannot. */
-int acctapi_lease_create_gate(apr_pool_t *pconf, server_rec *s)
-{
-    apr_status_t rv = apr_global_mutex_create(&writer_gate, NULL,
-                                              APR_LOCK_DEFAULT_TIMED, pconf);
-
+    if (kept) {
+        writer_gate = *kept;
+        return OK;
+    }
+    rv = apr_global_mutex_create(&writer_gate, NULL, APR_LOCK_DEFAULT_TIMED,
+                                 s->process->pool);
     if (rv != APR_SUCCESS) {
         writer_gate = NULL;
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00103)
                      "cannot create the lock SQLite writers queue on");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    apr_pool_cleanup_register(pconf, NULL, forget_writer_gate,
-                              apr_pool_cleanup_null);
+    kept = ap_retained_data_create(key, sizeof(*kept));
+    *kept = writer_gate;
     return OK;
 }
 

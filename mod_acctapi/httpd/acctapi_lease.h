@@ -13,8 +13,9 @@
  * log line) without mod_dbd. */
 int acctapi_lease_find_dbd(server_rec *s);
 
-/* post_config, real start: the lock SQLite writers of every child queue on. */
-int acctapi_lease_create_gate(apr_pool_t *pconf, server_rec *s);
+/* post_config, real start: the lock SQLite writers of every child queue on
+ * (created by the first generation, found again by the others). */
+int acctapi_lease_create_gate(server_rec *s);
 
 /* child_init: attaches the child to that lock. */
 void acctapi_lease_child_init(apr_pool_t *pchild, server_rec *s);

@@ -735,7 +735,7 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
         int rc = create_rate_table(pconf, s);
 
-        return rc != OK ? rc : acctapi_lease_create_gate(pconf, s);
+        return rc != OK ? rc : acctapi_lease_create_gate(s);
     }
     return OK;
 }
