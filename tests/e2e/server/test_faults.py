@@ -124,15 +124,24 @@ def test_kill9_postgres_loses_no_acknowledged_write(pg, expect_log):  # noqa: F8
 
 @pytest.mark.skipif(SANITIZE, reason="httpd -X has no children to replace gracefully")
 def test_graceful_restart_under_load(make_server, backend):
+    """Graceful restarts under a steady load of reads and writes: no request
+    fails, each worker is answered again once the restarts stop, and the
+    parent's memory does not grow.  (How many requests fit between restarts
+    depends on how fast new children start, on PostgreSQL their DBDMin
+    connections: not asserted.)"""
     srv = make_server(name="graceful")
     token = backend.mint_token()
     results, stop = [], threading.Event()
     lock = threading.Lock()
+    # Per worker: the monotonic time at which its last answered request
+    # had been sent.
+    answered_sent = {}
 
     def worker(n):
         i = 0
         while not stop.is_set():
             i += 1
+            sent = time.monotonic()
             # A connection per request: the listener must never refuse one.
             try:
                 if i % 3:
@@ -145,6 +154,7 @@ def test_graceful_restart_under_load(make_server, backend):
                 item = f"{type(e).__name__}: {e}"
             with lock:
                 results.append(item)
+                answered_sent[n] = sent
 
     threads = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(4)]
     for t in threads:
@@ -157,11 +167,16 @@ def test_graceful_restart_under_load(make_server, backend):
         time.sleep(0.5)
         before = rss_kb(srv.pid)
         # Restarts that come fast, while the last generation's children
-        # still serve, and slower ones that land as the parent forks the
-        # children of a generation whose old ones have just left.
+        # still serve or start, and slower ones that land as the parent
+        # forks the children of a generation whose old ones have just left.
         for cycle in range(GRACEFUL_CYCLES):
             time.sleep(0.3 if cycle % 2 else 1.0)
             harness.run([harness.HTTPD, "-f", srv.conf, "-k", "graceful"])
+        last_restart = time.monotonic()
+        # Every worker is answered on a request sent after the last restart.
+        harness.wait_for(lambda: len([n for n, sent in list(answered_sent.items())
+                                      if sent > last_restart]) == len(threads),
+                         30, what="every worker answered after the last restart")
         time.sleep(1.0)
         after = rss_kb(srv.pid)
     finally:
@@ -172,7 +187,6 @@ def test_graceful_restart_under_load(make_server, backend):
     harness.report_figure(f"graceful restart x{GRACEFUL_CYCLES} under load ({backend.kind}): "
                           f"{len(results)} requests, {len(failed)} failed; parent RSS "
                           f"{before} -> {after} kB")
-    assert len(results) > 50, results
     assert not failed, failed[:10]
     assert harness.pid_alive(srv.pid)
     assert after - before < 2048, (before, after)
