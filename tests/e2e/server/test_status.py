@@ -210,9 +210,16 @@ def test_prometheus_apache_exporter_scrapes_server_status(srv, tmp_path):
 def test_prometheus_text_format(srv, backend):
     """?prometheus: the same counters in Prometheus' text format, with a
     latency histogram per family whose buckets add up."""
-    call(srv, "/profile", backend.token)
-    call(srv, "/nonexistent")
-    view = status_json(srv)
+    before = status_json(srv)
+    assert call(srv, "/profile", backend.token) == 200
+    assert call(srv, "/nonexistent") == 404
+    expected = deltas(before, before)
+    expected["profile"].update(requests=1, **{"2xx": 1})
+    expected["other"].update(requests=1, **{"4xx": 1})
+    # Both requests counted (once logged, after their answers) before the
+    # JSON view is read.
+    view = settled(srv, before, expected)
+    assert deltas(before, view) == expected
     r = requests.get(srv.url + STATUS + "?prometheus", timeout=15)
     assert r.status_code == 200
     assert r.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
