@@ -17,6 +17,10 @@ __all__ = ["KNOBS", "Quickstart", "check_error_log", "curl", "postmaster_running
 
 
 START_TIMEOUT = 300   # a first run may have to build
+# Ctrl-C stops httpd gracefully (GracefulShutdownTimeout 5 s, then its
+# children are killed), then the quickstart's PostgreSQL: seconds, on a
+# loaded machine too.
+STOP_TIMEOUT = 45
 
 
 def read_env(home):
@@ -84,18 +88,40 @@ class Quickstart:
 
     def stop(self, ctrl_c=False):
         """SIGTERM to the quickstart, or SIGINT to its process group as a
-        terminal's Ctrl-C sends it."""
+        terminal's Ctrl-C sends it.  A quickstart that has not stopped within
+        STOP_TIMEOUT fails the test (its output, its httpd's processes and
+        error log said), after everything it started is killed."""
         if self.proc and self.proc.poll() is None:
+            sent = time.monotonic()
             if ctrl_c:
                 os.killpg(self.proc.pid, signal.SIGINT)
             else:
                 self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(timeout=20)
+                self.proc.wait(timeout=STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
+                left = run(["ps", "-eo", "pid,ppid,sid,stat,etime,args"], check=False).stdout
+                left = "\n".join(ln for ln in left.splitlines()
+                                 if str(self.home) in ln or "PID" in ln)
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
+                self._kill_httpd()
+                log = self.home / "error.log"
+                log = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+                self.proc = None
+                raise AssertionError(
+                    f"quickstart still running {time.monotonic() - sent:.1f}s after "
+                    f"{'Ctrl-C' if ctrl_c else 'SIGTERM'}:\n{self.output()}\n"
+                    f"--- its processes:\n{left}\n--- error.log:\n{log}")
         self.proc = None
+
+    def _kill_httpd(self):
+        """httpd runs in a session of its own: killed by its pid file."""
+        pid_file = self.home / "httpd.pid"
+        try:
+            os.kill(int(pid_file.read_text().split()[0]), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
 
 
 def check_error_log(home):
