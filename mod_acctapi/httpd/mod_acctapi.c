@@ -30,6 +30,7 @@
 #include "acct_auth.h"
 #include "acct_crypto.h"
 #include "acct_publish.h"
+#include "acct_publish_reload.h"
 #include "acct_rate.h"
 #include "acct_json.h"
 #include "acct_log.h"
@@ -744,6 +745,9 @@ static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
 {
     log_server = s;
     acctapi_lease_child_init(pchild, s);
+    /* Zone reloads run in a thread of the child's, stopped and joined when
+     * the child exits (it logs why if it cannot start). */
+    acct_publish_reload_start(pchild);
     if (acct_catalog_init(pchild) != 0) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      ACCTLOGNO(00058) "cannot create the catalogue cache lock");

@@ -12,10 +12,11 @@
 
 #include <apr_hash.h>
 #include <apr_strings.h>
+#include <apr_thread_cond.h>
+#include <apr_thread_mutex.h>
+#include <apr_thread_proc.h>
 
-#include <pthread.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RELOAD_LOCK_FILE ".acctapi-reload.lock"
@@ -94,9 +95,9 @@ int acct_publish_reload(apr_pool_t *pool, const char *dir,
 /* ---- background reloads ------------------------------------------------- */
 
 /*
- * Requests wait in one queue per process, drained by one detached worker
- * thread: a burst of changes costs one run per zone (or one run without a
- * zone), not one per change, and the request never waits for the command.
+ * Requests wait in one queue per process, drained by one worker thread: a
+ * burst of changes costs one run per zone (or one run without a zone), not
+ * one per change, and the request never waits for the command.
  *
  * The confirming run.  A nameserver may accept a reload and drop it: BIND
  * answers "zone reload queued" to a zone already loading and loads nothing
@@ -105,6 +106,12 @@ int acct_publish_reload(apr_pool_t *pool, const char *dir,
  * since the queue was last quiet is run once more when no request has come
  * for the confirmation delay (by then those loads have ended); a zone
  * whose file is current costs the nameserver a stat.
+ *
+ * The worker belongs to the pool acct_publish_reload_start was given (an
+ * httpd child's): that pool's cleanup tells it to stop, and it runs what
+ * is still pending and then the confirming run, at once, before it exits
+ * and is joined.  So a change published just before the child exits is
+ * still reloaded, and no thread outlives the pool it allocates from.
  */
 typedef struct reload_entry {
     const char *dir;       /* NULL: no lock */
@@ -118,22 +125,6 @@ typedef struct reload_set {
     apr_hash_t *keys;
     apr_array_header_t *entries;
 } reload_set;
-
-static pthread_mutex_t reload_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t reload_wakeup = PTHREAD_COND_INITIALIZER;
-static reload_set *reload_pending;     /* not run yet */
-static reload_set *reload_confirm;     /* run since the queue was quiet */
-static apr_time_t reload_confirm_at;
-static apr_interval_time_t reload_confirm_delay = RELOAD_CONFIRM_DELAY;
-/* The process whose worker drains the queue (a forked child starts its own). */
-static pid_t reload_worker_pid;
-
-void acct_publish_set_confirm_delay(apr_interval_time_t delay)
-{
-    pthread_mutex_lock(&reload_mutex);
-    reload_confirm_delay = delay;
-    pthread_mutex_unlock(&reload_mutex);
-}
 
 /* Creates *set if need be and adds an entry; 0, or -1 out of memory. */
 static int set_add(reload_set **set, const char *dir, const char *command,
@@ -240,108 +231,159 @@ static void run_set(const reload_set *set)
     apr_pool_destroy(pool);
 }
 
-/* Moves set's entries into reload_confirm (under reload_mutex). */
-static void keep_for_confirming(const reload_set *set)
+/*
+ * The worker of this process.  `lock` guards every field but `thread`;
+ * `worker` itself is set by acct_publish_reload_start and cleared by its
+ * pool's cleanup, both while no request runs (an httpd child's init and
+ * exit), so requests read it without the lock.
+ */
+typedef struct reload_worker {
+    apr_thread_mutex_t *lock;
+    apr_thread_cond_t *wakeup;
+    apr_thread_t *thread;
+    reload_set *pending;        /* not run yet */
+    reload_set *confirm;        /* run since the queue was last quiet */
+    apr_time_t confirm_at;
+    int stopping;               /* the pool goes: drain and exit */
+} reload_worker;
+
+static reload_worker *worker;
+
+/* Set before the worker starts (tests make it short, or very long); read
+ * by the worker only. */
+static apr_interval_time_t confirm_delay = RELOAD_CONFIRM_DELAY;
+
+void acct_publish_set_confirm_delay(apr_interval_time_t delay)
+{
+    confirm_delay = delay;
+}
+
+/* Moves set's entries into w->confirm (under w->lock). */
+static void keep_for_confirming(reload_worker *w, const reload_set *set)
 {
     int i;
 
     for (i = 0; i < set->entries->nelts; i++) {
         const reload_entry *e = &APR_ARRAY_IDX(set->entries, i, reload_entry);
 
-        if (set_add(&reload_confirm, e->dir, e->command, e->zone) != 0) {
+        if (set_add(&w->confirm, e->dir, e->command, e->zone) != 0) {
             acct_log(ACCT_LOG_ERR, ACCTLOGNO(00060) "zone reload: out of memory; "
                      "no confirming run for %s", e->zone ? e->zone : "all zones");
         }
     }
-    reload_confirm_at = apr_time_now() + reload_confirm_delay;
+    w->confirm_at = apr_time_now() + confirm_delay;
 }
 
-static void *reload_worker(void *unused)
+static void *APR_THREAD_FUNC reload_work(apr_thread_t *thread, void *data)
 {
+    reload_worker *w = data;
     reload_set *batch;
 
-    (void)unused;
-    pthread_mutex_lock(&reload_mutex);
+    apr_thread_mutex_lock(w->lock);
     for (;;) {
-        if (reload_pending) {
-            batch = reload_pending;
-            reload_pending = NULL;
-            keep_for_confirming(batch);
-        }
-        else if (reload_confirm && apr_time_now() >= reload_confirm_at) {
-            batch = reload_confirm;
-            reload_confirm = NULL;
-        }
-        else if (reload_confirm) {
-            struct timespec until;
+        apr_time_t now = apr_time_now();
 
-            until.tv_sec = (time_t)apr_time_sec(reload_confirm_at);
-            until.tv_nsec = (long)apr_time_usec(reload_confirm_at) * 1000L;
-            pthread_cond_timedwait(&reload_wakeup, &reload_mutex, &until);
+        if (w->pending) {
+            batch = w->pending;
+            w->pending = NULL;
+            keep_for_confirming(w, batch);
+        }
+        else if (w->confirm && (w->stopping || now >= w->confirm_at)) {
+            batch = w->confirm;
+            w->confirm = NULL;
+        }
+        else if (w->stopping) {
+            break;
+        }
+        else if (w->confirm) {
+            apr_thread_cond_timedwait(w->wakeup, w->lock, w->confirm_at - now);
             continue;
         }
         else {
-            pthread_cond_wait(&reload_wakeup, &reload_mutex);
+            apr_thread_cond_wait(w->wakeup, w->lock);
             continue;
         }
-        pthread_mutex_unlock(&reload_mutex);
+        apr_thread_mutex_unlock(w->lock);
         run_set(batch);
         set_destroy(batch);
-        pthread_mutex_lock(&reload_mutex);
+        apr_thread_mutex_lock(w->lock);
     }
+    apr_thread_mutex_unlock(w->lock);
+    apr_thread_exit(thread, APR_SUCCESS);
     return NULL;
 }
 
-/* Starts this process's worker unless it runs (under reload_mutex). */
-static int start_worker(void)
+/* A pre-cleanup: it runs before the pool's subpools go, the thread's own
+ * among them. */
+static apr_status_t stop_worker(void *data)
 {
-    pthread_attr_t attr;
-    pthread_t thread;
-    int rc;
+    reload_worker *w = data;
+    apr_status_t rv;
 
-    if (reload_worker_pid == getpid()) {
-        return 0;
+    apr_thread_mutex_lock(w->lock);
+    w->stopping = 1;
+    apr_thread_cond_signal(w->wakeup);
+    apr_thread_mutex_unlock(w->lock);
+    apr_thread_join(&rv, w->thread);
+    if (worker == w) {
+        worker = NULL;
     }
-    rc = pthread_attr_init(&attr);
-    if (rc == 0) {
-        rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (rc == 0) {
-            rc = pthread_create(&thread, &attr, reload_worker, NULL);
-        }
-        pthread_attr_destroy(&attr);
+    return APR_SUCCESS;
+}
+
+apr_status_t acct_publish_reload_start(apr_pool_t *pool)
+{
+    reload_worker *w = apr_pcalloc(pool, sizeof(*w));
+    apr_status_t rv;
+    char buf[120];
+
+    rv = apr_thread_mutex_create(&w->lock, APR_THREAD_MUTEX_DEFAULT, pool);
+    if (rv == APR_SUCCESS) {
+        rv = apr_thread_cond_create(&w->wakeup, pool);
     }
-    if (rc == 0) {
-        reload_worker_pid = getpid();
+    if (rv == APR_SUCCESS) {
+        rv = apr_thread_create(&w->thread, NULL, reload_work, w, pool);
     }
-    return rc;
+    if (rv != APR_SUCCESS) {
+        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00019) "zone reload: cannot start a thread: %s "
+                 "(reloads run in the requests that ask for them)",
+                 apr_strerror(rv, buf, sizeof(buf)));
+        return rv;
+    }
+    apr_pool_pre_cleanup_register(pool, w, stop_worker);
+    worker = w;
+    return APR_SUCCESS;
 }
 
 /*
  * The worker waits for every command it starts (acct_proc_run), so no
- * zombie is left in the httpd child.  If the child process
- * exits first, the command goes on under init, which reaps it.
+ * zombie is left in the httpd child.  Without a worker (none started, or
+ * it could not start) the caller runs the commands and waits.
  */
 void acct_publish_reload_background(const char *dir, const char *command,
                                     const apr_array_header_t *zones)
 {
+    reload_worker *w = worker;
+    reload_set *now = NULL;
+    reload_set **into = w ? NULL : &now;
     int i, rc = 0;
 
-    pthread_mutex_lock(&reload_mutex);
+    if (w) {
+        apr_thread_mutex_lock(w->lock);
+        into = &w->pending;
+    }
     for (i = 0; i < zones->nelts && rc == 0; i++) {
-        rc = set_add(&reload_pending, dir, command,
-                     APR_ARRAY_IDX(zones, i, const char *));
+        rc = set_add(into, dir, command, APR_ARRAY_IDX(zones, i, const char *));
     }
     if (rc != 0) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00061) "zone reload: out of memory");
     }
-    else if ((rc = start_worker()) != 0) {
-        char buf[120];
-
-        acct_log(ACCT_LOG_ERR, ACCTLOGNO(00019) "zone reload: cannot start a thread: %s",
-                 apr_strerror(APR_FROM_OS_ERROR(rc), buf, sizeof(buf)));
+    if (w) {
+        apr_thread_cond_signal(w->wakeup);
+        apr_thread_mutex_unlock(w->lock);
     }
-    else {
-        pthread_cond_signal(&reload_wakeup);
+    else if (now) {
+        run_set(now);
+        set_destroy(now);
     }
-    pthread_mutex_unlock(&reload_mutex);
 }

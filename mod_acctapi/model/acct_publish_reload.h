@@ -11,6 +11,7 @@
 
 #include <apr_pools.h>
 #include <apr_tables.h>
+#include <apr_errno.h>
 #include <apr_time.h>
 
 /*
@@ -26,18 +27,29 @@ int acct_publish_reload(apr_pool_t *pool, const char *dir,
                         const char *command, const char *zone);
 
 /*
- * The same in this process's background worker, once per entry of `zones`
- * (const char *; a NULL entry appends nothing): returns at once.  Requests
- * still waiting are merged (a run without a zone replaces the runs of
- * single zones of its directory and command; a zone whose file is gone
- * from `dir` is skipped), and everything run is run once more when no
- * request has come for the confirmation delay (2 s), because a nameserver
- * may drop a reload that finds the zone still loading.
+ * Starts this process's background worker, a thread owned by `pool` (an
+ * httpd child's pool).  The pool's cleanup stops it: the worker runs what
+ * is still pending and the confirming run at once, then exits and is
+ * joined, so the pool's owner waits for the commands under way.  0, or an
+ * APR error (logged).
+ */
+apr_status_t acct_publish_reload_start(apr_pool_t *pool);
+
+/*
+ * The same as acct_publish_reload in the background worker, once per
+ * entry of `zones` (const char *; a NULL entry appends nothing): returns
+ * at once.  Requests still waiting are merged (a run without a zone
+ * replaces the runs of single zones of its directory and command; a zone
+ * whose file is gone from `dir` is skipped), and everything run is run
+ * once more when no request has come for the confirmation delay (2 s),
+ * because a nameserver may drop a reload that finds the zone still
+ * loading.  Without a worker, the same runs, merged, in the caller.
  */
 void acct_publish_reload_background(const char *dir, const char *command,
                                     const apr_array_header_t *zones);
 
-/* Sets the confirmation delay (tests make it short, or very long). */
+/* Sets the confirmation delay of the workers started after it (tests make
+ * it short, or very long). */
 void acct_publish_set_confirm_delay(apr_interval_time_t delay);
 
 #endif

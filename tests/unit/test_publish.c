@@ -780,11 +780,14 @@ static void test_reload_background(void **state)
         "/bin/sh -c 'echo \"$#:$1\" >> %s; sleep 0.5' sh", out);
     apr_array_header_t *both = apr_array_make(pool, 2, sizeof(const char *));
     apr_array_header_t *one = apr_array_make(pool, 1, sizeof(const char *));
+    apr_pool_t *owner = NULL;
     apr_time_t start;
     int status;
 
     log_capture();
     acct_publish_set_confirm_delay(apr_time_from_msec(300));
+    assert_int_equal(apr_pool_create(&owner, pool), APR_SUCCESS);
+    assert_int_equal(acct_publish_reload_start(owner), APR_SUCCESS);
     APR_ARRAY_PUSH(one, const char *) = "a.example";
     APR_ARRAY_PUSH(both, const char *) = "a.example";
     APR_ARRAY_PUSH(both, const char *) = NULL;
@@ -815,6 +818,51 @@ static void test_reload_background(void **state)
     assert_true(log_has("zone reload (a.example): /bin/sh exited with status "
                         "4"));
     usleep(900000);
+    apr_pool_destroy(owner);
+    scratch_remove(pool, dir);
+}
+
+/*
+ * The worker belongs to its pool: the pool's cleanup waits for the run
+ * under way, runs what is pending and then the confirming run at once
+ * (however long its delay), and joins the thread.  Without a worker the
+ * caller runs the commands.
+ */
+static void test_reload_stops_with_its_pool(void **state)
+{
+    const char *dir = scratch_dir(pool);
+    const char *out = apr_pstrcat(pool, dir, "/runs", NULL);
+    const char *cmd = apr_psprintf(pool, "/bin/sh -c 'echo start >> %s; "
+                                   "sleep 0.5; echo \"$#:$1\" >> %s' sh", out, out);
+    apr_array_header_t *a = apr_array_make(pool, 1, sizeof(const char *));
+    apr_array_header_t *b = apr_array_make(pool, 1, sizeof(const char *));
+    apr_pool_t *owner = NULL;
+    int status;
+
+    log_capture();
+    acct_publish_set_confirm_delay(apr_time_from_sec(3600));
+    assert_int_equal(apr_pool_create(&owner, pool), APR_SUCCESS);
+    assert_int_equal(acct_publish_reload_start(owner), APR_SUCCESS);
+    APR_ARRAY_PUSH(a, const char *) = "a.example";
+    APR_ARRAY_PUSH(b, const char *) = "b.example";
+    acct_publish_reload_background(NULL, cmd, a);
+    assert_true(wait_for_content(pool, out, "start\n", 10));
+    /* Pending while a's run goes on; then the owner goes. */
+    acct_publish_reload_background(NULL, cmd, b);
+    apr_pool_destroy(owner);
+    assert_string_equal(slurp(pool, out),
+                        "start\n1:a.example\n" "start\n1:b.example\n"
+                        "start\n1:a.example\n" "start\n1:b.example\n");
+    assert_int_equal(waitpid(-1, &status, WNOHANG), -1);
+    assert_int_equal(errno, ECHILD);
+    /* No worker now: the caller runs it, and has waited when it returns. */
+    acct_publish_reload_background(NULL, cmd, a);
+    assert_string_equal(slurp(pool, out),
+                        "start\n1:a.example\n" "start\n1:b.example\n"
+                        "start\n1:a.example\n" "start\n1:b.example\n"
+                        "start\n1:a.example\n");
+    assert_true(log_quiet());
+    unlink(out);
     scratch_remove(pool, dir);
 }
 
@@ -955,6 +1003,7 @@ int main(void)
         FIXTURE_TEST(test_publish_all),
         UNIT_TEST(test_reload_waited),
         UNIT_TEST(test_reload_background),
+        UNIT_TEST(test_reload_stops_with_its_pool),
         UNIT_TEST(test_reload_serialised),
         UNIT_TEST(test_reload_long_name),
         FIXTURE_TEST(test_reload_contract),

@@ -8,7 +8,6 @@ The directory is first filled with `acctapi-admin zones publish` (named
 needs zones.conf to start), which also publishes the zones other tests left
 in the shared database."""
 
-import fcntl
 import os
 import re
 import secrets
@@ -61,16 +60,13 @@ class Publishing:
         self.api = self.srv.client(token=backend.token)
 
     def close(self):
-        """Stops httpd, then named.  Reload commands still queued would find
-        named gone: wait for the running one under the module's reload lock,
-        and hold it while httpd (whose threads queue the others) stops."""
+        """Stops httpd, then named.  httpd's children run the reloads still
+        queued (and their confirming runs) before they exit: named is still
+        there for them."""
         self.api.close()
-        fd = os.open(self.dir / ".acctapi-reload.lock", os.O_RDONLY | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             self.srv.stop()
         finally:
-            os.close(fd)
             self.ns.stop()
 
     # ---- the API -------------------------------------------------------
@@ -417,6 +413,34 @@ def test_slow_reload_command_does_not_delay(backend, make_server):
         wait_for(lambda: not httpd_zombies(p.srv), 10, 0.2, "no zombies")
     finally:
         p.close()
+
+
+def test_child_stops_after_the_reloads_it_owes(backend, make_server):
+    """A child that exits (here the server's graceful stop) first lets the
+    reload under way finish, then runs the one still queued and the
+    confirming run of both: no change is left unreloaded, and no command
+    outlives the server."""
+    runs_dir = make_tmpdir(f"{backend.base}/runs-")
+    share(runs_dir)
+    runs = runs_dir / "runs"
+    p = Publishing(backend, make_server,
+                   reload=f"/bin/sh -c 'echo start >> {runs}; sleep 0.8; "
+                          f"echo $# >> {runs}' reload")
+    closed = False
+    try:
+        dom = p.create()
+        wait_for(lambda: runs.exists() and runs.read_text() == "start\n", 10, 0.05,
+                 "the domain's reload under way")
+        # Queued behind it: the zone's own reload.
+        p.record(dom["id"], type="A", name="late", target="192.0.2.51")
+        p.close()
+        closed = True
+        # The domain's run (zones.conf changed: no zone), the record's (its
+        # zone), then the confirming run of both.
+        assert runs.read_text() == "start\n0\nstart\n1\nstart\n0\n", runs.read_text()
+    finally:
+        if not closed:
+            p.close()
 
 
 def test_failing_reload_command_is_logged(backend, make_server, expect_log):
