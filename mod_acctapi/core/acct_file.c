@@ -3,6 +3,7 @@
  */
 #include "acct_file.h"
 
+#include <apr_atomic.h>
 #include <apr_errno.h>
 #include <apr_strings.h>
 
@@ -99,8 +100,9 @@ static int write_all(int fd, const char *text, apr_size_t len)
     return 0;
 }
 
-/* Temporary names never repeat within a process, whatever the thread. */
-static unsigned tmp_counter;
+/* Temporary names never repeat within a process, whatever the thread: the
+ * process's count of them, for its life, changed only atomically. */
+static volatile apr_uint32_t tmp_counter;
 
 /*
  * The modification time a new version of `path` gets: now, or just after
@@ -186,7 +188,7 @@ int acct_file_replace(apr_pool_t *pool, const char *dir, const char *name,
                       acct_file_error *e)
 {
     const char *path = acct_file_in_dir(pool, dir, name), *tmp, *step, *suffix;
-    unsigned n = __atomic_add_fetch(&tmp_counter, 1, __ATOMIC_RELAXED);
+    unsigned n = apr_atomic_inc32(&tmp_counter) + 1;
     int fd;
 
     memset(e, 0, sizeof(*e));
