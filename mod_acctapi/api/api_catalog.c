@@ -5,7 +5,7 @@
 #include "acct_json.h"
 #include "acct_list.h"
 #include "acct_log.h"
-#include "acct_route.h"
+#include "acct_router.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>

@@ -49,7 +49,7 @@
 #include "acct_json.h"
 #include "acct_list.h"
 #include "acct_log.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_seal.h"
 #include "acct_tags.h"
 #include "acct_time.h"

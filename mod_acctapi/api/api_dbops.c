@@ -39,7 +39,7 @@
 #include "acct_json.h"
 #include "acct_list.h"
 #include "acct_log.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_seal.h"
 
 #include <apr_base64.h>

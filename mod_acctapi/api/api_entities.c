@@ -15,7 +15,7 @@
 #include "api_handlers.h"
 #include "acct_entities.h"
 #include "acct_list.h"
-#include "acct_route.h"
+#include "acct_router.h"
 
 void api_entities_list(acct_req *req, acct_resp *resp)
 {

@@ -1,4 +1,4 @@
-/* Every route handler, by resource; the route table (acct_routes.c) names them. */
+/* Every route handler, by resource; the route table (api_routes.c) names them. */
 #ifndef API_HANDLERS_H
 #define API_HANDLERS_H
 

@@ -8,7 +8,7 @@
 
 #include "acct_ident.h"
 #include "acct_migrate.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_store.h"
 
 #include "admin.h"

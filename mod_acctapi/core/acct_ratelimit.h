@@ -3,7 +3,7 @@
  * token identifies the caller), one budget for paginated list GETs and one
  * for every other request, counted in fixed one-minute windows, exactly: of
  * L + n requests in a window, exactly L succeed.  Counted in the database
- * (every child of every node that shares it counts together: acct_rate.h of
+ * (every child of every node that shares it counts together: acct_rate_counters.h of
  * the model), or in the server's shared memory (its children count
  * together, nothing else: here).
  */

@@ -1,7 +1,7 @@
 #include "acct_seal.h"
 #include "acct_crypto.h"
 #include "acct_log.h"
-#include "acct_route.h"
+#include "acct_router.h"
 
 #include <apr_strings.h>
 #include <openssl/evp.h>

@@ -11,7 +11,7 @@
 #include "mod_dbd.h"
 
 #include "acct_api.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_store.h"
 
 typedef struct acctapi_ctx {

@@ -31,10 +31,10 @@
 #include "acct_crypto.h"
 #include "acct_publish.h"
 #include "acct_publish_reload.h"
-#include "acct_rate.h"
+#include "acct_rate_counters.h"
 #include "acct_json.h"
 #include "acct_log.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
 
@@ -166,8 +166,8 @@ static acct_store_rc rate_step(request_rec *r, acctapi_ctx *ctx, void *baton)
     if (rate_count_here(ctx, h)) {
         return ACCT_STORE_OK;
     }
-    return acct_rate_hit(ctx->store, r->pool, h->bucket, h->limit, ctx->now,
-                         &h->state);
+    return acct_rate_counters_hit(ctx->store, r->pool, h->bucket, h->limit,
+                                  ctx->now, &h->state);
 }
 
 /*

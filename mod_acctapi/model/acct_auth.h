@@ -6,7 +6,7 @@
 #define ACCT_AUTH_H
 
 #include "acct_api.h"
-#include "acct_route.h"
+#include "acct_router.h"
 
 typedef enum {
     ACCT_AUTH_OK = 0,

@@ -1044,7 +1044,7 @@ static const char *cell(const acct_rows *rows, const int *col, int i, int k)
  * byte what json_dumps (JSON_COMPACT) gives for the same document: these
  * writers follow jansson's rules (dump.c, utf.c) value by value
  * (acct_json_str, acct_json_int, acct_json_time decide each value), and
- * tests/unit/test_record.c compares the text with jansson's dump of it.
+ * tests/unit/test_dns_records.c compares the text with jansson's dump of it.
  * ------------------------------------------------------------------------ */
 
 typedef struct text_out {

@@ -5,7 +5,7 @@
  * ACCT_MAX_PATH_PARAMS decoded parameters; a refused method must list Allow.
  */
 #include "fuzz_common.h"
-#include "acct_route.h"
+#include "acct_router.h"
 
 #include <stdlib.h>
 

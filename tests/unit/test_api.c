@@ -20,7 +20,7 @@
 #include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_names.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
 

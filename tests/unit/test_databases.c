@@ -16,7 +16,7 @@
 #include "acct_db.h"
 #include "acct_ident.h"
 #include "acct_json.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_seal.h"
 #include "acct_time.h"
 #include "api_handlers.h"

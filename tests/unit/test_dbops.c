@@ -19,7 +19,7 @@
 #include "acct_dbbackup.h"
 #include "acct_dbcert.h"
 #include "acct_json.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_seal.h"
 #include "acct_time.h"
 #include "api_handlers.h"

@@ -21,7 +21,7 @@
 #include "acct_sshkey.h"
 #include "acct_tags.h"
 #include "acct_tfa.h"
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_seal.h"
 #include "acct_time.h"
 #include "api_handlers.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "unit_db.h"
-#include "acct_rate.h"
+#include "acct_rate_counters.h"
 
 /* 2026-11-22T00:00:00Z, the start of a window, and 10 s into it. */
 #define WINDOW ((apr_int64_t)1795305600)
@@ -42,8 +42,8 @@ static void test_exact_count_and_headers(void **state)
     int i;
 
     for (i = 1; i <= 5; i++) {
-        assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:other", 3,
-                                       NOW, &s), ACCT_STORE_OK);
+        assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "user:1:other",
+                                                3, NOW, &s), ACCT_STORE_OK);
         assert_int_equal(s.limit, 3);
         assert_int_equal(s.reset, WINDOW + ACCT_RATE_WINDOW);
         assert_int_equal(s.retry_after, 50);
@@ -57,17 +57,17 @@ static void test_buckets_are_separate(void **state)
     unit_db *db = *state;
     acct_rate_state s;
 
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:list", 1, NOW,
-                                   &s), ACCT_STORE_OK);
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "user:1:list",
+                                            1, NOW, &s), ACCT_STORE_OK);
     assert_false(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:other", 1, NOW,
-                                   &s), ACCT_STORE_OK);
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "user:1:other",
+                                            1, NOW, &s), ACCT_STORE_OK);
     assert_false(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:2:list", 1, NOW,
-                                   &s), ACCT_STORE_OK);
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "user:2:list",
+                                            1, NOW, &s), ACCT_STORE_OK);
     assert_false(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:1:list", 1, NOW,
-                                   &s), ACCT_STORE_OK);
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "user:1:list",
+                                            1, NOW, &s), ACCT_STORE_OK);
     assert_true(s.exceeded);
 }
 
@@ -76,17 +76,17 @@ static void test_new_window_starts_afresh_and_expires_old(void **state)
     unit_db *db = *state;
     acct_rate_state s;
 
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "addr:192.0.2.1:other",
-                                   1, NOW, &s), ACCT_STORE_OK);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "addr:192.0.2.1:other",
-                                   1, NOW + 1, &s), ACCT_STORE_OK);
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "addr:192.0.2.1:other",
+                                            1, NOW, &s), ACCT_STORE_OK);
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "addr:192.0.2.1:other",
+                                            1, NOW + 1, &s), ACCT_STORE_OK);
     assert_true(s.exceeded);
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "user:9:list", 1,
-                                   NOW, &s), ACCT_STORE_OK);
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "user:9:list",
+                                            1, NOW, &s), ACCT_STORE_OK);
     assert_int_equal(count_rows(db), 2);
     /* The next window: counting starts again, the ended window's rows go. */
-    assert_int_equal(acct_rate_hit(db->store, db->pool, "addr:192.0.2.1:other",
-                                   1, WINDOW + ACCT_RATE_WINDOW, &s),
+    assert_int_equal(acct_rate_counters_hit(db->store, db->pool, "addr:192.0.2.1:other",
+                                            1, WINDOW + ACCT_RATE_WINDOW, &s),
                      ACCT_STORE_OK);
     assert_false(s.exceeded);
     assert_int_equal(s.remaining, 0);

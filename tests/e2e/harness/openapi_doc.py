@@ -47,7 +47,7 @@ def api_path(raw_path):
 
 
 def _percent_decode(seg):
-    """acct_percent_decode, then acct_route.c segment_is_text: None on a
+    """acct_percent_decode, then acct_router.c segment_is_text: None on a
     malformed escape, an encoded NUL, invalid UTF-8 or a control character."""
     if re.search(r"%(?![0-9A-Fa-f]{2})|%00|\x00", seg):
         return None
@@ -61,7 +61,7 @@ def _percent_decode(seg):
 
 
 def _split_path(path):
-    """acct_route.c split_path: decoded segments, or None (no such path)."""
+    """acct_router.c split_path: decoded segments, or None (no such path)."""
     if path.startswith("/"):
         path = path[1:]
     if path.endswith("/"):
@@ -108,7 +108,7 @@ class OpenAPI:
         return node
 
     def _score(self, tsegs, rest, segs):
-        """acct_route.c match_template: a specificity score, or -1."""
+        """acct_router.c match_template: a specificity score, or -1."""
         score = 0
         for i, t in enumerate(tsegs):
             if i >= len(segs):

@@ -531,7 +531,7 @@ SERVED = {key for _, _, key in ROUTES}
 
 
 def route_of(method, raw_path):
-    """The operation key of the route the module matches (acct_route.c:
+    """The operation key of the route the module matches (acct_router.c:
     literal segments outrank parameters; "{x...}" takes the rest)."""
     path = api_path(raw_path)
     segs = path.strip("/").split("/")

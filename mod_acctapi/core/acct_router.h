@@ -4,8 +4,8 @@
  * and from "path exists, OPTIONS" (answered by the glue, never routed);
  * scope headers and the OpenAPI document derive from the same rows.
  */
-#ifndef ACCT_ROUTE_H
-#define ACCT_ROUTE_H
+#ifndef ACCT_ROUTER_H
+#define ACCT_ROUTER_H
 
 #include <apr_pools.h>
 

@@ -5,7 +5,7 @@
  * one after the other, so the counts a window hands out are 1, 2, 3, ...
  * without gaps or repeats, whichever child or node asks.
  */
-#include "acct_rate.h"
+#include "acct_rate_counters.h"
 
 static const acct_sql q_rate_hit = ACCT_SQL("rate_hit",
     "INSERT INTO rate_counters (bucket, window_start, hits)"
@@ -18,9 +18,9 @@ static const acct_sql q_rate_hit = ACCT_SQL("rate_hit",
 static const acct_sql q_rate_expire = ACCT_SQL("rate_expire",
     "DELETE FROM rate_counters WHERE window_start < CAST(%s AS BIGINT)");
 
-acct_store_rc acct_rate_hit(acct_store *st, apr_pool_t *pool,
-                            const char *bucket, apr_int64_t limit,
-                            apr_int64_t now, acct_rate_state *state)
+acct_store_rc acct_rate_counters_hit(acct_store *st, apr_pool_t *pool,
+                                     const char *bucket, apr_int64_t limit,
+                                     apr_int64_t now, acct_rate_state *state)
 {
     apr_int64_t window = acct_rate_window(now), hits = 0;
     const char *args[2];

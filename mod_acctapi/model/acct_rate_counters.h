@@ -3,8 +3,8 @@
  * every node that shares the database counts together.  Buckets, windows
  * and the count in shared memory are the core's (acct_ratelimit.h).
  */
-#ifndef ACCT_RATE_H
-#define ACCT_RATE_H
+#ifndef ACCT_RATE_COUNTERS_H
+#define ACCT_RATE_COUNTERS_H
 
 #include "acct_ratelimit.h"
 #include "acct_store.h"
@@ -14,8 +14,8 @@
  * atomic upsert, and fills `state`.  The first request of a window also
  * deletes the counters of windows that have ended.
  */
-acct_store_rc acct_rate_hit(acct_store *st, apr_pool_t *pool,
-                            const char *bucket, apr_int64_t limit,
-                            apr_int64_t now, acct_rate_state *state);
+acct_store_rc acct_rate_counters_hit(acct_store *st, apr_pool_t *pool,
+                                     const char *bucket, apr_int64_t limit,
+                                     apr_int64_t now, acct_rate_state *state);
 
 #endif

@@ -2,7 +2,7 @@
  * The service's routes.  One row per (method, path): the handler, the flags,
  * and the scope a token needs (DECISIONS.md, "Auth, scopes, grants").
  */
-#include "acct_route.h"
+#include "acct_router.h"
 #include "api_handlers.h"
 #include "acct_grants.h"
 

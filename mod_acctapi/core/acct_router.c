@@ -1,4 +1,4 @@
-#include "acct_route.h"
+#include "acct_router.h"
 #include "acct_text.h"
 
 #include <apr_strings.h>

@@ -5,7 +5,7 @@
 
 #include <apr_strings.h>
 
-#include "acct_route.h"
+#include "acct_router.h"
 
 static void dummy(acct_req *req, acct_resp *resp)
 {
