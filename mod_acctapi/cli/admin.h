@@ -101,50 +101,50 @@ typedef struct admin_ctx {
  */
 
 /* A usage error (ADMIN_USAGE) with a hint to the help of `topic`. */
-int usage_error(const char *topic, const char *fmt, ...)
+int admin_usage_error(const char *topic, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* A failed operation (ADMIN_FAIL). */
-int failure(const char *fmt, ...)
+int admin_failure(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 /* "cannot `what`": the database was unavailable or reported an error. */
-int store_failure(const char *what, acct_store_rc rc);
+int admin_store_failure(const char *what, acct_store_rc rc);
 /* "cannot `what`" for a failed acct_ident call, in its own words. */
-int ident_failure(const admin_ctx *c, acct_ident_rc rc,
-                  const acct_ident_result *res, const char *what,
-                  const char *not_found, const char *conflict);
+int admin_ident_failure(const admin_ctx *c, acct_ident_rc rc,
+                        const acct_ident_result *res, const char *what,
+                        const char *not_found, const char *conflict);
 
 /* ------------------------------------------------------------------------
  * Options and words (admin_util.c)
  */
 
 /* The value of option `name` of the command; NULL when not given. */
-const char *opt_value(const admin_ctx *c, const char *name);
+const char *admin_opt_value(const admin_ctx *c, const char *name);
 /* --account into c->account_id. */
-int parse_account_opt(admin_ctx *c);
+int admin_parse_account_opt(admin_ctx *c);
 /* Index of `word` in `list` (NULL-terminated), or -1. */
-int word_index(const char *const *list, const char *word);
+int admin_word_index(const char *const *list, const char *word);
 /* `list` as "a, b, c", for messages. */
-const char *word_list(apr_pool_t *pool, const char *const *list);
+const char *admin_word_list(apr_pool_t *pool, const char *const *list);
 
 /* ------------------------------------------------------------------------
  * The database (admin_util.c, admin_main.c)
  */
 
 /* The uid of --user; `what` says what could not be done without it. */
-int find_user(admin_ctx *c, const char *what, apr_int64_t *uid);
+int admin_find_user(admin_ctx *c, const char *what, apr_int64_t *uid);
 /* Whether real_now + offset lies within 1970 .. CLOCK_MAX. */
-int clock_in_range(apr_int64_t real_now, apr_int64_t offset);
+int admin_clock_in_range(apr_int64_t real_now, apr_int64_t offset);
 /* The stored clock offset, refused when it puts the clock out of range. */
-int read_offset(admin_ctx *c, apr_int64_t *offset);
+int admin_read_offset(admin_ctx *c, apr_int64_t *offset);
 /* The clock's now: real time plus the stored offset. */
-int read_now(admin_ctx *c, apr_int64_t *now);
+int admin_read_now(admin_ctx *c, apr_int64_t *now);
 /* The schema is the one this build needs (admin_main.c). */
-int check_schema(admin_ctx *c);
+int admin_check_schema(admin_ctx *c);
 /* The failure for a schema newer than this build (admin_main.c). */
-int schema_too_new(int have, int latest);
+int admin_schema_too_new(int have, int latest);
 
 /* Writes `out` to stdout and flushes it. */
-int emit(const char *out);
+int admin_emit(const char *out);
 
 /* ------------------------------------------------------------------------
  * The commands, as the table in admin_main.c names them: check_* parses

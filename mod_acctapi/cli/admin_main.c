@@ -539,19 +539,19 @@ static int help_command(apr_pool_t *pool, int argc, const char *const *argv)
         return ADMIN_OK;
     }
     if (!(cmd = find_group(argv[0]))) {
-        return usage_error(NULL, "unknown command '%s'", argv[0]);
+        return admin_usage_error(NULL, "unknown command '%s'", argv[0]);
     }
     if (argc == 1) {
         print_group_help(stdout, pool, argv[0]);
         return ADMIN_OK;
     }
     if (!cmd->name || argc > 2) {
-        return usage_error(NULL, "unexpected argument '%s' to help",
-                           argv[cmd->name ? 2 : 1]);
+        return admin_usage_error(NULL, "unexpected argument '%s' to help",
+                                 argv[cmd->name ? 2 : 1]);
     }
     if (!(cmd = find_command(argv[0], argv[1]))) {
-        return usage_error(argv[0], "unknown %s command '%s'", argv[0],
-                           argv[1]);
+        return admin_usage_error(argv[0], "unknown %s command '%s'", argv[0],
+                                 argv[1]);
     }
     print_command_help(stdout, pool, cmd);
     return ADMIN_OK;
@@ -588,15 +588,15 @@ static int take_option(const admin_opt *opts, const char **values,
         }
     }
     if (!opts[k].name) {
-        return usage_error(topic, "unknown option '%.*s'", (int)len, arg);
+        return admin_usage_error(topic, "unknown option '%.*s'", (int)len, arg);
     }
     if (values[k]) {
-        return usage_error(topic, "option %s given twice", opts[k].name);
+        return admin_usage_error(topic, "option %s given twice", opts[k].name);
     }
     if (!opts[k].arg) {
         if (eq) {
-            return usage_error(topic, "option %s takes no value",
-                               opts[k].name);
+            return admin_usage_error(topic, "option %s takes no value",
+                                     opts[k].name);
         }
         values[k] = "";
     }
@@ -607,8 +607,8 @@ static int take_option(const admin_opt *opts, const char **values,
         values[k] = argv[++*i];
     }
     else {
-        return usage_error(topic, "option %s needs a value (%s)",
-                           opts[k].name, opts[k].arg);
+        return admin_usage_error(topic, "option %s needs a value (%s)",
+                                 opts[k].name, opts[k].arg);
     }
     return ADMIN_OK;
 }
@@ -684,19 +684,19 @@ static int parse_command_args(admin_ctx *c, int argc, const char *const *argv,
             c->positionals[c->npositional++] = arg;
         }
         else {
-            return usage_error(c->topic, "unexpected argument '%s'", arg);
+            return admin_usage_error(c->topic, "unexpected argument '%s'", arg);
         }
     }
     c->positional = c->positionals[0];
     for (k = 0; cmd->opts[k].name; k++) {
         if (cmd->opts[k].required && !c->values[k]) {
-            return usage_error(c->topic, "missing %s %s", cmd->opts[k].name,
-                               cmd->opts[k].arg);
+            return admin_usage_error(c->topic, "missing %s %s", cmd->opts[k].name,
+                                     cmd->opts[k].arg);
         }
     }
     if (c->npositional < positional_count(cmd)) {
-        return usage_error(c->topic, "missing %s",
-                           positional_word(c->pool, cmd, c->npositional));
+        return admin_usage_error(c->topic, "missing %s",
+                                 positional_word(c->pool, cmd, c->npositional));
     }
     return ADMIN_OK;
 }
@@ -706,26 +706,26 @@ static int parse_command_args(admin_ctx *c, int argc, const char *const *argv,
  */
 
 /* Neither migrate nor anything else may touch a schema it does not know. */
-int schema_too_new(int have, int latest)
+int admin_schema_too_new(int have, int latest)
 {
-    return failure("database schema is at version %d, newer than this build "
-                   "(%d): use a newer " NAME, have, latest);
+    return admin_failure("database schema is at version %d, newer than this build "
+                         "(%d): use a newer " NAME, have, latest);
 }
 
-int check_schema(admin_ctx *c)
+int admin_check_schema(admin_ctx *c)
 {
     int have = 0, latest = acct_schema_latest();
     acct_store_rc rc = acct_schema_version(c->st, c->pool, &have);
 
     if (rc != ACCT_STORE_OK) {
-        return store_failure("read the schema version", rc);
+        return admin_store_failure("read the schema version", rc);
     }
     if (have > latest) {
-        return schema_too_new(have, latest);
+        return admin_schema_too_new(have, latest);
     }
     if (have != latest) {
-        return failure("database schema is at version %d, this build needs "
-                       "%d: run '" NAME " migrate'", have, latest);
+        return admin_failure("database schema is at version %d, this build needs "
+                             "%d: run '" NAME " migrate'", have, latest);
     }
     return ADMIN_OK;
 }
@@ -743,19 +743,19 @@ static int run_in_transaction(admin_ctx *c)
 
     rc = acct_store_begin(c->st, c->pool);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("begin a transaction", rc);
+        return admin_store_failure("begin a transaction", rc);
     }
-    status = check_schema(c);
+    status = admin_check_schema(c);
     if (status == ADMIN_OK) {
         status = c->cmd->run(c);
     }
     if (status == ADMIN_OK) {
-        status = emit(c->out);
+        status = admin_emit(c->out);
     }
     if (status == ADMIN_OK) {
         rc = acct_store_commit(c->st, c->pool);
         if (rc != ACCT_STORE_OK) {
-            status = store_failure("commit the transaction", rc);
+            status = admin_store_failure("commit the transaction", rc);
         }
     }
     if (status != ADMIN_OK && acct_store_in_tx(c->st)) {
@@ -794,26 +794,26 @@ static int admin_main(apr_pool_t *pool, int argc, const char *const *argv)
         }
     }
     if (i == argc) {
-        return usage_error(NULL, "no command given");
+        return admin_usage_error(NULL, "no command given");
     }
     if (strcmp(argv[i], "help") == 0) {
         return help_command(pool, argc - i - 1, argv + i + 1);
     }
     if (!(cmd = find_group(argv[i]))) {
-        return usage_error(NULL, "unknown command '%s'", argv[i]);
+        return admin_usage_error(NULL, "unknown command '%s'", argv[i]);
     }
     if (cmd->name) {
         if (i + 1 == argc) {
-            return usage_error(argv[i], "'%s' needs a command: %s", argv[i],
-                               subcommand_list(pool, argv[i]));
+            return admin_usage_error(argv[i], "'%s' needs a command: %s", argv[i],
+                                     subcommand_list(pool, argv[i]));
         }
         if (is_help(argv[i + 1])) {
             print_group_help(stdout, pool, argv[i]);
             return ADMIN_OK;
         }
         if (!(cmd = find_command(argv[i], argv[i + 1]))) {
-            return usage_error(argv[i], "unknown %s command '%s'", argv[i],
-                               argv[i + 1]);
+            return admin_usage_error(argv[i], "unknown %s command '%s'", argv[i],
+                                     argv[i + 1]);
         }
         i++;
     }
@@ -836,35 +836,35 @@ static int admin_main(apr_pool_t *pool, int argc, const char *const *argv)
     }
     if (cmd->own_transactions == ADMIN_NO_DB) {
         status = cmd->run(&c);
-        return status == ADMIN_OK ? emit(c.out) : status;
+        return status == ADMIN_OK ? admin_emit(c.out) : status;
     }
 
     driver = globals[0] ? globals[0] : getenv("ACCTAPI_DB_DRIVER");
     params = globals[1] ? globals[1] : getenv("ACCTAPI_DB_PARAMS");
     if (!driver || !*driver) {
-        return usage_error(NULL, "no database driver: use --db-driver or set "
-                           "ACCTAPI_DB_DRIVER");
+        return admin_usage_error(NULL, "no database driver: use --db-driver or set "
+                                 "ACCTAPI_DB_DRIVER");
     }
     if (strcmp(driver, "sqlite3") != 0 && strcmp(driver, "pgsql") != 0) {
-        return usage_error(NULL, "unknown database driver '%s' (sqlite3 or "
-                           "pgsql)", driver);
+        return admin_usage_error(NULL, "unknown database driver '%s' (sqlite3 or "
+                                 "pgsql)", driver);
     }
     if (!params || !*params) {
-        return usage_error(NULL, "no database parameters: use --db-params or "
-                           "set ACCTAPI_DB_PARAMS");
+        return admin_usage_error(NULL, "no database parameters: use --db-params or "
+                                 "set ACCTAPI_DB_PARAMS");
     }
 
     rc = acct_store_open(&c.st, pool, driver, params, &error);
     if (rc != ACCT_STORE_OK) {
-        return failure("cannot open the database: %s",
-                       error ? squash_whitespace(apr_pstrdup(pool, error))
+        return admin_failure("cannot open the database: %s",
+                             error ? squash_whitespace(apr_pstrdup(pool, error))
                              : "unknown error");
     }
     c.real_now = acct_epoch(apr_time_now());
 
     if (cmd->own_transactions) {
         status = cmd->run(&c);
-        return status == ADMIN_OK ? emit(c.out) : status;
+        return status == ADMIN_OK ? admin_emit(c.out) : status;
     }
     return run_in_transaction(&c);
 }
@@ -888,7 +888,7 @@ int main(int argc, const char *const argv[])
 
     status = admin_main(pool, argc, argv);
     if ((fflush(stdout) != 0 || ferror(stdout)) && status == ADMIN_OK) {
-        status = failure("cannot write to standard output");
+        status = admin_failure("cannot write to standard output");
     }
     /* Closes the database before apr_terminate tears APR down. */
     apr_pool_destroy(pool);

@@ -18,7 +18,7 @@
 #include "admin.h"
 
 /* A one-line message with a hint to the help of `topic` (NULL: general). */
-int usage_error(const char *topic, const char *fmt, ...)
+int admin_usage_error(const char *topic, const char *fmt, ...)
 {
     va_list ap;
 
@@ -31,7 +31,7 @@ int usage_error(const char *topic, const char *fmt, ...)
     return ADMIN_USAGE;
 }
 
-int failure(const char *fmt, ...)
+int admin_failure(const char *fmt, ...)
 {
     va_list ap;
 
@@ -44,34 +44,34 @@ int failure(const char *fmt, ...)
 }
 
 /* The driver's own text has already gone to stderr through the log sink. */
-int store_failure(const char *what, acct_store_rc rc)
+int admin_store_failure(const char *what, acct_store_rc rc)
 {
-    return failure("cannot %s: %s", what,
-                   rc == ACCT_STORE_UNAVAILABLE
+    return admin_failure("cannot %s: %s", what,
+                         rc == ACCT_STORE_UNAVAILABLE
                        ? "the database is unavailable"
                        : "the database reported an error");
 }
 
-int ident_failure(const admin_ctx *c, acct_ident_rc rc,
-                  const acct_ident_result *res, const char *what,
-                  const char *not_found, const char *conflict)
+int admin_ident_failure(const admin_ctx *c, acct_ident_rc rc,
+                        const acct_ident_result *res, const char *what,
+                        const char *not_found, const char *conflict)
 {
     switch (rc) {
     case ACCT_IDENT_INVALID:
-        return usage_error(c->topic, "cannot %s: %s", what,
-                           res->error ? res->error : "invalid input");
+        return admin_usage_error(c->topic, "cannot %s: %s", what,
+                                 res->error ? res->error : "invalid input");
     case ACCT_IDENT_NOT_FOUND:
-        return failure("cannot %s: %s", what,
-                       not_found ? not_found : "not found");
+        return admin_failure("cannot %s: %s", what,
+                             not_found ? not_found : "not found");
     case ACCT_IDENT_CONFLICT:
-        return failure("cannot %s: %s", what,
-                       conflict ? conflict : "it already exists");
+        return admin_failure("cannot %s: %s", what,
+                             conflict ? conflict : "it already exists");
     default:
-        return store_failure(what, res->store_rc);
+        return admin_store_failure(what, res->store_rc);
     }
 }
 
-const char *opt_value(const admin_ctx *c, const char *name)
+const char *admin_opt_value(const admin_ctx *c, const char *name)
 {
     int k;
 
@@ -84,19 +84,19 @@ const char *opt_value(const admin_ctx *c, const char *name)
 }
 
 /* --account into c->account_id. */
-int parse_account_opt(admin_ctx *c)
+int admin_parse_account_opt(admin_ctx *c)
 {
-    const char *account = opt_value(c, "--account");
+    const char *account = admin_opt_value(c, "--account");
 
     if (acct_parse_i64(account, &c->account_id) < 0 || c->account_id <= 0) {
-        return usage_error(c->topic, "--account expects an account id, "
-                           "not '%s'", account);
+        return admin_usage_error(c->topic, "--account expects an account id, "
+                                 "not '%s'", account);
     }
     return ADMIN_OK;
 }
 
 /* Index of `word` in `list` (NULL-terminated), or -1. */
-int word_index(const char *const *list, const char *word)
+int admin_word_index(const char *const *list, const char *word)
 {
     int k;
 
@@ -109,7 +109,7 @@ int word_index(const char *const *list, const char *word)
 }
 
 /* `list` as "a, b, c", for messages. */
-const char *word_list(apr_pool_t *pool, const char *const *list)
+const char *admin_word_list(apr_pool_t *pool, const char *const *list)
 {
     const char *out = NULL;
     int k;
@@ -121,21 +121,21 @@ const char *word_list(apr_pool_t *pool, const char *const *list)
 }
 
 /* The uid of --user; `what` says what could not be done without it. */
-int find_user(admin_ctx *c, const char *what, apr_int64_t *uid)
+int admin_find_user(admin_ctx *c, const char *what, apr_int64_t *uid)
 {
     acct_ident_result res = { ACCT_STORE_OK, NULL };
-    const char *user = opt_value(c, "--user");
+    const char *user = admin_opt_value(c, "--user");
     acct_ident_rc rc = acct_user_find(c->st, c->pool, user, uid, &res);
 
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, what,
-                             apr_psprintf(c->pool, "no user '%s'", user),
-                             NULL);
+        return admin_ident_failure(c, rc, &res, what,
+                                   apr_psprintf(c->pool, "no user '%s'", user),
+                                   NULL);
     }
     return ADMIN_OK;
 }
 
-int clock_in_range(apr_int64_t real_now, apr_int64_t offset)
+int admin_clock_in_range(apr_int64_t real_now, apr_int64_t offset)
 {
     return offset >= -real_now && offset <= CLOCK_MAX - real_now;
 }
@@ -145,17 +145,17 @@ int clock_in_range(apr_int64_t real_now, apr_int64_t offset)
  * come from outside this tool; refuse to compute with it rather than print
  * nonsense, and point at the way out.
  */
-int read_offset(admin_ctx *c, apr_int64_t *offset)
+int admin_read_offset(admin_ctx *c, apr_int64_t *offset)
 {
     acct_store_rc rc = acct_clock_offset(c->st, c->pool, offset);
 
     if (rc != ACCT_STORE_OK) {
-        return store_failure("read the clock", rc);
+        return admin_store_failure("read the clock", rc);
     }
-    if (!clock_in_range(c->real_now, *offset)) {
-        return failure("the stored clock offset (%" APR_INT64_T_FMT
-                       "s) puts the clock out of range: run '" NAME
-                       " clock reset'", *offset);
+    if (!admin_clock_in_range(c->real_now, *offset)) {
+        return admin_failure("the stored clock offset (%" APR_INT64_T_FMT
+                             "s) puts the clock out of range: run '" NAME
+                             " clock reset'", *offset);
     }
     return ADMIN_OK;
 }
@@ -164,10 +164,10 @@ int read_offset(admin_ctx *c, apr_int64_t *offset)
  * The tool always works on the clock, whatever AcctapiTestClock says, so
  * that creation times and expiries agree with a test fleet that honours it.
  */
-int read_now(admin_ctx *c, apr_int64_t *now)
+int admin_read_now(admin_ctx *c, apr_int64_t *now)
 {
     apr_int64_t offset;
-    int status = read_offset(c, &offset);
+    int status = admin_read_offset(c, &offset);
 
     if (status == ADMIN_OK) {
         *now = c->real_now + offset;
@@ -175,10 +175,10 @@ int read_now(admin_ctx *c, apr_int64_t *now)
     return status;
 }
 
-int emit(const char *out)
+int admin_emit(const char *out)
 {
     if (fputs(out, stdout) == EOF || fflush(stdout) != 0) {
-        return failure("cannot write to standard output");
+        return admin_failure("cannot write to standard output");
     }
     return ADMIN_OK;
 }

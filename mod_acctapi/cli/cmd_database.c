@@ -15,11 +15,11 @@
 
 static int check_host_opt(admin_ctx *c, const char *name)
 {
-    const char *host = opt_value(c, name);
+    const char *host = admin_opt_value(c, name);
 
     if (host && !acct_valid_dns_name(host, 0)) {
-        return usage_error(c->topic, "invalid %s '%s' (expected a host name "
-                           "such as db1.example.net)", name, host);
+        return admin_usage_error(c->topic, "invalid %s '%s' (expected a host name "
+                                 "such as db1.example.net)", name, host);
     }
     return ADMIN_OK;
 }
@@ -30,12 +30,12 @@ int check_database_set_status(admin_ctx *c)
     int rc;
 
     if (acct_parse_i64(id, &c->id) < 0 || c->id <= 0) {
-        return usage_error(c->topic, "ID expects a database id, not '%s'",
-                           id);
+        return admin_usage_error(c->topic, "ID expects a database id, not '%s'",
+                                 id);
     }
     if (!acct_db_status_known(status)) {
-        return usage_error(c->topic, "invalid status '%s' (one of %s)", status,
-                           word_list(c->pool, acct_db_statuses));
+        return admin_usage_error(c->topic, "invalid status '%s' (one of %s)", status,
+                                 admin_word_list(c->pool, acct_db_statuses));
     }
     rc = check_host_opt(c, "--primary");
     return rc == ADMIN_OK ? check_host_opt(c, "--secondary") : rc;
@@ -47,18 +47,18 @@ int cmd_database_set_status(admin_ctx *c)
     apr_int64_t now;
     int status, changed = 0;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK) {
+    if ((status = admin_read_now(c, &now)) != ADMIN_OK) {
         return status;
     }
     rc = acct_db_set_status(c->st, c->pool, c->id, c->positionals[1],
-                            opt_value(c, "--primary"),
-                            opt_value(c, "--secondary"), now, &changed);
+                            admin_opt_value(c, "--primary"),
+                            admin_opt_value(c, "--secondary"), now, &changed);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("set the database's status", rc);
+        return admin_store_failure("set the database's status", rc);
     }
     if (!changed) {
-        return failure("cannot set the database's status: no database with "
-                       "id %" APR_INT64_T_FMT, c->id);
+        return admin_failure("cannot set the database's status: no database with "
+                             "id %" APR_INT64_T_FMT, c->id);
     }
     c->out = apr_pstrcat(c->pool, c->positionals[1], "\n", NULL);
     return ADMIN_OK;

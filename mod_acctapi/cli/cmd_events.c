@@ -17,12 +17,12 @@ int cmd_events_prune(admin_ctx *c)
     apr_int64_t now;
     int status, deleted = 0;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK) {
+    if ((status = admin_read_now(c, &now)) != ADMIN_OK) {
         return status;
     }
     rc = acct_event_prune(c->st, c->pool, now, &deleted);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("delete old events", rc);
+        return admin_store_failure("delete old events", rc);
     }
     c->out = apr_psprintf(c->pool, "%d events deleted\n", deleted);
     return ADMIN_OK;

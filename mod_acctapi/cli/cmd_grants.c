@@ -24,12 +24,12 @@ static const char *const permissions[] = {
  * instance ...), into c->type by the contract's name. */
 static int check_type_opt(admin_ctx *c, const char *const *types)
 {
-    const char *type = opt_value(c, "--type");
+    const char *type = admin_opt_value(c, "--type");
 
     c->type = acct_name_contract(type);
-    if (word_index(types, c->type) < 0) {
-        return usage_error(c->topic, "invalid type '%s' (one of %s)", type,
-                           word_list(c->pool, types));
+    if (admin_word_index(types, c->type) < 0) {
+        return admin_usage_error(c->topic, "invalid type '%s' (one of %s)", type,
+                                 admin_word_list(c->pool, types));
     }
     return ADMIN_OK;
 }
@@ -37,29 +37,29 @@ static int check_type_opt(admin_ctx *c, const char *const *types)
 /* --type among `types` and --id into c->id. */
 static int check_entity_opts(admin_ctx *c, const char *const *types)
 {
-    const char *id = opt_value(c, "--id");
+    const char *id = admin_opt_value(c, "--id");
     int status = check_type_opt(c, types);
 
     if (status != ADMIN_OK) {
         return status;
     }
     if (acct_parse_i64(id, &c->id) < 0 || c->id <= 0) {
-        return usage_error(c->topic, "--id expects a positive integer, not "
-                           "'%s'", id);
+        return admin_usage_error(c->topic, "--id expects a positive integer, not "
+                                 "'%s'", id);
     }
     return ADMIN_OK;
 }
 
 int check_entity_add(admin_ctx *c)
 {
-    const char *label = opt_value(c, "--label");
-    int status = parse_account_opt(c);
+    const char *label = admin_opt_value(c, "--label");
+    int status = admin_parse_account_opt(c);
 
     if (status == ADMIN_OK) {
         status = check_entity_opts(c, acct_registered_entity_types);
     }
     if (status == ADMIN_OK && (!*label || strlen(label) > 255)) {
-        return usage_error(c->topic, "--label expects 1 to 255 bytes");
+        return admin_usage_error(c->topic, "--label expects 1 to 255 bytes");
     }
     return status;
 }
@@ -77,21 +77,21 @@ int cmd_entity_add(admin_ctx *c)
     apr_int64_t now;
     int status;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK) {
+    if ((status = admin_read_now(c, &now)) != ADMIN_OK) {
         return status;
     }
     rc = acct_entity_register(c->st, c->pool, type, c->id, c->account_id,
-                              opt_value(c, "--label"), now, &outcome);
+                              admin_opt_value(c, "--label"), now, &outcome);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("register the entity", rc);
+        return admin_store_failure("register the entity", rc);
     }
     if (outcome == ACCT_ENTITY_NO_ACCOUNT) {
-        return failure("cannot register the entity: no account with id %"
-                       APR_INT64_T_FMT, c->account_id);
+        return admin_failure("cannot register the entity: no account with id %"
+                             APR_INT64_T_FMT, c->account_id);
     }
     if (outcome == ACCT_ENTITY_TAKEN) {
-        return failure("cannot register the entity: %s %" APR_INT64_T_FMT
-                       " is registered already", type, c->id);
+        return admin_failure("cannot register the entity: %s %" APR_INT64_T_FMT
+                             " is registered already", type, c->id);
     }
     c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", c->id);
     return ADMIN_OK;
@@ -106,11 +106,11 @@ int cmd_entity_remove(admin_ctx *c)
 
     rc = acct_entity_unregister(c->st, c->pool, type, c->id, &removed);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("remove the entity", rc);
+        return admin_store_failure("remove the entity", rc);
     }
     if (!removed) {
-        return failure("cannot remove the entity: no %s with id %"
-                       APR_INT64_T_FMT, type, c->id);
+        return admin_failure("cannot remove the entity: no %s with id %"
+                             APR_INT64_T_FMT, type, c->id);
     }
     c->out = "";
     return ADMIN_OK;
@@ -168,28 +168,28 @@ int check_grant_global(admin_ctx *c)
         int k = global_grant_index(key), null;
 
         if (!eq || k < 0) {
-            return usage_error(c->topic, "'%s' is not KEY=VALUE with KEY one "
-                               "of %s, %s", arg, ACCT_GRANT_ACCOUNT_ACCESS,
-                               word_list(c->pool, acct_grant_flags));
+            return admin_usage_error(c->topic, "'%s' is not KEY=VALUE with KEY one "
+                                     "of %s, %s", arg, ACCT_GRANT_ACCOUNT_ACCESS,
+                                     admin_word_list(c->pool, acct_grant_flags));
         }
         value = global_grant_value(key, eq + 1, &null);
         if (!value) {
-            return usage_error(c->topic, "invalid value '%s' for %s (%s)",
-                               eq + 1, named, k == 0
-                               ? "read_only, read_write or none"
-                               : "true or false");
+            return admin_usage_error(c->topic, "invalid value '%s' for %s (%s)",
+                                     eq + 1, named, k == 0
+                                     ? "read_only, read_write or none"
+                                     : "true or false");
         }
         value = null ? NULL : value;
         if (slot[k]) {
             const char *before = c->grant_values[slot[k] - 1];
 
             if (strcmp(given[k], named) == 0) {
-                return usage_error(c->topic, "%s given twice", named);
+                return admin_usage_error(c->topic, "%s given twice", named);
             }
             if (!before != !value || (value && strcmp(before, value) != 0)) {
-                return usage_error(c->topic, "%s and %s name the same grant "
-                                   "and must agree", acct_name_public(key),
-                                   key);
+                return admin_usage_error(c->topic, "%s and %s name the same grant "
+                                         "and must agree", acct_name_public(key),
+                                         key);
             }
             continue;
         }
@@ -205,7 +205,7 @@ int cmd_grant_global(admin_ctx *c)
 {
     acct_store_rc rc;
     apr_int64_t uid;
-    int status = find_user(c, "grant", &uid);
+    int status = admin_find_user(c, "grant", &uid);
 
     if (status != ADMIN_OK) {
         return status;
@@ -213,7 +213,7 @@ int cmd_grant_global(admin_ctx *c)
     rc = acct_grant_globals_put(c->st, c->pool, uid, c->ngrants,
                                 c->grant_keys, c->grant_values);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("store the global grants", rc);
+        return admin_store_failure("store the global grants", rc);
     }
     c->out = "";
     return ADMIN_OK;
@@ -221,12 +221,12 @@ int cmd_grant_global(admin_ctx *c)
 
 int check_grant_entity(admin_ctx *c)
 {
-    const char *perm = opt_value(c, "--permissions");
+    const char *perm = admin_opt_value(c, "--permissions");
     int status = check_entity_opts(c, acct_grant_entity_types);
 
-    if (status == ADMIN_OK && word_index(permissions, perm) < 0) {
-        return usage_error(c->topic, "invalid permissions '%s' (one of %s)",
-                           perm, word_list(c->pool, permissions));
+    if (status == ADMIN_OK && admin_word_index(permissions, perm) < 0) {
+        return admin_usage_error(c->topic, "invalid permissions '%s' (one of %s)",
+                                 perm, admin_word_list(c->pool, permissions));
     }
     return status;
 }
@@ -235,10 +235,10 @@ int check_grant_entity(admin_ctx *c)
 int cmd_grant_entity(admin_ctx *c)
 {
     const char *type = c->type;
-    const char *perm = opt_value(c, "--permissions");
+    const char *perm = admin_opt_value(c, "--permissions");
     acct_store_rc rc;
     apr_int64_t uid;
-    int status = find_user(c, "grant", &uid), found = 0;
+    int status = admin_find_user(c, "grant", &uid), found = 0;
 
     if (status != ADMIN_OK) {
         return status;
@@ -246,17 +246,17 @@ int cmd_grant_entity(admin_ctx *c)
     rc = acct_grant_entity_in_account(c->st, c->pool, uid, type, c->id,
                                       &found);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("look up the entity", rc);
+        return admin_store_failure("look up the entity", rc);
     }
     if (!found) {
-        return failure("cannot grant: no %s with id %" APR_INT64_T_FMT
-                       " in the account of user '%s'", type, c->id,
-                       opt_value(c, "--user"));
+        return admin_failure("cannot grant: no %s with id %" APR_INT64_T_FMT
+                             " in the account of user '%s'", type, c->id,
+                             admin_opt_value(c, "--user"));
     }
     rc = acct_grant_entity_put(c->st, c->pool, uid, type, c->id,
                                strcmp(perm, "none") == 0 ? NULL : perm);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("store the grant", rc);
+        return admin_store_failure("store the grant", rc);
     }
     c->out = "";
     return ADMIN_OK;

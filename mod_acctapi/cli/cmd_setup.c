@@ -45,14 +45,14 @@ int cmd_migrate(admin_ctx *c)
 
     rc = acct_schema_version(c->st, c->pool, &have);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("read the schema version", rc);
+        return admin_store_failure("read the schema version", rc);
     }
     if (have > latest) {
-        return schema_too_new(have, latest);
+        return admin_schema_too_new(have, latest);
     }
     rc = acct_migrate(c->st, c->pool, &from, &to);
     if (rc != ACCT_STORE_OK) {
-        return store_failure("migrate the schema", rc);
+        return admin_store_failure("migrate the schema", rc);
     }
     c->out = apr_psprintf(c->pool, "schema at version %d (was %d)\n", to,
                           from);
@@ -63,13 +63,13 @@ int cmd_migrate(admin_ctx *c)
  * that user (check_token_opts). */
 int check_account_create(admin_ctx *c)
 {
-    int owner = opt_value(c, "--owner") != NULL;
+    int owner = admin_opt_value(c, "--owner") != NULL;
 
-    if (owner != (opt_value(c, "--owner-email") != NULL)) {
-        return usage_error(c->topic, "--owner and --owner-email go together");
+    if (owner != (admin_opt_value(c, "--owner-email") != NULL)) {
+        return admin_usage_error(c->topic, "--owner and --owner-email go together");
     }
-    if (!owner && opt_value(c, "--token-scopes")) {
-        return usage_error(c->topic, "--token-scopes needs --owner");
+    if (!owner && admin_opt_value(c, "--token-scopes")) {
+        return admin_usage_error(c->topic, "--token-scopes needs --owner");
     }
     return check_token_opts(c);
 }
@@ -81,21 +81,21 @@ int cmd_account_create(admin_ctx *c)
     acct_ident_rc rc;
     int status;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK
+    if ((status = admin_read_now(c, &now)) != ADMIN_OK
         || (status = check_token_expiry(c, now)) != ADMIN_OK) {
         return status;
     }
-    rc = acct_account_create(c->st, c->pool, opt_value(c, "--name"), now,
+    rc = acct_account_create(c->st, c->pool, admin_opt_value(c, "--name"), now,
                              &id, &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "create the account", NULL, NULL);
+        return admin_ident_failure(c, rc, &res, "create the account", NULL, NULL);
     }
     c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", id);
-    if (!opt_value(c, "--owner")) {
+    if (!admin_opt_value(c, "--owner")) {
         return ADMIN_OK;
     }
     /* The account's first user, unrestricted, in the same transaction: a
      * taken username leaves no account behind. */
-    return create_user_with_token(c, id, opt_value(c, "--owner"),
-                                  opt_value(c, "--owner-email"), 0, now);
+    return create_user_with_token(c, id, admin_opt_value(c, "--owner"),
+                                  admin_opt_value(c, "--owner-email"), 0, now);
 }

@@ -22,7 +22,7 @@
 static int parse_scopes_named(admin_ctx *c, const char *name,
                               const char *fallback)
 {
-    const char *scopes = opt_value(c, name);
+    const char *scopes = admin_opt_value(c, name);
     const char *bad = NULL;
     acct_scopes parsed;
 
@@ -30,8 +30,8 @@ static int parse_scopes_named(admin_ctx *c, const char *name,
         scopes = fallback;
     }
     if (acct_scopes_parse(c->pool, scopes, &parsed, &bad) < 0) {
-        return usage_error(c->topic, "invalid scope '%s'",
-                           bad ? bad : scopes);
+        return admin_usage_error(c->topic, "invalid scope '%s'",
+                                 bad ? bad : scopes);
     }
     c->scopes = acct_scopes_format(c->pool, &parsed);
     return ADMIN_OK;
@@ -41,12 +41,12 @@ static int parse_scopes_named(admin_ctx *c, const char *name,
  * run checks it against the clock. */
 static int parse_expiry_named(admin_ctx *c, const char *name)
 {
-    const char *expiry = opt_value(c, name);
+    const char *expiry = admin_opt_value(c, name);
 
     c->expiry = 0;
     if (expiry && acct_parse_timestamp(expiry, &c->expiry) < 0) {
-        return usage_error(c->topic, "invalid %s '%s' (expected "
-                           TIMESTAMP_HELP ")", name + 2, expiry);
+        return admin_usage_error(c->topic, "invalid %s '%s' (expected "
+                                 TIMESTAMP_HELP ")", name + 2, expiry);
     }
     return ADMIN_OK;
 }
@@ -54,10 +54,10 @@ static int parse_expiry_named(admin_ctx *c, const char *name)
 static int expiry_named_in_future(admin_ctx *c, const char *name,
                                   apr_int64_t now)
 {
-    if (opt_value(c, name) && c->expiry <= now) {
-        return usage_error(c->topic, "%s %s is not in the future (the "
-                           "clock is at %s)", name + 2, opt_value(c, name),
-                           acct_format_timestamp(c->pool, now));
+    if (admin_opt_value(c, name) && c->expiry <= now) {
+        return admin_usage_error(c->topic, "%s %s is not in the future (the "
+                                 "clock is at %s)", name + 2, admin_opt_value(c, name),
+                                 acct_format_timestamp(c->pool, now));
     }
     return ADMIN_OK;
 }
@@ -72,10 +72,10 @@ int check_token_opts(admin_ctx *c)
 {
     int status;
 
-    if (!opt_value(c, "--token-scopes")) {
-        if (opt_value(c, "--token-label") || opt_value(c, "--token-expiry")) {
-            return usage_error(c->topic, "--token-label and --token-expiry "
-                               "need --token-scopes");
+    if (!admin_opt_value(c, "--token-scopes")) {
+        if (admin_opt_value(c, "--token-label") || admin_opt_value(c, "--token-expiry")) {
+            return admin_usage_error(c->topic, "--token-label and --token-expiry "
+                                     "need --token-scopes");
         }
         return ADMIN_OK;
     }
@@ -94,7 +94,7 @@ int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
                            int restricted, apr_int64_t now)
 {
     acct_ident_result res = { ACCT_STORE_OK, NULL };
-    const char *label = opt_value(c, "--token-label");
+    const char *label = admin_opt_value(c, "--token-label");
     const char *token = NULL;
     apr_int64_t uid, id;
     acct_ident_rc rc;
@@ -102,15 +102,15 @@ int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
     rc = acct_user_create(c->st, c->pool, account_id, username, email,
                           restricted, now, &uid, &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "create the user",
-                             apr_psprintf(c->pool, "no account with id %"
+        return admin_ident_failure(c, rc, &res, "create the user",
+                                   apr_psprintf(c->pool, "no account with id %"
                                           APR_INT64_T_FMT, account_id),
-                             apr_psprintf(c->pool, "username '%s' is taken",
+                                   apr_psprintf(c->pool, "username '%s' is taken",
                                           username));
     }
     c->out = apr_psprintf(c->pool, "%s%" APR_INT64_T_FMT "\n",
                           c->out ? c->out : "", uid);
-    if (!opt_value(c, "--token-scopes")) {
+    if (!admin_opt_value(c, "--token-scopes")) {
         return ADMIN_OK;
     }
     /* The same token as 'token create --user UID' would mint, in the same
@@ -118,7 +118,7 @@ int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
     rc = acct_token_create(c->st, c->pool, uid, label ? label : DEFAULT_LABEL,
                            c->scopes, c->expiry, now, &id, &token, &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "create the token", NULL, NULL);
+        return admin_ident_failure(c, rc, &res, "create the token", NULL, NULL);
     }
     c->out = apr_pstrcat(c->pool, c->out, token, "\n", NULL);
     return ADMIN_OK;
@@ -126,7 +126,7 @@ int create_user_with_token(admin_ctx *c, apr_int64_t account_id,
 
 int check_user_create(admin_ctx *c)
 {
-    int status = parse_account_opt(c);
+    int status = admin_parse_account_opt(c);
 
     return status == ADMIN_OK ? check_token_opts(c) : status;
 }
@@ -136,25 +136,25 @@ int cmd_user_create(admin_ctx *c)
     apr_int64_t now;
     int status;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK
+    if ((status = admin_read_now(c, &now)) != ADMIN_OK
         || (status = check_token_expiry(c, now)) != ADMIN_OK) {
         return status;
     }
     return create_user_with_token(c, c->account_id,
-                                  opt_value(c, "--username"),
-                                  opt_value(c, "--email"),
-                                  opt_value(c, "--restricted") != NULL, now);
+                                  admin_opt_value(c, "--username"),
+                                  admin_opt_value(c, "--email"),
+                                  admin_opt_value(c, "--restricted") != NULL, now);
 }
 
 /* --ip into c->ip, canonical: what the API will show. */
 static int parse_ip_opt(admin_ctx *c)
 {
-    const char *ip = opt_value(c, "--ip");
+    const char *ip = admin_opt_value(c, "--ip");
 
     c->ip = acct_ip_canonical(c->pool, ip);
     if (!c->ip) {
-        return usage_error(c->topic, "invalid IP address '%s' (expected "
-                           "IPv4 or IPv6)", ip);
+        return admin_usage_error(c->topic, "invalid IP address '%s' (expected "
+                                 "IPv4 or IPv6)", ip);
     }
     return ADMIN_OK;
 }
@@ -162,7 +162,7 @@ static int parse_ip_opt(admin_ctx *c)
 /* The clock now, and the --expiry checked against it. */
 static int read_now_for_expiry(admin_ctx *c, apr_int64_t *now)
 {
-    int status = read_now(c, now);
+    int status = admin_read_now(c, now);
 
     return status == ADMIN_OK ? expiry_named_in_future(c, "--expiry", *now) : status;
 }
@@ -177,21 +177,21 @@ int check_token_create(admin_ctx *c)
 int cmd_token_create(admin_ctx *c)
 {
     acct_ident_result res = { ACCT_STORE_OK, NULL };
-    const char *label = opt_value(c, "--label");
+    const char *label = admin_opt_value(c, "--label");
     const char *token = NULL;
     apr_int64_t now, uid, id;
     acct_ident_rc rc;
     int status;
 
     if ((status = read_now_for_expiry(c, &now)) != ADMIN_OK
-        || (status = find_user(c, "create the token", &uid)) != ADMIN_OK) {
+        || (status = admin_find_user(c, "create the token", &uid)) != ADMIN_OK) {
         return status;
     }
     /* No AcctapiMaxTokensPerUser here: the operator decides (see --help). */
     rc = acct_token_create(c->st, c->pool, uid, label ? label : DEFAULT_LABEL,
                            c->scopes, c->expiry, now, &id, &token, &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "create the token", NULL, NULL);
+        return admin_ident_failure(c, rc, &res, "create the token", NULL, NULL);
     }
     c->out = apr_pstrcat(c->pool, token, "\n", NULL);
     return ADMIN_OK;
@@ -199,18 +199,18 @@ int cmd_token_create(admin_ctx *c)
 
 int check_login_record(admin_ctx *c)
 {
-    const char *status = opt_value(c, "--status");
-    const char *at = opt_value(c, "--at");
+    const char *status = admin_opt_value(c, "--status");
+    const char *at = admin_opt_value(c, "--at");
 
     if (status && strcmp(status, "successful") != 0
         && strcmp(status, "failed") != 0) {
-        return usage_error(c->topic, "invalid status '%s' (successful or "
-                           "failed)", status);
+        return admin_usage_error(c->topic, "invalid status '%s' (successful or "
+                                 "failed)", status);
     }
     if (at && (acct_parse_timestamp(at, &c->timestamp) < 0
                || c->timestamp < 0)) {
-        return usage_error(c->topic, "invalid time '%s' (expected "
-                           TIMESTAMP_HELP ")", at);
+        return admin_usage_error(c->topic, "invalid time '%s' (expected "
+                                 TIMESTAMP_HELP ")", at);
     }
     return parse_ip_opt(c);
 }
@@ -218,28 +218,28 @@ int check_login_record(admin_ctx *c)
 int cmd_login_record(admin_ctx *c)
 {
     acct_ident_result res = { ACCT_STORE_OK, NULL };
-    const char *status_text = opt_value(c, "--status");
-    const char *at = opt_value(c, "--at");
+    const char *status_text = admin_opt_value(c, "--status");
+    const char *at = admin_opt_value(c, "--at");
     apr_int64_t now, uid, id;
     acct_ident_rc rc;
     int status;
 
-    if ((status = read_now(c, &now)) != ADMIN_OK) {
+    if ((status = admin_read_now(c, &now)) != ADMIN_OK) {
         return status;
     }
     if (at && c->timestamp > now) {
-        return usage_error(c->topic, "login time %s is in the future (the "
-                           "clock is at %s)", at,
-                           acct_format_timestamp(c->pool, now));
+        return admin_usage_error(c->topic, "login time %s is in the future (the "
+                                 "clock is at %s)", at,
+                                 acct_format_timestamp(c->pool, now));
     }
-    if ((status = find_user(c, "record the login", &uid)) != ADMIN_OK) {
+    if ((status = admin_find_user(c, "record the login", &uid)) != ADMIN_OK) {
         return status;
     }
     rc = acct_login_record(c->st, c->pool, uid, c->ip,
                            status_text ? status_text : "successful",
                            at ? c->timestamp : now, &id, &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "record the login", NULL, NULL);
+        return admin_ident_failure(c, rc, &res, "record the login", NULL, NULL);
     }
     c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", id);
     return ADMIN_OK;
@@ -260,14 +260,14 @@ int cmd_device_add(admin_ctx *c)
     int status;
 
     if ((status = read_now_for_expiry(c, &now)) != ADMIN_OK
-        || (status = find_user(c, "add the device", &uid)) != ADMIN_OK) {
+        || (status = admin_find_user(c, "add the device", &uid)) != ADMIN_OK) {
         return status;
     }
     rc = acct_device_add(c->st, c->pool, uid, c->ip,
-                         opt_value(c, "--user-agent"), c->expiry, now, &id,
+                         admin_opt_value(c, "--user-agent"), c->expiry, now, &id,
                          &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "add the device", NULL, NULL);
+        return admin_ident_failure(c, rc, &res, "add the device", NULL, NULL);
     }
     c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n", id);
     return ADMIN_OK;
@@ -289,15 +289,15 @@ int cmd_app_authorize(admin_ctx *c)
     int status;
 
     if ((status = read_now_for_expiry(c, &now)) != ADMIN_OK
-        || (status = find_user(c, "authorize the app", &uid)) != ADMIN_OK) {
+        || (status = admin_find_user(c, "authorize the app", &uid)) != ADMIN_OK) {
         return status;
     }
-    rc = acct_app_authorize(c->st, c->pool, uid, opt_value(c, "--label"),
-                            c->scopes, opt_value(c, "--website"),
-                            opt_value(c, "--thumbnail-url"), c->expiry, now,
+    rc = acct_app_authorize(c->st, c->pool, uid, admin_opt_value(c, "--label"),
+                            c->scopes, admin_opt_value(c, "--website"),
+                            admin_opt_value(c, "--thumbnail-url"), c->expiry, now,
                             &id, &token, &res);
     if (rc != ACCT_IDENT_OK) {
-        return ident_failure(c, rc, &res, "authorize the app", NULL, NULL);
+        return admin_ident_failure(c, rc, &res, "authorize the app", NULL, NULL);
     }
     c->out = apr_psprintf(c->pool, "%" APR_INT64_T_FMT "\n%s\n", id, token);
     return ADMIN_OK;

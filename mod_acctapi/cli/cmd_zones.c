@@ -21,7 +21,7 @@
 static int parse_nameservers_opt(admin_ctx *c)
 {
     static const char *const defaults[] = ACCT_DNS_DEFAULT_NAMESERVERS;
-    const char *given = opt_value(c, "--nameservers");
+    const char *given = admin_opt_value(c, "--nameservers");
     apr_array_header_t *list = apr_array_make(c->pool, 4, sizeof(char *));
     char *state = NULL, *name;
     size_t n;
@@ -37,12 +37,12 @@ static int parse_nameservers_opt(admin_ctx *c)
             name[n - 1] = '\0';
         }
         if (!acct_valid_dns_name(name, 0)) {
-            return usage_error(c->topic, "'%s' is not a host name", name);
+            return admin_usage_error(c->topic, "'%s' is not a host name", name);
         }
         APR_ARRAY_PUSH(list, const char *) = name;
     }
     if (list->nelts == 0) {
-        return usage_error(c->topic, "--nameservers names no nameserver");
+        return admin_usage_error(c->topic, "--nameservers names no nameserver");
     }
     APR_ARRAY_PUSH(list, const char *) = NULL;
     c->nameservers = (const char *const *)list->elts;
@@ -53,9 +53,9 @@ static int parse_nameservers_opt(admin_ctx *c)
 int check_zones_publish(admin_ctx *c)
 {
     if (c->positional[0] != '/') {
-        return usage_error(c->topic, "DIR must be an absolute path (zones.conf "
-                           "names the zone files by it), not '%s'",
-                           c->positional);
+        return admin_usage_error(c->topic, "DIR must be an absolute path (zones.conf "
+                                 "names the zone files by it), not '%s'",
+                                 c->positional);
     }
     return parse_nameservers_opt(c);
 }
@@ -68,21 +68,21 @@ int check_zones_publish(admin_ctx *c)
 int cmd_zones_publish(admin_ctx *c)
 {
     const char *dir = c->positional;
-    const char *reload = opt_value(c, "--reload-command");
+    const char *reload = admin_opt_value(c, "--reload-command");
     acct_publish_summary sum;
     apr_finfo_t info;
     int status;
 
     if (apr_stat(&info, dir, APR_FINFO_TYPE, c->pool) != APR_SUCCESS
         || info.filetype != APR_DIR) {
-        return failure("cannot publish the zones: '%s' is not a directory",
-                       dir);
+        return admin_failure("cannot publish the zones: '%s' is not a directory",
+                             dir);
     }
-    if ((status = check_schema(c)) != ADMIN_OK) {
+    if ((status = admin_check_schema(c)) != ADMIN_OK) {
         return status;
     }
     if (acct_publish_all(c->st, c->pool, dir, c->nameservers, &sum) != 0) {
-        return failure("cannot publish the zones to %s", dir);
+        return admin_failure("cannot publish the zones to %s", dir);
     }
     c->out = apr_psprintf(c->pool, "%d master zones (%d written), %d slave "
                           "zones, %d files removed, " ACCT_PUBLISH_INCLUDE
@@ -90,13 +90,13 @@ int cmd_zones_publish(admin_ctx *c)
                           sum.removed,
                           sum.include_written ? "written" : "unchanged");
     if (sum.failed > 0) {
-        emit(c->out);
-        return failure("%d files in %s could not be written or removed",
-                       sum.failed, dir);
+        admin_emit(c->out);
+        return admin_failure("%d files in %s could not be written or removed",
+                             sum.failed, dir);
     }
     if (reload && acct_publish_reload(c->pool, dir, reload, NULL) != 0) {
-        emit(c->out);
-        return failure("the reload command failed");
+        admin_emit(c->out);
+        return admin_failure("the reload command failed");
     }
     return ADMIN_OK;
 }
