@@ -61,7 +61,7 @@ void api_account_user_grants(acct_req *req, acct_resp *resp)
     }
     if (!json_is_true(acct_json_own(req->pool, acct_json_bool(
             acct_rows_get(rows, 0, "restricted"))))) {
-        resp->status = 204;
+        resp->status = ACCT_HTTP_NO_CONTENT;
         resp->body = NULL;
         return;
     }

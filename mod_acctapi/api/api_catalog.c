@@ -343,7 +343,7 @@ static void keep_answer(acct_req *req, acct_resp *resp, snapshot *s,
     apr_size_t len = 0;
     const char *text;
 
-    if (acct_resp_failed(resp) || resp->status != 200 || !resp->body) {
+    if (acct_resp_failed(resp) || resp->status != ACCT_HTTP_OK || !resp->body) {
         return;
     }
     text = acct_resp_text(resp, req->pool, &len);
@@ -461,7 +461,7 @@ static void catalog_item(acct_req *req, acct_resp *resp,
     rows = acct_catalog_ids_of(&s->rows, kind);
     i = find_row(rows, column, id);
     if (i < 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return;
     }
     key = apr_psprintf(req->pool, "item %d %d", (int)kind, i);
@@ -500,7 +500,7 @@ void api_region_availability(acct_req *req, acct_resp *resp)
     }
     region = find_row(s->rows.regions, "id", req->params[0]);
     if (region < 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return;
     }
     key = apr_psprintf(req->pool, "availability %d", region);
@@ -571,7 +571,7 @@ void api_db_config_get(acct_req *req, acct_resp *resp)
     const char *doc = acct_dbconfig_document(req->route->param, &len);
 
     if (!doc) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return;
     }
     acct_resp_ok_raw(resp, doc, len);

@@ -101,7 +101,7 @@ static int check_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
 static void internal_error(acct_req *req, acct_resp *resp, const char *why)
 {
     acct_log(ACCT_LOG_ERR, ACCTLOGNO(00033) "%s", why);
-    acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+    acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
 }
 
 /* The engine of the route; the route table only names known ones. */

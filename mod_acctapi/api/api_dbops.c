@@ -192,13 +192,13 @@ static int snapshot_allowed(acct_req *req, acct_resp *resp, const acct_rows *db)
         return -1;
     }
     if (running > 0) {
-        acct_resp_error(resp, req->pool, 400, "Another backup is in progress; "
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, "Another backup is in progress; "
                         "please wait until it is complete to perform this "
                         "operation.", NULL);
         return -1;
     }
     if (snapshots >= ACCT_DBBACKUP_SNAPSHOT_MAX) {
-        acct_resp_error(resp, req->pool, 400, apr_psprintf(req->pool,
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, apr_psprintf(req->pool,
                         "A database may have at most %d snapshots; delete one "
                         "before creating another.",
                         ACCT_DBBACKUP_SNAPSHOT_MAX), NULL);
@@ -259,7 +259,7 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     }
     if (!made) {
         /* Only with a zero operation time: one snapshot per second. */
-        acct_resp_error(resp, req->pool, 400, "Another backup is in progress; "
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, "Another backup is in progress; "
                         "please wait until it is complete to perform this "
                         "operation.", NULL);
         return;
@@ -330,7 +330,7 @@ void api_db_credentials_get(acct_req *req, acct_resp *resp)
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00034) "cannot unseal the root password of database %s:"
                  " was AcctapiSecretKeyFile changed?",
                  acct_rows_get(db, 0, "id"));
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     o = json_object();
@@ -368,7 +368,7 @@ void api_db_credentials_reset(acct_req *req, acct_resp *resp)
     if (!sealed) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00035) "cannot make a root password for database %s",
                  acct_rows_get(db, 0, "id"));
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     if (seconds > RESET_SECONDS_MAX) {
@@ -451,7 +451,7 @@ static const char *ca_certificate(acct_req *req, acct_resp *resp,
     pem = acct_dbcert_create(req->pool, id, acct_rows_get(db, 0, "engine"),
                              acct_rows_get(db, 0, "label"), req->now);
     if (!pem) {
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return NULL;
     }
     if (acct_resp_store_failed(req, resp, acct_dbcert_store(req->store,
@@ -468,7 +468,7 @@ static const char *ca_certificate(acct_req *req, acct_resp *resp,
         return NULL;
     }
     if (!pem) {
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
     }
     return pem;
 }

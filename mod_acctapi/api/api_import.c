@@ -170,12 +170,12 @@ static void refuse_transfer(acct_req *req, acct_resp *resp, const char *zone,
     default:
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00036) "import of %s from %s: %s", zone, server,
                  x->detail ? x->detail : "failed");
-        acct_resp_error(resp, p, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, p, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     acct_log(ACCT_LOG_INFO, ACCTLOGNO(00037) "import of %s from %s (%s) failed: %s", zone,
              server, x->peer ? x->peer : "no address", reason);
-    acct_resp_error(resp, p, 400, reason, field);
+    acct_resp_error(resp, p, ACCT_HTTP_BAD_REQUEST, reason, field);
 }
 
 /*

@@ -71,7 +71,7 @@ void api_openapi(acct_req *req, acct_resp *resp)
     json_t *doc = openapi_document();
 
     if (!doc) {
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     acct_resp_ok(resp, req->pool, doc);

@@ -49,7 +49,7 @@ static const unsigned char *phone_key(acct_req *req, acct_resp *resp)
     if (!key) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00042) "phone verification needs a secret key: "
                  "AcctapiSecretKeyFile is not set");
-        acct_resp_error(resp, req->pool, 503, ACCT_R_UNAVAILABLE, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_SERVICE_UNAVAILABLE, ACCT_R_UNAVAILABLE, NULL);
     }
     return key;
 }
@@ -58,7 +58,7 @@ static const unsigned char *phone_key(acct_req *req, acct_resp *resp)
 static void phone_crypto_failed(acct_req *req, acct_resp *resp)
 {
     acct_log(ACCT_LOG_ERR, ACCTLOGNO(00043) "phone verification: HMAC-SHA-256 failed");
-    acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+    acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
 }
 
 /* ---- POST /profile/phone-number ------------------------------------------ */
@@ -164,7 +164,7 @@ static const char *issue_code(acct_req *req, acct_resp *resp,
     if (!p.found || !p.issued_ok) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00044) "phone verification of user %" APR_INT64_T_FMT
                  ": the pending row is missing after its upsert", uid);
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return NULL;
     }
     code = acct_phone_code(req->pool, key, ACCT_SEAL_KEY_LEN, uid, e164,
@@ -216,7 +216,7 @@ void api_phone_send(acct_req *req, acct_resp *resp)
     }
     if (src != ACCT_SMS_OK) {
         /* Logged by acct_sms; the code stays, a retry resends it. */
-        acct_resp_error(resp, req->pool, 503, ACCT_R_UNAVAILABLE, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_SERVICE_UNAVAILABLE, ACCT_R_UNAVAILABLE, NULL);
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);
@@ -235,13 +235,13 @@ static int pending_load(acct_req *req, acct_resp *resp, acct_store *st,
         return -1;
     }
     if (!p->found) {
-        acct_resp_error(resp, req->pool, 400, R_NO_PENDING, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, R_NO_PENDING, NULL);
         return -1;
     }
     if (!p->complete) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00045) "phone verification of user %" APR_INT64_T_FMT
                  ": malformed pending row", req->who->user_id);
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return -1;
     }
     return 0;
@@ -253,7 +253,7 @@ static void pending_locked(acct_req *req, acct_resp *resp,
 {
     apr_int64_t wait = p->expires - req->now;
 
-    acct_resp_error(resp, req->pool, 429, ACCT_R_RATE, NULL);
+    acct_resp_error(resp, req->pool, ACCT_HTTP_TOO_MANY_REQUESTS, ACCT_R_RATE, NULL);
     apr_table_setn(resp->headers, "Retry-After",
                    acct_i64(req->pool, wait > 0 ? wait : 1));
 }
@@ -319,7 +319,7 @@ void api_phone_verify(acct_req *req, acct_resp *resp)
         return;
     }
     if (p.expires <= req->now) {
-        acct_resp_error(resp, req->pool, 400, R_EXPIRED, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, R_EXPIRED, NULL);
         return;
     }
     if (p.attempts >= ACCT_PHONE_MAX_ATTEMPTS) {
@@ -344,7 +344,7 @@ void api_phone_verify(acct_req *req, acct_resp *resp)
     }
     if (!verified) {
         /* A parallel verification used the code first. */
-        acct_resp_error(resp, req->pool, 400, R_NO_PENDING, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, R_NO_PENDING, NULL);
         return;
     }
     acct_resp_ok(resp, req->pool, NULL);

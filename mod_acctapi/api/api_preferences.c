@@ -35,7 +35,7 @@ void api_preferences_get(acct_req *req, acct_resp *resp)
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00046) "preferences of user %" APR_INT64_T_FMT
                  " for %s: the stored document is not a JSON object",
                  req->who->user_id, req->who->client);
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     acct_resp_ok(resp, req->pool, doc);
@@ -48,18 +48,18 @@ void api_preferences_put(acct_req *req, acct_resp *resp)
     acct_store_rc rc;
 
     if (!json_is_object(req->body)) {
-        acct_resp_error(resp, req->pool, 400,
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST,
                         "Preferences must be a JSON object", NULL);
         return;
     }
     text = acct_json_dump(req->pool, req->body, NULL);
     if (!text) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00047) "preferences: cannot serialise the document");
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     if (acct_utf8_length(text) > ACCT_PREFERENCES_MAX) {
-        acct_resp_error(resp, req->pool, 400,
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST,
                         "Preferences may not exceed 65535 characters", NULL);
         return;
     }

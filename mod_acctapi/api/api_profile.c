@@ -93,7 +93,7 @@ static void profile_respond(acct_req *req, acct_resp *resp,
     }
     if (rows->nrows == 0) {
         /* The token's user vanished between the two queries. */
-        acct_resp_error(resp, req->pool, 401, ACCT_R_INVALID_TOKEN, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_UNAUTHORIZED, ACCT_R_INVALID_TOKEN, NULL);
         return;
     }
     acct_resp_ok(resp, req->pool, profile_render(req, rows, id_column));
@@ -230,7 +230,7 @@ void api_grants_respond(acct_req *req, acct_resp *resp, apr_int64_t user_id)
 void api_profile_grants(acct_req *req, acct_resp *resp)
 {
     if (!req->who->restricted) {
-        resp->status = 204;
+        resp->status = ACCT_HTTP_NO_CONTENT;
         resp->body = NULL;
         return;
     }
@@ -317,7 +317,7 @@ void api_profile_update(acct_req *req, acct_resp *resp)
     current = load_self(req, resp, acct_profile_get);
     if (!current || current->nrows == 0) {
         if (current) {
-            acct_resp_error(resp, req->pool, 401, ACCT_R_INVALID_TOKEN, NULL);
+            acct_resp_error(resp, req->pool, ACCT_HTTP_UNAUTHORIZED, ACCT_R_INVALID_TOKEN, NULL);
         }
         return;
     }

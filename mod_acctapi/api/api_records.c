@@ -93,7 +93,7 @@ static int refuse_slave(acct_req *req, acct_resp *resp,
                         const acct_rows *domain)
 {
     if (acct_domain_is_slave(domain, 0)) {
-        acct_resp_error(resp, req->pool, 400, R_SLAVE, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, R_SLAVE, NULL);
         return -1;
     }
     return 0;
@@ -229,7 +229,7 @@ static void create_refused(acct_req *req, acct_resp *resp)
     if (read_record(req, resp, NULL, NULL, &zone, &rec) != 0) {
         return;
     }
-    acct_resp_error(resp, req->pool, 400,
+    acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST,
                     apr_psprintf(req->pool, R_LIMIT, ACCT_RECORD_LIMIT), NULL);
 }
 

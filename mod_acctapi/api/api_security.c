@@ -78,7 +78,7 @@ static void respond_questions(acct_req *req, acct_resp *resp, int answered_only)
                          APR_INT64_T_FMT " to question %s does not open "
                          "with the configured AcctapiSecretKeyFile",
                          req->who->user_id, id);
-                acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+                acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
                 json_decref(doc);
                 return;
             }
@@ -274,7 +274,7 @@ static void store_answers(acct_req *req, acct_resp *resp,
                       answers[i].response);
         if (!sealed[i].response_sealed) {
             acct_log(ACCT_LOG_ERR, ACCTLOGNO(00049) "cannot seal a security answer");
-            acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+            acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
             return;
         }
     }

@@ -131,7 +131,7 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
     }
     if (!changed) {
         /* Deleted by a concurrent request since it was read. */
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return;
     }
     api_sshkey_get(req, resp);

@@ -89,7 +89,7 @@ static int load_tag(acct_req *req, acct_resp *resp, acct_store **st,
         return -1;
     }
     if (*tag_id == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return -1;
     }
     return 0;

@@ -58,7 +58,7 @@ static int state_self(acct_req *req, acct_resp *resp,
     }
     if (!state->found) {
         /* The token's user vanished since authentication. */
-        acct_resp_error(resp, req->pool, 401, ACCT_R_INVALID_TOKEN, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_UNAUTHORIZED, ACCT_R_INVALID_TOKEN, NULL);
         return -1;
     }
     return 0;
@@ -72,7 +72,7 @@ static const char *random_base32(acct_req *req, acct_resp *resp, size_t n)
 
     if (n > sizeof(raw) || acct_random_bytes(raw, n) != 0) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00050) "the random generator failed");
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return NULL;
     }
     text = acct_base32_encode(req->pool, raw, n);
@@ -110,7 +110,7 @@ void api_tfa_enable(acct_req *req, acct_resp *resp)
                        secret);
     if (!sealed) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00051) "cannot seal a two-factor secret");
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     if (acct_resp_store_failed(req, resp,
@@ -176,7 +176,7 @@ static void refuse_code(acct_req *req, acct_resp *resp, const char *reason)
         acct_resp_store_error(resp, req->pool, rc);
         return;
     }
-    acct_resp_error(resp, req->pool, 400, reason, "tfa_code");
+    acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, reason, "tfa_code");
 }
 
 /* Takes one attempt; 0 when allowed, else 429 (or a store error) answered. */
@@ -198,7 +198,7 @@ static int take_attempt(acct_req *req, acct_resp *resp,
     wait = state->failed_window + ACCT_TFA_FAILURE_WINDOW - req->now;
     apr_table_setn(resp->headers, "Retry-After",
                    acct_i64(req->pool, wait > 0 ? wait : 1));
-    acct_resp_error(resp, req->pool, 429, ACCT_R_RATE, NULL);
+    acct_resp_error(resp, req->pool, ACCT_HTTP_TOO_MANY_REQUESTS, ACCT_R_RATE, NULL);
     return -1;
 }
 
@@ -221,7 +221,7 @@ static int load_pending(acct_req *req, acct_resp *resp, acct_tfa_state *state)
         why = R_EXPIRED;
     }
     if (why) {
-        acct_resp_error(resp, req->pool, 400, why, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST, why, NULL);
         return -1;
     }
     return 0;
@@ -241,7 +241,7 @@ static int open_secret(acct_req *req, acct_resp *resp, const unsigned char *key,
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00052) "the two-factor secret of user %" APR_INT64_T_FMT
                  " does not open with the configured AcctapiSecretKeyFile",
                  req->who->user_id);
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return -1;
     }
     return 0;

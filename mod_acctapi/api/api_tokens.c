@@ -77,7 +77,7 @@ static int token_room(acct_req *req, acct_resp *resp, acct_store *st)
     }
     if (active >= cap) {
         /* No one field is at fault: the item has no field. */
-        acct_resp_error(resp, req->pool, 400,
+        acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST,
                         apr_psprintf(req->pool, "You have reached the limit "
                                      "of %" APR_INT64_T_FMT " active personal "
                                      "access tokens; revoke one to create "

@@ -10,6 +10,7 @@
 #include <apr_time.h>
 #include <jansson.h>
 
+#include "acct_http_status.h"
 #include "acct_problems.h"
 #include "acct_scope.h"
 #include "acct_store.h"

@@ -53,7 +53,7 @@ static void respond_page(acct_req *req, acct_resp *resp, const acct_page *pg,
                          json_t *data, apr_int64_t results)
 {
     if (!data) {
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     acct_resp_ok(resp, req->pool, acct_page_envelope(data, pg, results));
@@ -73,7 +73,7 @@ static void respond_text(acct_req *req, acct_resp *resp, const acct_page *pg,
     char *text;
 
     if (!data) {
-        acct_resp_error(resp, req->pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
         return;
     }
     tail = apr_psprintf(req->pool, ",\"page\":%" APR_INT64_T_FMT

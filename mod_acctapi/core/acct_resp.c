@@ -3,7 +3,7 @@
 
 void acct_resp_init(acct_resp *resp, apr_pool_t *pool)
 {
-    resp->status = 500;
+    resp->status = ACCT_HTTP_INTERNAL_SERVER_ERROR;
     resp->body = NULL;
     resp->raw = NULL;
     resp->raw_len = 0;
@@ -13,14 +13,14 @@ void acct_resp_init(acct_resp *resp, apr_pool_t *pool)
 
 void acct_resp_ok(acct_resp *resp, apr_pool_t *pool, json_t *body)
 {
-    resp->status = 200;
+    resp->status = ACCT_HTTP_OK;
     resp->body = acct_json_own(pool, body ? body : json_object());
     resp->raw = NULL;
 }
 
 void acct_resp_ok_raw(acct_resp *resp, const char *text, apr_size_t len)
 {
-    resp->status = 200;
+    resp->status = ACCT_HTTP_OK;
     resp->body = NULL;
     resp->raw = text;
     resp->raw_len = len;
@@ -47,7 +47,7 @@ void acct_resp_error(acct_resp *resp, apr_pool_t *pool, int status,
 void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
                        const char *reason)
 {
-    acct_resp_error(resp, pool, 400, reason, field);
+    acct_resp_error(resp, pool, ACCT_HTTP_BAD_REQUEST, reason, field);
 }
 
 void acct_resp_problems(acct_resp *resp, apr_pool_t *pool,
@@ -65,10 +65,10 @@ void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool,
                            acct_store_rc rc)
 {
     if (rc == ACCT_STORE_UNAVAILABLE) {
-        acct_resp_error(resp, pool, 503, ACCT_R_UNAVAILABLE, NULL);
+        acct_resp_error(resp, pool, ACCT_HTTP_SERVICE_UNAVAILABLE, ACCT_R_UNAVAILABLE, NULL);
     }
     else {
-        acct_resp_error(resp, pool, 500, ACCT_R_INTERNAL, NULL);
+        acct_resp_error(resp, pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
     }
 }
 
@@ -80,7 +80,7 @@ int acct_resp_failed(const acct_resp *resp)
 int acct_resp_commits(const acct_resp *resp)
 {
     /* A handler that never answered is still at its pessimistic 500. */
-    return !resp->errors && resp->status < 400;
+    return !resp->errors && resp->status < ACCT_HTTP_BAD_REQUEST;
 }
 
 acct_store_rc acct_req_commit_now(acct_req *req)
@@ -120,7 +120,7 @@ json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)
         json_object_set(doc, "errors", resp->errors);
         return doc;
     }
-    if (resp->status >= 400) {
+    if (resp->status >= ACCT_HTTP_BAD_REQUEST) {
         /* A failure without an item: never answer an error without a reason. */
         acct_resp_error(resp, pool, resp->status,
                         acct_reason_for_status(resp->status), NULL);
@@ -132,7 +132,7 @@ json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)
                                                     JSON_DECODE_ANY, NULL));
         if (!resp->body) {
             resp->raw = NULL;
-            acct_resp_error(resp, pool, 500, ACCT_R_INTERNAL, NULL);
+            acct_resp_error(resp, pool, ACCT_HTTP_INTERNAL_SERVER_ERROR, ACCT_R_INTERNAL, NULL);
             return acct_resp_document(resp, pool);
         }
     }
@@ -141,7 +141,7 @@ json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)
 
 const char *acct_resp_raw(const acct_resp *resp, apr_size_t *len)
 {
-    if (!resp->raw || resp->errors || resp->status >= 400) {
+    if (!resp->raw || resp->errors || resp->status >= ACCT_HTTP_BAD_REQUEST) {
         return NULL;
     }
     *len = resp->raw_len;
@@ -167,21 +167,21 @@ const char *acct_resp_text(acct_resp *resp, apr_pool_t *pool, apr_size_t *len)
 const char *acct_reason_for_status(int status)
 {
     switch (status) {
-    case 400: return "Bad Request";
-    case 401: return ACCT_R_INVALID_TOKEN;
-    case 403: return ACCT_R_UNAUTHORIZED;
-    case 404: return ACCT_R_NOT_FOUND;
-    case 405: return ACCT_R_METHOD;
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return ACCT_R_TOO_LARGE;
-    case 414: return "Request-URI Too Long";
-    case 415: return ACCT_R_MEDIA_TYPE;
-    case 429: return ACCT_R_RATE;
-    case 501: return "Not Implemented";
-    case 503: return ACCT_R_UNAVAILABLE;
+    case ACCT_HTTP_BAD_REQUEST: return "Bad Request";
+    case ACCT_HTTP_UNAUTHORIZED: return ACCT_R_INVALID_TOKEN;
+    case ACCT_HTTP_FORBIDDEN: return ACCT_R_UNAUTHORIZED;
+    case ACCT_HTTP_NOT_FOUND: return ACCT_R_NOT_FOUND;
+    case ACCT_HTTP_METHOD_NOT_ALLOWED: return ACCT_R_METHOD;
+    case ACCT_HTTP_REQUEST_TIMEOUT: return "Request Timeout";
+    case ACCT_HTTP_LENGTH_REQUIRED: return "Length Required";
+    case ACCT_HTTP_PAYLOAD_TOO_LARGE: return ACCT_R_TOO_LARGE;
+    case ACCT_HTTP_URI_TOO_LONG: return "Request-URI Too Long";
+    case ACCT_HTTP_UNSUPPORTED_MEDIA_TYPE: return ACCT_R_MEDIA_TYPE;
+    case ACCT_HTTP_TOO_MANY_REQUESTS: return ACCT_R_RATE;
+    case ACCT_HTTP_NOT_IMPLEMENTED: return "Not Implemented";
+    case ACCT_HTTP_SERVICE_UNAVAILABLE: return ACCT_R_UNAVAILABLE;
     default:
-        return status >= 500 ? ACCT_R_INTERNAL : "Bad Request";
+        return status >= ACCT_HTTP_INTERNAL_SERVER_ERROR ? ACCT_R_INTERNAL : "Bad Request";
     }
 }
 
@@ -206,7 +206,7 @@ int acct_path_id(acct_req *req, acct_resp *resp, int index, apr_int64_t *id)
 {
     if (index < 0 || index >= ACCT_MAX_PATH_PARAMS
         || acct_parse_i64(req->params[index], id) != 0 || *id <= 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return -1;
     }
     return 0;
@@ -219,7 +219,7 @@ acct_rows *acct_resp_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
         return NULL;
     }
     if (rows->nrows == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return NULL;
     }
     return rows;
@@ -232,7 +232,7 @@ int acct_resp_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
         return -1;
     }
     if (changed == 0) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return -1;
     }
     return 0;

@@ -135,6 +135,6 @@ const unsigned char *acct_seal_key(acct_req *req, acct_resp *resp)
                                       acct_method_name(req->route->method), " ",
                                       req->route->path, NULL)
                         : "this route");
-    acct_resp_error(resp, req->pool, 503, ACCT_R_UNAVAILABLE, NULL);
+    acct_resp_error(resp, req->pool, ACCT_HTTP_SERVICE_UNAVAILABLE, ACCT_R_UNAVAILABLE, NULL);
     return NULL;
 }

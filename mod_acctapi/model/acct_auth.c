@@ -267,11 +267,11 @@ int acct_route_permits(const acct_route *route, const acct_principal *who,
     if (!(route->flags & ACCT_ROUTE_ANY_TOKEN)
         && !acct_scopes_allow(&who->scopes, route->family, route->level)) {
         *reason = ACCT_R_SCOPE;
-        return 401;
+        return ACCT_HTTP_UNAUTHORIZED;
     }
     if ((route->flags & ACCT_ROUTE_UNRESTRICTED_ONLY) && who->restricted) {
         *reason = ACCT_R_UNAUTHORIZED;
-        return 403;
+        return ACCT_HTTP_FORBIDDEN;
     }
     return 0;
 }

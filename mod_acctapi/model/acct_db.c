@@ -500,7 +500,7 @@ int acct_db_require_status(acct_req *req, acct_resp *resp,
         }
     }
     wait = status ? awaited(status) : NULL;
-    acct_resp_error(resp, req->pool, 400,
+    acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST,
                     wait ? apr_psprintf(req->pool, "Your database is %s; please "
                                         "wait until %s is complete to perform "
                                         "this operation.", status, wait)

@@ -469,7 +469,7 @@ acct_rows *acct_entities_load(acct_req *req, acct_resp *resp,
     acct_rows *rows;
 
     if (id == 0 || !req->who) {
-        acct_resp_error(resp, req->pool, 404, ACCT_R_NOT_FOUND, NULL);
+        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
         return NULL;
     }
     args[0] = entity_type;

@@ -77,7 +77,7 @@ void acct_grant_visible_args(acct_req *req, const char **args)
 
 static void forbid(acct_req *req, acct_resp *resp)
 {
-    acct_resp_error(resp, req->pool, 403, ACCT_R_UNAUTHORIZED, NULL);
+    acct_resp_error(resp, req->pool, ACCT_HTTP_FORBIDDEN, ACCT_R_UNAUTHORIZED, NULL);
 }
 
 int acct_grant_require(acct_req *req, acct_resp *resp, const char *entity_type,
