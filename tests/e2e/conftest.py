@@ -19,6 +19,10 @@ Environment:
   ACCTAPI_TEST_CLOCK_START  start the servers' test clock at this UTC instant
                       (YYYY-MM-DDTHH:MM:SS), and every test that moves the
                       clock from it (harness.SuiteClock)
+  ACCTAPI_E2E_BACKENDS  the backends to run on, comma-separated (default
+                      sqlite,pgsql); tests that use no backend run when
+                      sqlite is among them.  scripts/test runs the two
+                      halves, which share nothing, side by side.
 """
 
 import os
@@ -31,9 +35,24 @@ import harness
 from harness import Backend, Httpd, make_tmpdir
 
 
+BACKENDS = [b for b in os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql").split(",") if b]
+if not BACKENDS or set(BACKENDS) - {"sqlite", "pgsql"}:
+    raise pytest.UsageError(f"ACCTAPI_E2E_BACKENDS: sqlite and/or pgsql, not {BACKENDS}")
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "expect_log(*regexes): error-log lines this test may cause")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests that use no backend run in the half that has SQLite."""
+    if "sqlite" in BACKENDS:
+        return
+    dropped = [i for i in items if "backend" not in i.fixturenames]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [i for i in items if "backend" in i.fixturenames]
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -68,7 +87,7 @@ def e2e_tmp():
         shutil.rmtree(d, ignore_errors=True)
 
 
-@pytest.fixture(scope="session", params=["sqlite", "pgsql"])
+@pytest.fixture(scope="session", params=BACKENDS)
 def backend(request, build, e2e_tmp):
     b = Backend(request.param, e2e_tmp / request.param)
     b.base.mkdir()
