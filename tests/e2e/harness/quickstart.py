@@ -40,6 +40,16 @@ def curl(url, token=None):
     return int(code or 0), body
 
 
+def default_sigint():
+    """In the quickstart's process, before it runs: Ctrl-C's default action,
+    as a terminal's shell gives it.  A suite started in the background of a
+    non-interactive shell (as scripts/test starts its two halves, or as a CI
+    runner may start it) runs with SIGINT ignored, which every child
+    inherits, and bash can neither trap nor restore a signal ignored when
+    it started: the quickstart would never see the Ctrl-C its test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 KNOBS = ("ACCTAPI_DB", "ACCTAPI_RATE_LIMIT", "ACCTAPI_NAMESERVERS", "ACCTAPI_DB_HOST_SUFFIX",
          "ACCTAPI_DB_HOST_NAMES", "ACCTAPI_DB_ADMIN_USER", "ACCTAPI_FIELD_NAMES",
          "ACCTAPI_PG_PORT")
@@ -59,7 +69,8 @@ class Quickstart:
         f = open(self.out, "ab")
         self.proc = subprocess.Popen([str(REPO / "scripts" / "quickstart")], cwd=str(REPO),
                                      env=env, stdout=f, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+                                     stdin=subprocess.DEVNULL, start_new_session=True,
+                                     preexec_fn=default_sigint)
         f.close()
         url = f"http://127.0.0.1:{self.port}/v4/regions"
         deadline = time.monotonic() + START_TIMEOUT
