@@ -127,10 +127,11 @@ class Quickstart:
         self.proc = None
 
     def _kill_httpd(self):
-        """httpd runs in a session of its own: killed by its pid file."""
+        """httpd runs in a session of its own, its children in its process
+        group: the group of the pid in its pid file is killed."""
         pid_file = self.home / "httpd.pid"
         try:
-            os.kill(int(pid_file.read_text().split()[0]), signal.SIGKILL)
+            os.killpg(int(pid_file.read_text().split()[0]), signal.SIGKILL)
         except (OSError, ValueError, IndexError):
             pass
 
