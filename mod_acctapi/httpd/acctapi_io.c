@@ -142,7 +142,7 @@ static void write_body(request_rec *r, int status, const char *text,
                        apr_size_t len)
 {
     r->status = status;
-    if (status >= 400) {
+    if (ap_is_HTTP_ERROR(status)) {
         /* Only data may be cached (regions); an error never is. */
         apr_table_setn(r->err_headers_out, "Cache-Control",
                        "private, max-age=0, no-cache, no-store");
@@ -240,7 +240,7 @@ apr_status_t acctapi_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
     request_rec *r = f->r;
     apr_bucket *b, *next;
 
-    if (r->status < 400) {
+    if (!ap_is_HTTP_ERROR(r->status)) {
         ap_remove_output_filter(f);
         return ap_pass_brigade(f->next, bb);
     }

@@ -569,10 +569,10 @@ static int acctapi_handler(request_rec *r)
     if (ctx->store) {
         acctapi_lease_note(ctx, resp.status == HTTP_SERVICE_UNAVAILABLE
                           ? ACCT_STORE_UNAVAILABLE
-                          : resp.status < 500 ? ACCT_STORE_OK
-                                              : ACCT_STORE_FAILED);
+                          : !ap_is_HTTP_SERVER_ERROR(resp.status)
+                          ? ACCT_STORE_OK : ACCT_STORE_FAILED);
     }
-    if (resp.status >= 500) {
+    if (ap_is_HTTP_SERVER_ERROR(resp.status)) {
         /* The core has logged the cause; this names the request. */
         ap_log_rerror(APLOG_MARK, resp.status == HTTP_SERVICE_UNAVAILABLE
                       ? APLOG_WARNING : APLOG_ERR, 0, r,
