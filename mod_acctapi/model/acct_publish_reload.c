@@ -241,6 +241,7 @@ typedef struct reload_worker {
     apr_thread_mutex_t *lock;
     apr_thread_cond_t *wakeup;
     apr_thread_t *thread;
+    apr_pool_t *thread_pool;    /* the thread's, destroyed after the join */
     reload_set *pending;        /* not run yet */
     reload_set *confirm;        /* run since the queue was last quiet */
     apr_time_t confirm_at;
@@ -313,8 +314,11 @@ static void *APR_THREAD_FUNC reload_work(apr_thread_t *thread, void *data)
     return NULL;
 }
 
-/* A pre-cleanup: it runs before the pool's subpools go, the thread's own
- * among them. */
+/* A pre-cleanup of the owner's pool: it runs before anything of that pool
+ * goes.  The thread lives in a pool of its own, not a subpool of the
+ * owner's: on its way out (apr_thread_exit) the thread destroys its pool,
+ * which with APR's pool debugging locks the parent pool, held by the
+ * owner's destruction that waits here for the thread. */
 static apr_status_t stop_worker(void *data)
 {
     reload_worker *w = data;
@@ -325,6 +329,7 @@ static apr_status_t stop_worker(void *data)
     apr_thread_cond_signal(w->wakeup);
     apr_thread_mutex_unlock(w->lock);
     apr_thread_join(&rv, w->thread);
+    apr_pool_destroy(w->thread_pool);
     if (worker == w) {
         worker = NULL;
     }
@@ -342,7 +347,13 @@ apr_status_t acct_publish_reload_start(apr_pool_t *pool)
         rv = apr_thread_cond_create(&w->wakeup, pool);
     }
     if (rv == APR_SUCCESS) {
-        rv = apr_thread_create(&w->thread, NULL, reload_work, w, pool);
+        rv = apr_pool_create_unmanaged_ex(&w->thread_pool, NULL, NULL);
+    }
+    if (rv == APR_SUCCESS) {
+        rv = apr_thread_create(&w->thread, NULL, reload_work, w, w->thread_pool);
+        if (rv != APR_SUCCESS) {
+            apr_pool_destroy(w->thread_pool);
+        }
     }
     if (rv != APR_SUCCESS) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00019) "zone reload: cannot start a thread: %s "
