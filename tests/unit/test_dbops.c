@@ -403,7 +403,7 @@ static void snapshot_validation(void **state)
                "{\"target\":\"tertiary\",\"extra\":1}", &status);
     assert_int_equal(status, 400);
     errs = json_object_get(doc, "errors");
-    /* label, target; "extra" is not a field: ignored (DECISIONS.md,
+    /* label, target; "extra" is not a field: ignored (README,
      * "Today's clients") */
     assert_int_equal(json_array_size(errs), 2);
     refused(f, now, "POST", path, "{\"label\":\"has-dash\"}", 400,
