@@ -376,7 +376,7 @@ void acct_publish_reload_background(const char *dir, const char *command,
 {
     reload_worker *w = worker;
     reload_set *now = NULL;
-    reload_set **into = w ? NULL : &now;
+    reload_set **into = &now;
     int i, rc = 0;
 
     if (w) {
