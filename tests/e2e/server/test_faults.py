@@ -244,10 +244,14 @@ def test_children_killed_mid_write_leave_no_partial_object(make_server, backend)
                           f"{len(rows)} domains stored, {len(partial)} partial")
     assert rows, "no domain was stored"
     assert not partial, partial[:10]
-    # The server still answers, and the kills are the only crash lines.
+    # The server still answers, and the kills are the only crash lines.  The
+    # parent warns "children are killed successively!" (AH10392) when three
+    # children die of a signal without a quiet second between them: that is
+    # its account of this test's own kills, not a fault.
     assert acct.client.get("/domains").status == 200
     lines = [line for line in srv.scan_log()
-             if not any(f"pid {p} exit signal Killed" in line for p in killed)]
+             if not any(f"pid {p} exit signal Killed" in line for p in killed)
+             and "AH10392: children are killed successively!" not in line]
     assert not lines, lines
     acct.close()
 
