@@ -550,8 +550,8 @@ static int read_private_network(acct_req *req, acct_resp *resp,
                                       " not found", (apr_int64_t)vpc));
         return 0;
     }
-    if (acct_grant_require(req, resp, ACCT_ENTITY_VPC, vpc,
-                           ACCT_LEVEL_READ_ONLY) != 0) {
+    if (acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_VPC, vpc,
+                           ACCT_LEVEL_READ_ONLY)) != 0) {
         return -1;
     }
     *text = acct_json_dump(req->pool, out, NULL);
@@ -1039,8 +1039,8 @@ static int fork_source(acct_req *req, acct_resp *resp, acct_problems *pb,
         *src = NULL;
         return 0;
     }
-    return acct_grant_require(req, resp, ACCT_ENTITY_DATABASE, id,
-                              ACCT_LEVEL_READ_WRITE);
+    return acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_DATABASE, id,
+                              ACCT_LEVEL_READ_WRITE));
 }
 
 /*
@@ -1214,7 +1214,7 @@ void api_database_create(acct_req *req, acct_resp *resp)
         internal_error(req, resp, "database route without a known engine");
         return;
     }
-    if (acct_grant_require_global(req, resp, "add_databases") != 0
+    if (acct_resp_outcome(resp, req->pool, acct_grant_require_global(req, "add_databases")) != 0
         || !(key = acct_seal_key(req, resp))) {
         return;
     }

@@ -54,7 +54,7 @@ void api_domain_create(acct_req *req, acct_resp *resp)
     apr_int64_t id = 0;
     acct_domain d;
 
-    if (acct_grant_require_global(req, resp, "add_domains") != 0) {
+    if (acct_resp_outcome(resp, req->pool, acct_grant_require_global(req, "add_domains")) != 0) {
         return;
     }
     acct_domain_init(&d);
@@ -173,7 +173,7 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
     apr_int64_t from, to = 0;
     acct_domain d;
 
-    if (!rows || acct_grant_require_global(req, resp, "add_domains") != 0) {
+    if (!rows || acct_resp_outcome(resp, req->pool, acct_grant_require_global(req, "add_domains")) != 0) {
         return;
     }
     from = acct_domain_row_id(rows, 0);

@@ -405,7 +405,7 @@ void api_domain_import(acct_req *req, acct_resp *resp)
     apr_int64_t id = 0;
     acct_domain d;
 
-    if (acct_grant_require_global(req, resp, "add_domains") != 0) {
+    if (acct_resp_outcome(resp, req->pool, acct_grant_require_global(req, "add_domains")) != 0) {
         return;
     }
     acct_domain_init(&d);

@@ -168,8 +168,8 @@ static acct_rows *claim_slot(acct_req *req, acct_resp *resp)
     }
     if (acct_resp_store_failed(req, resp, rc) != 0
         || domain->nrows == 0
-        || acct_grant_require(req, resp, ACCT_ENTITY_DOMAIN, id,
-                              ACCT_LEVEL_READ_WRITE) != 0) {
+        || acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_DOMAIN, id,
+                              ACCT_LEVEL_READ_WRITE)) != 0) {
         return NULL;
     }
     acct_publish_note(req, id, NULL, ACCT_PUBLISH_ZONE);

@@ -172,8 +172,8 @@ static int read_ids(acct_req *req, acct_resp *resp, acct_problems *pb,
             continue;
         }
         /* Tagging changes the object: a restricted caller needs read_write. */
-        if (acct_grant_require(req, resp, t->type, id,
-                               ACCT_LEVEL_READ_WRITE) != 0) {
+        if (acct_resp_outcome(resp, req->pool, acct_grant_require(req, t->type, id,
+                               ACCT_LEVEL_READ_WRITE)) != 0) {
             return -1;
         }
         APR_ARRAY_PUSH(*ids, apr_int64_t) = id;

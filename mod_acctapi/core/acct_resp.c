@@ -1,4 +1,4 @@
-#include "acct_api.h"
+#include "acct_resp.h"
 #include "acct_json.h"
 
 void acct_resp_init(acct_resp *resp, apr_pool_t *pool)
@@ -83,34 +83,6 @@ int acct_resp_commits(const acct_resp *resp)
     return !resp->errors && resp->status < ACCT_HTTP_BAD_REQUEST;
 }
 
-acct_store_rc acct_req_commit_now(acct_req *req)
-{
-    acct_store_rc rc;
-
-    if (!req->store || !acct_store_in_tx(req->store)) {
-        return ACCT_STORE_OK;
-    }
-    rc = acct_store_commit(req->store, req->pool);
-    req->tx_suspended = rc == ACCT_STORE_OK;
-    return rc;
-}
-
-acct_store_rc acct_req_reopen(acct_req *req)
-{
-    if (!req->tx_suspended) {
-        return ACCT_STORE_OK;
-    }
-    req->tx_suspended = 0;
-    return acct_store_begin(req->store, req->pool);
-}
-
-acct_store_rc acct_req_checkpoint(acct_req *req)
-{
-    acct_store_rc rc = acct_req_commit_now(req);
-
-    return rc == ACCT_STORE_OK ? acct_req_reopen(req) : rc;
-}
-
 json_t *acct_resp_document(acct_resp *resp, apr_pool_t *pool)
 {
     json_t *doc;
@@ -185,23 +157,6 @@ const char *acct_reason_for_status(int status)
     }
 }
 
-acct_store_rc acct_req_store(acct_req *req, acct_store **out)
-{
-    acct_store_rc rc;
-
-    if (!req->store) {
-        if (!req->open_store) {
-            return ACCT_STORE_UNAVAILABLE;
-        }
-        rc = req->open_store(req, &req->store);
-        if (rc != ACCT_STORE_OK) {
-            return rc;
-        }
-    }
-    *out = req->store;
-    return ACCT_STORE_OK;
-}
-
 int acct_path_id(acct_req *req, acct_resp *resp, int index, apr_int64_t *id)
 {
     if (index < 0 || index >= ACCT_MAX_PATH_PARAMS
@@ -271,4 +226,30 @@ int acct_resp_store_failed(acct_req *req, acct_resp *resp, acct_store_rc rc)
     }
     acct_resp_store_error(resp, req->pool, rc);
     return -1;
+}
+
+int acct_resp_outcome(acct_resp *resp, apr_pool_t *pool, acct_outcome out)
+{
+    switch (out.kind) {
+    case ACCT_OUT_DONE:
+        return 0;
+    case ACCT_OUT_INVALID:
+        if (out.problems && acct_problems_any(out.problems)) {
+            acct_resp_problems(resp, pool, out.problems);
+        }
+        else {
+            acct_resp_invalid(resp, pool, out.field, out.reason);
+        }
+        return -1;
+    case ACCT_OUT_NOT_FOUND:
+        acct_resp_error(resp, pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
+        return -1;
+    case ACCT_OUT_FORBIDDEN:
+        acct_resp_error(resp, pool, ACCT_HTTP_FORBIDDEN, ACCT_R_UNAUTHORIZED, NULL);
+        return -1;
+    case ACCT_OUT_STORE:
+    default:
+        acct_resp_store_error(resp, pool, out.store);
+        return -1;
+    }
 }

@@ -283,7 +283,7 @@ acct_rows *acct_db_load(acct_req *req, acct_resp *resp, int index,
     args[2] = args[3] = engine;
     rows = acct_req_row(req, resp, &q_load, 4, args);
     if (!rows
-        || acct_grant_require(req, resp, ACCT_ENTITY_DATABASE, id, need) != 0) {
+        || acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_DATABASE, id, need)) != 0) {
         return NULL;
     }
     return rows;

@@ -80,7 +80,7 @@ static acct_rows *domain_of_path(acct_req *req, acct_resp *resp, int index,
     args[0] = acct_i64(req->pool, id);
     args[1] = acct_i64(req->pool, req->who->account_id);
     rows = acct_req_row(req, resp, sql, 2, args);
-    if (!rows || acct_grant_require(req, resp, ACCT_ENTITY_DOMAIN, id, need)) {
+    if (!rows || acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_DOMAIN, id, need))) {
         return NULL;
     }
     return rows;

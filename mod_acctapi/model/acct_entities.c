@@ -476,8 +476,8 @@ acct_rows *acct_entities_load(acct_req *req, acct_resp *resp,
     args[1] = acct_i64(req->pool, id);
     args[2] = acct_i64(req->pool, req->who->account_id);
     rows = acct_req_row(req, resp, &q_entity_get, 3, args);
-    if (!rows || acct_grant_require(req, resp, entity_type, id,
-                                    ACCT_LEVEL_READ_ONLY) != 0) {
+    if (!rows || acct_resp_outcome(resp, req->pool, acct_grant_require(req, entity_type, id,
+                                    ACCT_LEVEL_READ_ONLY)) != 0) {
         return NULL;
     }
     return rows;

@@ -75,13 +75,8 @@ void acct_grant_visible_args(acct_req *req, const char **args)
     args[1] = acct_i64(req->pool, req->who->user_id);
 }
 
-static void forbid(acct_req *req, acct_resp *resp)
-{
-    acct_resp_error(resp, req->pool, ACCT_HTTP_FORBIDDEN, ACCT_R_UNAUTHORIZED, NULL);
-}
-
-int acct_grant_require(acct_req *req, acct_resp *resp, const char *entity_type,
-                       apr_int64_t id, acct_level need)
+acct_outcome acct_grant_require(acct_req *req, const char *entity_type,
+                                apr_int64_t id, acct_level need)
 {
     const char *args[3], *have;
     acct_rows *rows = NULL;
@@ -89,7 +84,7 @@ int acct_grant_require(acct_req *req, acct_resp *resp, const char *entity_type,
     acct_store_rc rc;
 
     if (!req->who->restricted) {
-        return 0;
+        return acct_out_done();
     }
     rc = acct_req_store(req, &st);
     if (rc == ACCT_STORE_OK) {
@@ -99,20 +94,17 @@ int acct_grant_require(acct_req *req, acct_resp *resp, const char *entity_type,
         rc = acct_store_select(st, req->pool, &q_entity_grant, &rows, 3, args);
     }
     if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
+        return acct_out_store(rc);
     }
     have = acct_rows_get(rows, 0, "permissions");
     if (!have || (need == ACCT_LEVEL_READ_WRITE
                   && strcmp(have, ACCT_GRANT_READ_WRITE) != 0)) {
-        forbid(req, resp);
-        return -1;
+        return acct_out_forbidden();
     }
-    return 0;
+    return acct_out_done();
 }
 
-int acct_grant_require_global(acct_req *req, acct_resp *resp,
-                              const char *flag)
+acct_outcome acct_grant_require_global(acct_req *req, const char *flag)
 {
     const char *args[1];
     acct_rows *rows = NULL;
@@ -121,11 +113,10 @@ int acct_grant_require_global(acct_req *req, acct_resp *resp,
     const char *v;
 
     if (!req->who->restricted) {
-        return 0;
+        return acct_out_done();
     }
     if (!acct_grant_flag_creates(flag)) {
-        forbid(req, resp);
-        return -1;
+        return acct_out_forbidden();
     }
     rc = acct_req_store(req, &st);
     if (rc == ACCT_STORE_OK) {
@@ -139,15 +130,13 @@ int acct_grant_require_global(acct_req *req, acct_resp *resp,
         rc = acct_store_select_dynamic(st, req->pool, sql, &rows, 1, args);
     }
     if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
+        return acct_out_store(rc);
     }
     v = acct_rows_get(rows, 0, "flag");
     if (!v || strcmp(v, "0") == 0 || strcmp(v, "f") == 0) {
-        forbid(req, resp);
-        return -1;
+        return acct_out_forbidden();
     }
-    return 0;
+    return acct_out_done();
 }
 
 acct_store_rc acct_grant_creator(acct_req *req, const char *entity_type,

@@ -93,16 +93,16 @@ void acct_grant_visible_args(acct_req *req, const char **args);
 
 /*
  * May the acting user act on entity `id` with `need` (read_only or
- * read_write)?  0 when yes; -1 after answering 403 "Unauthorized" (the
- * caller has already made sure the entity exists in the account) or a store
- * error.
+ * read_write)?  Done when yes; forbidden when the user is restricted and
+ * holds no such grant (the caller has already made sure the entity exists
+ * in the account), or the store's failure.
  */
-int acct_grant_require(acct_req *req, acct_resp *resp, const char *entity_type,
-                       apr_int64_t id, acct_level need);
+acct_outcome acct_grant_require(acct_req *req, const char *entity_type,
+                                apr_int64_t id, acct_level need);
 
-/* Global grant `flag` ("add_domains" ...): 0, or -1 after answering 403. */
-int acct_grant_require_global(acct_req *req, acct_resp *resp,
-                              const char *flag);
+/* Does the acting user hold global grant `flag` ("add_domains" ...)?  Done,
+ * forbidden, or the store's failure. */
+acct_outcome acct_grant_require_global(acct_req *req, const char *flag);
 
 /* A restricted creator gets read_write on what it created. */
 acct_store_rc acct_grant_creator(acct_req *req, const char *entity_type,
