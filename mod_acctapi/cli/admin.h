@@ -146,10 +146,17 @@ int admin_schema_too_new(int have, int latest);
 /* Writes `out` to stdout and flushes it. */
 int admin_emit(const char *out);
 
+/* Runs one command line (argv[0] the program's name) as main would,
+ * without the process: its exit status (admin_main.c). */
+int admin_run_words(apr_pool_t *pool, int argc, const char *const *argv);
+
 /* ------------------------------------------------------------------------
  * The commands, as the table in admin_main.c names them: check_* parses
  * the arguments before the database is opened, cmd_* runs the command.
  */
+
+/* cmd_batch.c: batch */
+int cmd_batch(admin_ctx *c);
 
 /* cmd_setup.c: routes, migrate, account create */
 int cmd_routes(admin_ctx *c);

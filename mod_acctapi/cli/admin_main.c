@@ -117,6 +117,21 @@ static const admin_cmd commands[] = {
       "database.\n",
       NULL, ADMIN_NO_DB, NULL, cmd_routes,
       { { NULL } } },
+    { "batch", NULL, NULL,
+      "run many commands in one process",
+      "Reads one command a line from standard input, each a JSON array of\n"
+      "the words that would follow '" NAME "' (global options included;\n"
+      "without them a command reads ACCTAPI_DB_DRIVER and ACCTAPI_DB_PARAMS\n"
+      "as usual), e.g. [\"user\", \"create\", \"--account\", \"1\", ...].\n"
+      "Runs each exactly as that command line would, in order, each with its\n"
+      "own connection and transaction, and answers each with one line of\n"
+      "standard output: {\"status\": N, \"stdout\": \"...\", \"stderr\": \"...\"},\n"
+      "the exit status and the output that command would have given (text\n"
+      "that is not UTF-8 shown with U+FFFD).  Ends at the end of the input.\n"
+      "For scripts that run many commands: starting a process costs more\n"
+      "than most commands.\n",
+      NULL, ADMIN_NO_DB, NULL, cmd_batch,
+      { { NULL } } },
     { "account", "create", NULL,
       "create an account and print its id",
       "Creates an account and prints its id.\n"
@@ -764,7 +779,7 @@ static int run_in_transaction(admin_ctx *c)
     return status;
 }
 
-static int admin_main(apr_pool_t *pool, int argc, const char *const *argv)
+int admin_run_words(apr_pool_t *pool, int argc, const char *const *argv)
 {
     static const admin_opt global_opts[] = {
         { "--db-driver", "DRIVER", 0, NULL },
@@ -886,7 +901,7 @@ int main(int argc, const char *const argv[])
     }
     acct_log_set_sink(log_to_stderr, NULL);
 
-    status = admin_main(pool, argc, argv);
+    status = admin_run_words(pool, argc, argv);
     if ((fflush(stdout) != 0 || ferror(stdout)) && status == ADMIN_OK) {
         status = admin_failure("cannot write to standard output");
     }

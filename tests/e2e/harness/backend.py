@@ -3,8 +3,10 @@
 import json
 import os
 import re
+import select
 import shutil
 import sqlite3
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -14,6 +16,75 @@ import requests
 from .base import *  # noqa: F401,F403
 from .postgres import *  # noqa: F401,F403
 from .openapi_doc import *  # noqa: F401,F403
+
+
+class AdminSession:
+    """The suite's acctapi-admin commands, run by one `acctapi-admin batch`
+    process: each command line as the same words on a line of its input,
+    answered with the exit status and output a process of its own would
+    have given (the ops tests run the program itself).  Starting a process
+    costs more than most commands, and the suite runs thousands.  One
+    command at a time; a command that does not answer within `timeout`
+    seconds ends the process and fails.  Under ACCTAPI_SANITIZE each command
+    is its own process, so that LeakSanitizer judges each one at its exit."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.proc = None
+
+    def _start(self):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("ACCTAPI_DB_DRIVER", "ACCTAPI_DB_PARAMS")}
+        self.proc = subprocess.Popen([str(ADMIN), "batch"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=env)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self.pending = b""
+
+    def _fail(self, words, why):
+        proc, self.proc = self.proc, None
+        proc.kill()
+        _, err = proc.communicate()
+        raise HarnessError(f"acctapi-admin batch {why} running {' '.join(words)}"
+                           f" (exit {proc.returncode}): {err.decode(errors='replace')}")
+
+    def _answer(self, words, timeout):
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._fail(words, f"gave no answer in {timeout}s")
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    self._fail(words, "ended")
+                self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line)
+
+    def run(self, words, check=True, timeout=60):
+        words = [str(w) for w in words]
+        if SANITIZE:
+            return run([ADMIN] + words, check=check, timeout=timeout)
+        with self.lock:
+            if self.proc is None:
+                self._start()
+            try:
+                self.proc.stdin.write(json.dumps(words).encode() + b"\n")
+                self.proc.stdin.flush()
+            except BrokenPipeError:
+                self._fail(words, "ended")
+            a = self._answer(words, timeout)
+        p = subprocess.CompletedProcess([str(ADMIN)] + words, a["status"],
+                                        a["stdout"], a["stderr"])
+        if check and p.returncode != 0:
+            raise HarnessError(f"exit {p.returncode}: {' '.join(p.args)}\n"
+                               f"stdout: {p.stdout}\nstderr: {p.stderr}")
+        return p
+
+
+ADMIN_SESSION = AdminSession()
 
 
 class Backend:
@@ -63,8 +134,8 @@ class Backend:
         return e
 
     def admin(self, *args, check=True):
-        p = run([ADMIN, "--db-driver", self.driver, "--db-params", self.params] + list(args),
-                check=check, env=self.env())
+        p = ADMIN_SESSION.run(["--db-driver", self.driver, "--db-params", self.params]
+                              + list(args), check=check)
         if self.kind == "sqlite":
             self._share_sqlite()
         if args and args[0] == "clock" and p.returncode == 0:
