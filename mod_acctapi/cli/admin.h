@@ -155,8 +155,14 @@ int admin_run_words(apr_pool_t *pool, int argc, const char *const *argv);
  * the arguments before the database is opened, cmd_* runs the command.
  */
 
-/* cmd_batch.c: batch */
+/* cmd_batch.c: batch, and the connection a command opens: its own, or in
+ * a batch the PostgreSQL connection the previous command left */
 int cmd_batch(admin_ctx *c);
+acct_store_rc admin_store_open(acct_store **st, apr_pool_t *pool,
+                               const char *driver, const char *params,
+                               const char **error);
+/* Silences the log sink (admin_main.c) while `mute` is 1. */
+void admin_log_mute(int mute);
 
 /* cmd_setup.c: routes, migrate, account create */
 int cmd_routes(admin_ctx *c);

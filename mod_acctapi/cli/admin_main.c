@@ -53,12 +53,21 @@ static char *squash_whitespace(char *text)
     return text;
 }
 
+/* Set while the batch checks a kept connection: a failure there is not the
+ * command's.  Lifetime: the process; one thread. */
+static int log_muted;
+
+void admin_log_mute(int mute)
+{
+    log_muted = mute;
+}
+
 static void log_to_stderr(acct_log_level level, const char *file, int line,
                           const char *msg, void *baton)
 {
     char buf[1024];
 
-    if (level <= ACCT_LOG_WARN) {
+    if (level <= ACCT_LOG_WARN && !log_muted) {
         apr_cpystrn(buf, msg, sizeof(buf));
         fprintf(stderr, NAME ": %s\n", squash_whitespace(buf));
     }
@@ -869,7 +878,7 @@ int admin_run_words(apr_pool_t *pool, int argc, const char *const *argv)
                                  "set ACCTAPI_DB_PARAMS");
     }
 
-    rc = acct_store_open(&c.st, pool, driver, params, &error);
+    rc = admin_store_open(&c.st, pool, driver, params, &error);
     if (rc != ACCT_STORE_OK) {
         return admin_failure("cannot open the database: %s",
                              error ? squash_whitespace(apr_pstrdup(pool, error))

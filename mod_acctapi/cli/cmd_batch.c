@@ -7,10 +7,10 @@
  * and the two outputs that process would have given.
  *
  * For provisioning scripts and test harnesses that run hundreds of
- * commands: a process start (linking, opening the driver) costs far more
- * than most commands.  Every command still opens and closes its own
- * connection and transaction, so a batch behaves as the same commands run
- * one after another, including when the database restarts between two.
+ * commands: a process start (linking, opening the driver, connecting) costs
+ * far more than most commands.  Every command runs in its own transaction,
+ * so a batch behaves as the same commands run one after another, including
+ * when the database restarts between two (see `kept`).
  */
 #include "config.h"
 
@@ -23,12 +23,73 @@
 #include <apr_strings.h>
 #include <jansson.h>
 
+#include "acct_migrate.h"
+#include "acct_store.h"
 #include "acct_text.h"
 
 #include "admin.h"
 
-/* Set while a batch runs: a batch line may not start another batch. */
+/* Set while a batch runs: a batch line may not start another batch.
+ * Lifetime: the process; one thread. */
 static int admin_in_batch;
+
+/*
+ * The PostgreSQL connection the last command used, kept for the next
+ * command with the same parameters: opening one starts a server process,
+ * which costs more than most commands.  It is checked before each reuse
+ * (a read of the schema version) and opened again when the server went
+ * away meanwhile.  SQLite files are opened by each command: that is cheap,
+ * and a file replaced between two commands is then the new file.
+ * Lifetime: one batch; one thread.
+ */
+static struct {
+    apr_pool_t *pool;       /* the connection's own: destroying it closes it */
+    acct_store *st;
+    const char *params;
+} kept;
+
+static void forget_kept(void)
+{
+    if (kept.pool) {
+        apr_pool_destroy(kept.pool);
+    }
+    kept.pool = NULL;
+    kept.st = NULL;
+    kept.params = NULL;
+}
+
+acct_store_rc admin_store_open(acct_store **st, apr_pool_t *pool,
+                               const char *driver, const char *params,
+                               const char **error)
+{
+    acct_store_rc rc;
+    int version;
+
+    if (!admin_in_batch || strcmp(driver, "pgsql") != 0) {
+        return acct_store_open(st, pool, driver, params, error);
+    }
+    if (kept.st && strcmp(kept.params, params) == 0) {
+        admin_log_mute(1);
+        rc = acct_schema_version(kept.st, pool, &version);
+        admin_log_mute(0);
+        if (rc == ACCT_STORE_OK) {
+            *st = kept.st;
+            return ACCT_STORE_OK;
+        }
+    }
+    forget_kept();
+    apr_pool_create(&kept.pool, NULL);
+    rc = acct_store_open(&kept.st, kept.pool, driver, params, error);
+    if (rc != ACCT_STORE_OK) {
+        /* The error text lives in the connection's pool: copy it out. */
+        *error = *error ? apr_pstrdup(pool, *error) : NULL;
+        forget_kept();
+        return rc;
+    }
+    kept.params = apr_pstrdup(kept.pool, params);
+    *st = kept.st;
+    return ACCT_STORE_OK;
+}
 
 /* A command's captured output: the file its descriptor was pointed at. */
 typedef struct capture {
@@ -182,6 +243,10 @@ int cmd_batch(admin_ctx *c)
         else {
             rc = admin_usage_error("batch", "%s", error);
         }
+        if (kept.st && acct_store_in_tx(kept.st)
+            && acct_store_rollback(kept.st, p) != ACCT_STORE_OK) {
+            forget_kept();   /* a command left it in a transaction */
+        }
         o = capture_end(&out, p, &olen);
         e = capture_end(&err, p, &elen);
         if (answer(answers, rc, o, olen, e, elen) != 0) {
@@ -192,6 +257,7 @@ int cmd_batch(admin_ctx *c)
         apr_pool_destroy(p);
     }
     admin_in_batch = 0;
+    forget_kept();
     free(line);
     fclose(answers);
     fclose(out.file);
