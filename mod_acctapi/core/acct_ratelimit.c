@@ -2,8 +2,6 @@
 
 #include <apr_strings.h>
 
-#include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
 const char *acct_rate_bucket(apr_pool_t *pool, apr_int64_t user_id,
@@ -39,7 +37,7 @@ void acct_rate_state_fill(acct_rate_state *state, apr_int64_t hits,
 
 /*
  * The slots come in groups: a bucket lives in the group its hash names, in
- * any slot of it, and one process-shared mutex guards a whole group, so
+ * any slot of it, and one stripe of the locks guards a whole group, so
  * looking for the bucket and claiming a slot for it are one step.
  */
 #define GROUP_SLOTS 16
@@ -51,7 +49,6 @@ typedef struct rate_slot {
 } rate_slot;
 
 typedef struct rate_group {
-    pthread_mutex_t lock;
     rate_slot slot[GROUP_SLOTS];
 } rate_group;
 
@@ -59,6 +56,42 @@ struct acct_rate_table {
     apr_size_t groups;
     rate_group group[1];     /* `groups` of them */
 };
+
+apr_status_t acct_rate_locks_create(acct_rate_locks **locks, apr_pool_t *pool)
+{
+    acct_rate_locks *made = apr_pcalloc(pool, sizeof(*made));
+    apr_status_t rv;
+    int i;
+
+    for (i = 0; i < ACCT_RATE_LOCKS; i++) {
+        rv = apr_global_mutex_create(&made->stripe[i], NULL, APR_LOCK_DEFAULT,
+                                     pool);
+        if (rv != APR_SUCCESS) {
+            while (i-- > 0) {
+                apr_global_mutex_destroy(made->stripe[i]);
+            }
+            *locks = NULL;
+            return rv;
+        }
+    }
+    *locks = made;
+    return APR_SUCCESS;
+}
+
+apr_status_t acct_rate_locks_child_init(acct_rate_locks *locks,
+                                        apr_pool_t *pchild)
+{
+    apr_status_t rv;
+    int i;
+
+    for (i = 0; i < ACCT_RATE_LOCKS; i++) {
+        rv = apr_global_mutex_child_init(&locks->stripe[i], NULL, pchild);
+        if (rv != APR_SUCCESS) {
+            return rv;
+        }
+    }
+    return APR_SUCCESS;
+}
 
 static apr_size_t groups_for(apr_size_t slots)
 {
@@ -71,31 +104,12 @@ apr_size_t acct_rate_table_size(apr_size_t slots)
            + groups_for(slots) * sizeof(rate_group);
 }
 
-acct_rate_table *acct_rate_table_init(void *mem, apr_size_t slots, int *err)
+acct_rate_table *acct_rate_table_init(void *mem, apr_size_t slots)
 {
     acct_rate_table *t = mem;
-    pthread_mutexattr_t attr;
-    apr_size_t g;
-    int rc;
 
     memset(mem, 0, acct_rate_table_size(slots));
     t->groups = groups_for(slots);
-    if ((rc = pthread_mutexattr_init(&attr)) != 0) {
-        *err = rc;
-        return NULL;
-    }
-    rc = pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-    if (rc == 0) {
-        rc = pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-    }
-    for (g = 0; rc == 0 && g < t->groups; g++) {
-        rc = pthread_mutex_init(&t->group[g].lock, &attr);
-    }
-    pthread_mutexattr_destroy(&attr);
-    if (rc != 0) {
-        *err = rc;
-        return NULL;
-    }
     return t;
 }
 
@@ -109,18 +123,6 @@ static apr_uint64_t bucket_hash(const char *bucket)
         h = (h ^ *p) * APR_UINT64_C(1099511628211);
     }
     return h ? h : 1;
-}
-
-/*
- * Locks a group.  A holder that died (a child killed mid-request) leaves
- * the lock marked instead of held for ever: it is declared consistent and
- * used.  At worst the slot the dead process was writing restarts its count.
- */
-static void group_lock(rate_group *g)
-{
-    if (pthread_mutex_lock(&g->lock) == EOWNERDEAD) {
-        pthread_mutex_consistent(&g->lock);
-    }
 }
 
 /* The bucket's slot in `g`, else a free one or one of an ended window. */
@@ -143,18 +145,27 @@ static rate_slot *find_slot(rate_group *g, apr_uint64_t hash,
     return spare;
 }
 
-int acct_rate_table_hit(acct_rate_table *t, const char *bucket,
-                        apr_int64_t limit, apr_int64_t now,
-                        acct_rate_state *state)
+/*
+ * A holder of the stripe that died (a child killed mid-request) does not
+ * keep it: the next locker carries on (see acct_rate_locks).  At worst the
+ * slot the dead process was writing restarts its count.
+ */
+int acct_rate_table_hit(acct_rate_table *t, acct_rate_locks *locks,
+                        const char *bucket, apr_int64_t limit,
+                        apr_int64_t now, acct_rate_state *state)
 {
     apr_uint64_t hash = bucket_hash(bucket);
     apr_int64_t window = acct_rate_window(now), hits;
-    rate_group *g = &t->group[hash % t->groups];
+    apr_size_t group = hash % t->groups;
+    apr_global_mutex_t *lock = locks->stripe[group % ACCT_RATE_LOCKS];
+    rate_group *g = &t->group[group];
     rate_slot *s;
 
-    group_lock(g);
+    if (apr_global_mutex_lock(lock) != APR_SUCCESS) {
+        return -1;
+    }
     if (!(s = find_slot(g, hash, window))) {
-        pthread_mutex_unlock(&g->lock);
+        apr_global_mutex_unlock(lock);
         return -1;
     }
     if (s->hash != hash || s->window != window) {
@@ -164,7 +175,7 @@ int acct_rate_table_hit(acct_rate_table *t, const char *bucket,
         s->hash = hash;
     }
     hits = ++s->hits;
-    pthread_mutex_unlock(&g->lock);
+    apr_global_mutex_unlock(lock);
     acct_rate_state_fill(state, hits, limit, window, now);
     return 0;
 }

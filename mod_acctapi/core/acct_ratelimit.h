@@ -10,6 +10,7 @@
 #ifndef ACCT_RATELIMIT_H
 #define ACCT_RATELIMIT_H
 
+#include <apr_global_mutex.h>
 #include <apr_pools.h>
 
 #define ACCT_RATE_WINDOW 60 /* seconds */
@@ -55,10 +56,35 @@ void acct_rate_state_fill(acct_rate_state *state, apr_int64_t hits,
  * across the children of the server, whatever they run; each server counts
  * alone.  The table is a fixed array of slots (a bucket's slot is found by
  * its hash, probing a few neighbours); slots of ended windows are reused.
- * Stripes of process-shared robust mutexes guard the slots: a child killed
- * while holding one leaves it to the next locker, which carries on.
+ * The slots live in shared memory and hold no pointer; the locks that guard
+ * them (acct_rate_locks) are APR global mutexes each process holds its own
+ * handles to.
  */
 typedef struct acct_rate_table acct_rate_table;
+
+/*
+ * Stripes of APR global mutexes: a group of slots is guarded by stripe
+ * (group % ACCT_RATE_LOCKS).  APR_LOCK_DEFAULT, which on Linux is a robust
+ * process-shared pthread mutex: when its holder dies (a child killed
+ * mid-request), APR marks it consistent for the next locker, which carries
+ * on; the other mechanisms APR may default to elsewhere (SysV semaphores
+ * with SEM_UNDO, fcntl, flock) are released by the kernel when the holder
+ * dies.  Created once, before the processes that count are forked, and
+ * attached again in each of them (acct_rate_locks_child_init).
+ */
+#define ACCT_RATE_LOCKS 32
+
+typedef struct acct_rate_locks {
+    apr_global_mutex_t *stripe[ACCT_RATE_LOCKS];
+} acct_rate_locks;
+
+/* Creates the stripes in `pool`, which must outlive every process using
+ * them: APR_SUCCESS, or APR's error (nothing is kept). */
+apr_status_t acct_rate_locks_create(acct_rate_locks **locks, apr_pool_t *pool);
+
+/* Attaches a process forked after acct_rate_locks_create to the stripes. */
+apr_status_t acct_rate_locks_child_init(acct_rate_locks *locks,
+                                        apr_pool_t *pchild);
 
 /* The bytes a table of `slots` slots needs. */
 apr_size_t acct_rate_table_size(apr_size_t slots);
@@ -66,18 +92,18 @@ apr_size_t acct_rate_table_size(apr_size_t slots);
 /*
  * Lays out a table of `slots` slots in `mem` (zeroed or not), which must be
  * shared by every process that counts (anonymous shared memory created
- * before fork); NULL when the mutexes cannot be made (errno-style code in
- * *err).
+ * before fork).
  */
-acct_rate_table *acct_rate_table_init(void *mem, apr_size_t slots, int *err);
+acct_rate_table *acct_rate_table_init(void *mem, apr_size_t slots);
 
 /*
  * Counts one request of `bucket` at `now` against `limit` (> 0) and fills
  * `state`: 0; or -1 when every slot the bucket may use holds another
- * bucket's current window (the caller then counts in the database).
+ * bucket's current window, or its stripe of `locks` cannot be taken (the
+ * caller then counts in the database).
  */
-int acct_rate_table_hit(acct_rate_table *table, const char *bucket,
-                        apr_int64_t limit, apr_int64_t now,
-                        acct_rate_state *state);
+int acct_rate_table_hit(acct_rate_table *table, acct_rate_locks *locks,
+                        const char *bucket, apr_int64_t limit,
+                        apr_int64_t now, acct_rate_state *state);
 
 #endif

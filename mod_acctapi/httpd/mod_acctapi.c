@@ -138,12 +138,24 @@ static int answer_store_error(request_rec *r, acct_store_rc rc)
 
 /*
  * The counters of AcctapiRateLimitScope node: this server's shared memory,
- * NULL until post_config.  Groups of 16 slots, each slot one bucket's
- * window; a bucket whose group is full of current windows is counted in
- * the database instead.
+ * made anew for each configuration generation in post_config (NULL before,
+ * and again once the generation's pool goes), written only under a stripe
+ * of rate_locks.  Groups of 16 slots, each slot one bucket's window; a
+ * bucket whose group is full of current windows is counted in the database
+ * instead.
  */
 #define RATE_TABLE_SLOTS 16384
 static acct_rate_table *rate_table;
+
+/*
+ * The locks of the counters, for the life of the server: created once in
+ * the parent's process pool and found again in httpd's retained data after
+ * each restart (see create_rate_locks); NULL until post_config, and in a
+ * child that could not attach to them (it counts in the database).  Set in
+ * the parent before the children are forked and in child_init before any
+ * thread serves, read only after.
+ */
+static acct_rate_locks *rate_locks;
 
 typedef struct rate_hit {
     const char *bucket;
@@ -154,9 +166,9 @@ typedef struct rate_hit {
 /* Counts in this server's table, unless the scope is the database. */
 static int rate_count_here(acctapi_ctx *ctx, rate_hit *h)
 {
-    return !ctx->rate_in_database && rate_table
-           && acct_rate_table_hit(rate_table, h->bucket, h->limit, ctx->now,
-                                  &h->state) == 0;
+    return !ctx->rate_in_database && rate_table && rate_locks
+           && acct_rate_table_hit(rate_table, rate_locks, h->bucket, h->limit,
+                                  ctx->now, &h->state) == 0;
 }
 
 static acct_store_rc rate_step(request_rec *r, acctapi_ctx *ctx, void *baton)
@@ -693,14 +705,45 @@ static apr_status_t forget_rate_table(void *unused)
     return APR_SUCCESS;
 }
 
+/*
+ * One set of locks for the life of the server, not one per configuration
+ * generation, for the reason the SQLite writers' gate gives
+ * (acctapi_lease_create_gate): a child forked just before a restart would
+ * find its generation's mutexes destroyed by the parent's configuration
+ * cleanup.  Old and new children guarding different tables with the same
+ * locks only wait on each other a little.
+ */
+static int create_rate_locks(server_rec *s)
+{
+    static const char key[] = "acctapi-rate-limit-locks";
+    acct_rate_locks **kept = ap_retained_data_get(key);
+    apr_status_t rv;
+
+    if (kept) {
+        rate_locks = *kept;
+        return OK;
+    }
+    rv = acct_rate_locks_create(&rate_locks, s->process->pool);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00064)
+                     "cannot create the locks of the rate-limit counters");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    kept = ap_retained_data_create(key, sizeof(*kept));
+    *kept = rate_locks;
+    return OK;
+}
+
 /* Anonymous shared memory: every child inherits it, no file is left. */
 static int create_rate_table(apr_pool_t *pconf, server_rec *s)
 {
     apr_size_t size = acct_rate_table_size(RATE_TABLE_SLOTS);
     apr_shm_t *shm;
     apr_status_t rv;
-    int err = 0;
 
+    if (create_rate_locks(s) != OK) {
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     rv = apr_shm_create(&shm, size, NULL, pconf);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00063)
@@ -709,13 +752,7 @@ static int create_rate_table(apr_pool_t *pconf, server_rec *s)
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     rate_table = acct_rate_table_init(apr_shm_baseaddr_get(shm),
-                                      RATE_TABLE_SLOTS, &err);
-    if (!rate_table) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, APR_FROM_OS_ERROR(err), s,
-                     ACCTLOGNO(00064) "cannot create the locks of the "
-                     "rate-limit counters");
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
+                                      RATE_TABLE_SLOTS);
     /* Runs before the segment goes: nothing may count in it after. */
     apr_pool_cleanup_register(pconf, NULL, forget_rate_table,
                               apr_pool_cleanup_null);
@@ -743,8 +780,18 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
 {
+    apr_status_t rv;
+
     log_server = s;
     acctapi_lease_child_init(pchild, s);
+    if (rate_locks
+        && (rv = acct_rate_locks_child_init(rate_locks, pchild))
+           != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00184)
+                     "cannot attach to the locks of the rate-limit counters: "
+                     "this child counts in the database");
+        rate_locks = NULL;
+    }
     /* Zone reloads run in a thread of the child's, stopped and joined when
      * the child exits (it logs why if it cannot start). */
     acct_publish_reload_start(pchild);
