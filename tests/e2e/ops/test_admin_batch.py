@@ -7,7 +7,8 @@ its own.  The suite's harness runs its admin commands this way
 import json
 import subprocess
 
-from harness import ADMIN, run
+from harness import ADMIN, run, wait_for
+from outage import pg  # noqa: F401  (the fixture)
 
 
 def batch(lines):
@@ -95,3 +96,53 @@ def test_help_describes_it():
     out = run([ADMIN, "batch", "--help"]).stdout
     assert "JSON array" in out and '{"status": N' in out
     assert "batch" in run([ADMIN, "--help"]).stdout
+
+
+class Batch:
+    """A batch kept open, to send it lines one at a time."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([str(ADMIN), "batch"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def send(self, words):
+        self.proc.stdin.write(json.dumps(words) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=30) == 0
+
+
+def admin_connections(b):
+    """The server processes of the module's role's connections."""
+    return set(b.cluster.psql("SELECT pid FROM pg_stat_activity"
+                              " WHERE usename = 'acctapi'", raw=True).split())
+
+
+def test_keeps_one_postgresql_connection_and_survives_a_restart(pg):
+    b, _ = pg
+    db = ["--db-driver", b.driver, "--db-params", b.params]
+    others = admin_connections(b)      # the harness's own batch setting it up
+    batch = Batch()
+    try:
+        first = batch.send(db + ["migrate"])
+        assert first["status"] == 0, first
+        for _ in range(5):
+            assert batch.send(db + ["clock", "show"])["status"] == 0
+        # One connection served them all, and is still open for the next.
+        assert len(admin_connections(b) - others) == 1
+        b.cluster.restart()
+        # The kept connection died with the server: the next command opens
+        # another and answers as if nothing had happened, with no word of it.
+        assert batch.send(db + ["migrate"]) == first
+        assert len(admin_connections(b)) == 1
+        answer = batch.send(db + ["account", "create", "--name", "after-restart"])
+        assert answer["status"] == 0 and answer["stderr"] == "", answer
+        assert b.query(f"SELECT name FROM accounts WHERE id = {int(answer['stdout'])}") \
+            == [["after-restart"]]
+    finally:
+        batch.close()
+    # Closed with the batch (the server notices within moments).
+    wait_for(lambda: not admin_connections(b), 10, what="the batch's connection to close")
