@@ -23,6 +23,8 @@
 #include "acct_log.h"
 #include "acct_publish.h"
 #include "acct_record.h"
+#include "acct_record_body.h"
+#include "acct_record_json.h"
 
 #include <apr_strings.h>
 #include <string.h>
