@@ -20,7 +20,6 @@
  */
 #include "api_handlers.h"
 #include "api_domains.h"
-#include "acct_dns.h"
 #include "acct_textcache.h"
 #include "acct_zone.h"
 

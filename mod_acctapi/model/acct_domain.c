@@ -40,7 +40,8 @@ static const acct_sql q_domain_insert = ACCT_SQL("domain_insert",
     " CAST(%s AS INTEGER), CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
     " ON CONFLICT DO NOTHING RETURNING id");
 
-/* Renaming onto a hosted name changes nothing: the caller answers 400. */
+/* Renaming onto a hosted name changes nothing: the update reports it
+ * taken (ACCT_DOMAIN_R_TAKEN). */
 static const acct_sql q_domain_update = ACCT_SQL("domain_update",
     "UPDATE domains SET domain = %s, domain_key = %s, type = %s, status = %s,"
     " description = %s, group_name = %s, soa_email = %s, master_ips = %s,"
