@@ -5,6 +5,7 @@
  * clone takes along: records, tag links, grants.
  */
 #include "api_handlers.h"
+#include "api_domains.h"
 #include "acct_body.h"
 #include "acct_dns.h"
 #include "acct_domain.h"
@@ -17,6 +18,34 @@
 
 #include <apr_strings.h>
 #include <string.h>
+
+acct_rows *api_domain_of_path(acct_req *req, acct_resp *resp,
+                              acct_level need)
+{
+    acct_outcome out;
+    acct_rows *rows;
+    apr_int64_t id;
+
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return NULL;
+    }
+    rows = acct_dns_domain(req, id, need, &out);
+    if (acct_resp_outcome(resp, req->pool, out) != 0) {
+        return NULL;
+    }
+    return rows;
+}
+
+void api_domain_respond(acct_req *req, acct_resp *resp, apr_int64_t id)
+{
+    acct_outcome out;
+    json_t *o = acct_domain_object(req, id, &out);
+
+    if (acct_resp_outcome(resp, req->pool, out) != 0) {
+        return;
+    }
+    acct_resp_ok(resp, req->pool, o);
+}
 
 void api_domains_list(acct_req *req, acct_resp *resp)
 {
@@ -54,25 +83,33 @@ void api_domain_create(acct_req *req, acct_resp *resp)
     apr_int64_t id = 0;
     acct_domain d;
 
-    if (acct_resp_outcome(resp, req->pool, acct_grant_require_global(req, "add_domains")) != 0) {
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_grant_require_global(req, "add_domains"))
+        != 0) {
         return;
     }
     acct_domain_init(&d);
     if (read_domain(req, resp, NULL, &d) != 0
-        || acct_domain_create(req, resp, &d, &id) != 0) {
+        || acct_resp_outcome(resp, req->pool,
+                             acct_domain_create(req, &d, &id)) != 0) {
         return;
     }
     acct_publish_note_zone(req, id, NULL);
-    acct_domain_respond(req, resp, id);
+    api_domain_respond(req, resp, id);
 }
 
 void api_domain_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_dns_domain_with_tags(req, resp, 0,
-                                                ACCT_LEVEL_READ_ONLY);
+    acct_outcome out;
+    acct_rows *rows;
+    apr_int64_t id;
     json_t *o;
 
-    if (!rows) {
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return;
+    }
+    rows = acct_dns_domain_with_tags(req, id, ACCT_LEVEL_READ_ONLY, &out);
+    if (acct_resp_outcome(resp, req->pool, out) != 0) {
         return;
     }
     o = acct_domain_render(req, rows, 0);
@@ -116,7 +153,7 @@ static void note_update(acct_req *req, apr_int64_t id, const acct_rows *rows,
  */
 void api_domain_update(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    acct_rows *rows = api_domain_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
     json_t *stored = NULL;
     apr_int64_t id;
     acct_domain d;
@@ -133,17 +170,18 @@ void api_domain_update(acct_req *req, acct_resp *resp)
     id = acct_domain_row_id(rows, 0);
     acct_domain_from_row(rows, 0, &d);
     if (read_domain(req, resp, stored, &d) != 0
-        || acct_domain_update(req, resp, id, &d) != 0) {
+        || acct_resp_outcome(resp, req->pool,
+                             acct_domain_update(req, id, &d)) != 0) {
         return;
     }
     note_update(req, id, rows, &d);
-    acct_domain_respond(req, resp, id);
+    api_domain_respond(req, resp, id);
 }
 
 /* Tag links and grants name the domain by id only: they go too. */
 void api_domain_delete(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    acct_rows *rows = api_domain_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
     apr_int64_t id;
     acct_store_rc rc;
     int deleted = 0;
@@ -168,12 +206,15 @@ void api_domain_delete(acct_req *req, acct_resp *resp)
 void api_domain_clone(acct_req *req, acct_resp *resp)
 {
     static const char *const settable[] = {"domain", NULL};
-    acct_rows *rows = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
+    acct_rows *rows = api_domain_of_path(req, resp, ACCT_LEVEL_READ_ONLY);
     acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t from, to = 0;
     acct_domain d;
 
-    if (!rows || acct_resp_outcome(resp, req->pool, acct_grant_require_global(req, "add_domains")) != 0) {
+    if (!rows
+        || acct_resp_outcome(resp, req->pool,
+                             acct_grant_require_global(req, "add_domains"))
+           != 0) {
         return;
     }
     from = acct_domain_row_id(rows, 0);
@@ -186,7 +227,8 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
         acct_resp_problems(resp, req->pool, pb);
         return;
     }
-    if (acct_domain_create(req, resp, &d, &to) != 0
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_domain_create(req, &d, &to)) != 0
         || acct_resp_store_failed(req, resp,
                         acct_tags_copy(req->store, req->pool,
                                        ACCT_ENTITY_DOMAIN, from, to)) != 0
@@ -196,5 +238,5 @@ void api_domain_clone(acct_req *req, acct_resp *resp)
         return;
     }
     acct_publish_note_zone(req, to, NULL);
-    acct_domain_respond(req, resp, to);
+    api_domain_respond(req, resp, to);
 }

@@ -15,6 +15,7 @@
  * records of types the contract has not.
  */
 #include "api_handlers.h"
+#include "api_domains.h"
 #include "acct_axfr.h"
 #include "acct_body.h"
 #include "acct_domain.h"
@@ -405,7 +406,9 @@ void api_domain_import(acct_req *req, acct_resp *resp)
     apr_int64_t id = 0;
     acct_domain d;
 
-    if (acct_resp_outcome(resp, req->pool, acct_grant_require_global(req, "add_domains")) != 0) {
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_grant_require_global(req, "add_domains"))
+        != 0) {
         return;
     }
     acct_domain_init(&d);
@@ -425,10 +428,12 @@ void api_domain_import(acct_req *req, acct_resp *resp)
     domain_of_zone(req, &xfr, &d);
     import_set_init(&set, req, d.domain);
     take_zone(&set, &xfr);
-    if (acct_domain_import_create(req, resp, &d, set.records, &id) != 0) {
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_domain_import_create(req, &d, set.records,
+                                                    &id)) != 0) {
         return;
     }
     acct_publish_note_zone(req, id, NULL);
     log_summary(&set, id, acct_axfr_server_text(req->pool, &server));
-    acct_domain_respond(req, resp, id);
+    api_domain_respond(req, resp, id);
 }

@@ -13,6 +13,7 @@
  * The statements are the model's (acct_domain.h, acct_record.h).
  */
 #include "api_handlers.h"
+#include "api_domains.h"
 #include "acct_body.h"
 #include "acct_dns.h"
 #include "acct_domain.h"
@@ -22,6 +23,8 @@
 #include "acct_log.h"
 #include "acct_publish.h"
 #include "acct_record.h"
+#include "acct_record_body.h"
+#include "acct_record_json.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -168,8 +171,9 @@ static acct_rows *claim_slot(acct_req *req, acct_resp *resp)
     }
     if (acct_resp_store_failed(req, resp, rc) != 0
         || domain->nrows == 0
-        || acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_DOMAIN, id,
-                              ACCT_LEVEL_READ_WRITE)) != 0) {
+        || acct_resp_outcome(resp, req->pool,
+                             acct_grant_require(req, ACCT_ENTITY_DOMAIN, id,
+                                                ACCT_LEVEL_READ_WRITE)) != 0) {
         return NULL;
     }
     acct_publish_note(req, id, NULL, ACCT_PUBLISH_ZONE);
@@ -218,7 +222,7 @@ static int read_record(acct_req *req, acct_resp *resp, const acct_rows *rows,
  */
 static void create_refused(acct_req *req, acct_resp *resp)
 {
-    acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    acct_rows *domain = api_domain_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
     acct_record_zone zone;
     acct_record rec;
 
@@ -319,7 +323,7 @@ static int check_neighbours(acct_req *req, acct_resp *resp,
  */
 void api_records_list(acct_req *req, acct_resp *resp)
 {
-    acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
+    acct_rows *domain = api_domain_of_path(req, resp, ACCT_LEVEL_READ_ONLY);
     apr_int64_t total = 0;
     acct_list_query q;
 
@@ -336,7 +340,7 @@ void api_records_list(acct_req *req, acct_resp *resp)
 
 void api_record_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
+    acct_rows *domain = api_domain_of_path(req, resp, ACCT_LEVEL_READ_ONLY);
     acct_rows *rows = domain ? load_record(req, resp, domain) : NULL;
 
     if (rows) {
@@ -383,7 +387,7 @@ void api_record_create(acct_req *req, acct_resp *resp)
 
 void api_record_update(acct_req *req, acct_resp *resp)
 {
-    acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    acct_rows *domain = api_domain_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
     acct_rows *rows;
     acct_record_zone zone;
     acct_record current, rec;
@@ -414,7 +418,7 @@ void api_record_update(acct_req *req, acct_resp *resp)
 
 void api_record_delete(acct_req *req, acct_resp *resp)
 {
-    acct_rows *domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_WRITE);
+    acct_rows *domain = api_domain_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
     apr_int64_t id;
     acct_store_rc rc;
     int deleted = 0;

@@ -19,7 +19,7 @@
  * the mechanism, shared with other routes' caches.
  */
 #include "api_handlers.h"
-#include "acct_dns.h"
+#include "api_domains.h"
 #include "acct_textcache.h"
 #include "acct_zone.h"
 
@@ -83,7 +83,7 @@ void api_zone_file(acct_req *req, acct_resp *resp)
     const char *body, *key, *version;
     apr_size_t len = 0;
 
-    domain = acct_dns_domain(req, resp, 0, ACCT_LEVEL_READ_ONLY);
+    domain = api_domain_of_path(req, resp, ACCT_LEVEL_READ_ONLY);
     if (!domain) {
         return;
     }

@@ -67,33 +67,35 @@ static const acct_sql q_domain_with_tags = ACCT_SQL2("domain_with_tags",
     DOMAIN_WITH_TAGS(ACCT_TAGS_AGG_SQLITE),
     DOMAIN_WITH_TAGS(ACCT_TAGS_AGG_PGSQL));
 
-static acct_rows *domain_of_path(acct_req *req, acct_resp *resp, int index,
-                                 acct_level need, const acct_sql *sql)
+static acct_rows *domain_by_id(acct_req *req, apr_int64_t id,
+                               acct_level need, const acct_sql *sql,
+                               acct_outcome *out)
 {
     const char *args[2];
-    acct_rows *rows;
-    apr_int64_t id;
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
 
-    if (acct_path_id(req, resp, index, &id) != 0) {
-        return NULL;
+    if (rc == ACCT_STORE_OK) {
+        args[0] = acct_i64(req->pool, id);
+        args[1] = acct_i64(req->pool, req->who->account_id);
+        rc = acct_store_select(st, req->pool, sql, &rows, 2, args);
     }
-    args[0] = acct_i64(req->pool, id);
-    args[1] = acct_i64(req->pool, req->who->account_id);
-    rows = acct_req_row(req, resp, sql, 2, args);
-    if (!rows || acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_DOMAIN, id, need))) {
-        return NULL;
+    *out = acct_out_found(rc, rows);
+    if (acct_out_ok(*out)) {
+        *out = acct_grant_require(req, ACCT_ENTITY_DOMAIN, id, need);
     }
-    return rows;
+    return acct_out_ok(*out) ? rows : NULL;
 }
 
-acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
-                           acct_level need)
+acct_rows *acct_dns_domain(acct_req *req, apr_int64_t id, acct_level need,
+                           acct_outcome *out)
 {
-    return domain_of_path(req, resp, index, need, &q_domain_in_account);
+    return domain_by_id(req, id, need, &q_domain_in_account, out);
 }
 
-acct_rows *acct_dns_domain_with_tags(acct_req *req, acct_resp *resp,
-                                     int index, acct_level need)
+acct_rows *acct_dns_domain_with_tags(acct_req *req, apr_int64_t id,
+                                     acct_level need, acct_outcome *out)
 {
-    return domain_of_path(req, resp, index, need, &q_domain_with_tags);
+    return domain_by_id(req, id, need, &q_domain_with_tags, out);
 }

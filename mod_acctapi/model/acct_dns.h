@@ -7,7 +7,9 @@
 
 #include <apr_pools.h>
 
-#include "acct_api.h"
+#include "acct_outcome.h"
+#include "acct_req.h"
+#include "acct_scope.h"
 #include "acct_store.h"
 #include "acct_valid.h"
 
@@ -58,16 +60,16 @@ acct_store_rc acct_dns_touch(acct_store *st, apr_pool_t *pool,
 #define ACCT_DOMAIN_COLUMNS ACCT_DOMAIN_COLUMNS_OF("d.")
 
 /*
- * The domain whose id is path parameter `index`, if it is in the acting
- * user's account (else 404) and the user holds `need` on it (else 403).
- * One row of ACCT_DOMAIN_COLUMNS, or NULL once the error is answered.
+ * Domain `id`, if it is in the acting user's account (else not found) and
+ * the user holds `need` on it (else forbidden).  One row of
+ * ACCT_DOMAIN_COLUMNS, or NULL with *out saying why not.
  */
-acct_rows *acct_dns_domain(acct_req *req, acct_resp *resp, int index,
-                           acct_level need);
+acct_rows *acct_dns_domain(acct_req *req, apr_int64_t id, acct_level need,
+                           acct_outcome *out);
 
 /* The same, with a "tags" column: what acct_domain_render needs, in one
  * query. */
-acct_rows *acct_dns_domain_with_tags(acct_req *req, acct_resp *resp,
-                                     int index, acct_level need);
+acct_rows *acct_dns_domain_with_tags(acct_req *req, apr_int64_t id,
+                                     acct_level need, acct_outcome *out);
 
 #endif

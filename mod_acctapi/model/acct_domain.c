@@ -40,7 +40,8 @@ static const acct_sql q_domain_insert = ACCT_SQL("domain_insert",
     " CAST(%s AS INTEGER), CAST(%s AS BIGINT), CAST(%s AS BIGINT))"
     " ON CONFLICT DO NOTHING RETURNING id");
 
-/* Renaming onto a hosted name changes nothing: the caller answers 400. */
+/* Renaming onto a hosted name changes nothing: the update reports it
+ * taken (ACCT_DOMAIN_R_TAKEN). */
 static const acct_sql q_domain_update = ACCT_SQL("domain_update",
     "UPDATE domains SET domain = %s, domain_key = %s, type = %s, status = %s,"
     " description = %s, group_name = %s, soa_email = %s, master_ips = %s,"
@@ -398,15 +399,6 @@ void acct_domain_check(acct_req *req, acct_problems *pb, const acct_domain *d)
     }
 }
 
-static int answer_store(acct_req *req, acct_resp *resp, acct_store_rc rc)
-{
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
-        return -1;
-    }
-    return 0;
-}
-
 static acct_store_rc lock_name(acct_store *st, apr_pool_t *pool,
                                const char *key)
 {
@@ -457,8 +449,8 @@ static acct_store_rc finish_change(acct_req *req, acct_store *st,
 }
 
 /* acct_domain_create, reported as `action`. */
-static int insert_domain(acct_req *req, acct_resp *resp, const acct_domain *d,
-                         apr_int64_t *id, const char *action)
+static acct_outcome insert_domain(acct_req *req, const acct_domain *d,
+                                  apr_int64_t *id, const char *action)
 {
     const char *args[16], *key = acct_domain_key(req->pool, d->domain);
     acct_rows *rows = NULL;
@@ -475,31 +467,30 @@ static int insert_domain(acct_req *req, acct_resp *resp, const acct_domain *d,
         rc = acct_store_select(st, req->pool, &q_domain_insert, &rows, 16,
                                args);
     }
-    if (answer_store(req, resp, rc) != 0) {
-        return -1;
+    if (rc != ACCT_STORE_OK) {
+        return acct_out_store(rc);
     }
     if (rows->nrows == 0) {
-        acct_resp_invalid(resp, req->pool, "domain", ACCT_DOMAIN_R_TAKEN);
-        return -1;
+        return acct_out_invalid("domain", ACCT_DOMAIN_R_TAKEN);
     }
     if (acct_parse_i64(acct_rows_get(rows, 0, "id"), id) != 0) {
-        return answer_store(req, resp, ACCT_STORE_FAILED);
+        return acct_out_store(ACCT_STORE_FAILED);
     }
     rc = acct_grant_creator(req, ACCT_ENTITY_DOMAIN, *id);
     if (rc == ACCT_STORE_OK) {
         rc = finish_change(req, st, d, *id, action);
     }
-    return answer_store(req, resp, rc);
+    return acct_out_store(rc);
 }
 
-int acct_domain_create(acct_req *req, acct_resp *resp, const acct_domain *d,
-                       apr_int64_t *id)
+acct_outcome acct_domain_create(acct_req *req, const acct_domain *d,
+                                apr_int64_t *id)
 {
-    return insert_domain(req, resp, d, id, ACCT_EVENT_DNS_ZONE_CREATE);
+    return insert_domain(req, d, id, ACCT_EVENT_DNS_ZONE_CREATE);
 }
 
-int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
-                       const acct_domain *d)
+acct_outcome acct_domain_update(acct_req *req, apr_int64_t id,
+                                const acct_domain *d)
 {
     const char *args[16], *key = acct_domain_key(req->pool, d->domain);
     acct_store *st = NULL;
@@ -517,29 +508,27 @@ int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
         rc = acct_store_exec(st, req->pool, &q_domain_update, &affected, 16,
                              args);
     }
-    if (answer_store(req, resp, rc) != 0) {
-        return -1;
+    if (rc != ACCT_STORE_OK) {
+        return acct_out_store(rc);
     }
     if (affected == 0) {
-        acct_resp_invalid(resp, req->pool, "domain", ACCT_DOMAIN_R_TAKEN);
-        return -1;
+        return acct_out_invalid("domain", ACCT_DOMAIN_R_TAKEN);
     }
-    return answer_store(req, resp, finish_change(req, st, d, id,
-                                                 ACCT_EVENT_DNS_ZONE_UPDATE));
+    return acct_out_store(finish_change(req, st, d, id,
+                                        ACCT_EVENT_DNS_ZONE_UPDATE));
 }
 
-int acct_domain_import_create(acct_req *req, acct_resp *resp,
-                              const acct_domain *d,
-                              const apr_array_header_t *records,
-                              apr_int64_t *id)
+acct_outcome acct_domain_import_create(acct_req *req, const acct_domain *d,
+                                       const apr_array_header_t *records,
+                                       apr_int64_t *id)
 {
-    if (insert_domain(req, resp, d, id, ACCT_EVENT_DNS_ZONE_IMPORT) != 0) {
-        return -1;
+    acct_outcome out = insert_domain(req, d, id, ACCT_EVENT_DNS_ZONE_IMPORT);
+
+    if (!acct_out_ok(out)) {
+        return out;
     }
-    return acct_resp_store_failed(req, resp,
-                                  acct_record_insert_all(req->store, req->pool,
-                                                         *id, records,
-                                                         req->now));
+    return acct_out_store(acct_record_insert_all(req->store, req->pool, *id,
+                                                 records, req->now));
 }
 
 acct_store_rc acct_domain_hosted(acct_store *st, apr_pool_t *pool,
@@ -727,19 +716,25 @@ json_t *acct_domain_render(acct_req *req, const acct_rows *rows, int i)
     return o;
 }
 
-void acct_domain_respond(acct_req *req, acct_resp *resp, apr_int64_t id)
+json_t *acct_domain_object(acct_req *req, apr_int64_t id, acct_outcome *out)
 {
     const char *arg = acct_i64(req->pool, id);
-    acct_rows *rows = acct_req_row(req, resp, &q_domain_by_id, 1, &arg);
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
     json_t *o;
 
-    if (!rows) {
-        return;
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, req->pool, &q_domain_by_id, &rows, 1,
+                               &arg);
+    }
+    *out = acct_out_found(rc, rows);
+    if (!acct_out_ok(*out)) {
+        return NULL;
     }
     o = acct_domain_render(req, rows, 0);
     if (!o) {
-        acct_resp_store_error(resp, req->pool, ACCT_STORE_FAILED);
-        return;
+        *out = acct_out_store(ACCT_STORE_FAILED);
     }
-    acct_resp_ok(resp, req->pool, o);
+    return o;
 }

@@ -22,8 +22,10 @@
 
 #include <apr_tables.h>
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_outcome.h"
+#include "acct_problems.h"
+#include "acct_req.h"
 
 #define ACCT_DOMAIN_DESCRIPTION_MAX 253
 #define ACCT_DOMAIN_GROUP_MAX 50
@@ -106,32 +108,31 @@ void acct_domain_check(acct_req *req, acct_problems *pb, const acct_domain *d);
 
 /*
  * Stores a new domain of the acting user's account with created = updated
- * = now: claims the name race-free (400 ACCT_DOMAIN_R_TAKEN on "domain" when
- * it is hosted already), sets d->tags, makes a restricted creator its
- * read_write grantee and starts the serial.  0 with *id set, or -1 once the
- * error is answered.
+ * = now: claims the name race-free (invalid, ACCT_DOMAIN_R_TAKEN on
+ * "domain", when it is hosted already), sets d->tags, makes a restricted
+ * creator its read_write grantee and starts the serial.  Done with *id set,
+ * else what went wrong.
  */
-int acct_domain_create(acct_req *req, acct_resp *resp, const acct_domain *d,
-                       apr_int64_t *id);
+acct_outcome acct_domain_create(acct_req *req, const acct_domain *d,
+                                apr_int64_t *id);
 
 /*
  * Stores `d` as the settings of domain `id` (which the caller has loaded
  * for the acting user), with the same uniqueness rule for a new name, sets
- * d->tags when not NULL and bumps the serial.  0, or -1 once answered.
+ * d->tags when not NULL and bumps the serial.
  */
-int acct_domain_update(acct_req *req, acct_resp *resp, apr_int64_t id,
-                       const acct_domain *d);
+acct_outcome acct_domain_update(acct_req *req, apr_int64_t id,
+                                const acct_domain *d);
 
 /*
  * A new master domain holding the zone an import transferred: the domain
  * as acct_domain_create stores it, then every record of `records`
  * (acct_record, validated, stored form) and its record count, in the
- * request's transaction.  0 with *id set, or -1 once answered.
+ * request's transaction.  Done with *id set, else what went wrong.
  */
-int acct_domain_import_create(acct_req *req, acct_resp *resp,
-                              const acct_domain *d,
-                              const apr_array_header_t *records,
-                              apr_int64_t *id);
+acct_outcome acct_domain_import_create(acct_req *req, const acct_domain *d,
+                                       const apr_array_header_t *records,
+                                       apr_int64_t *id);
 
 /*
  * Is a domain of any account named `name` (compared as acct_domain_key
@@ -198,7 +199,10 @@ apr_int64_t acct_domain_row_id(const acct_rows *rows, int i);
  */
 json_t *acct_domain_render(acct_req *req, const acct_rows *rows, int i);
 
-/* Answers 200 with domain `id` as it is stored now. */
-void acct_domain_respond(acct_req *req, acct_resp *resp, apr_int64_t id);
+/*
+ * The Domain object of domain `id` as it is stored now (what a write
+ * answers), or NULL with *out saying why not.
+ */
+json_t *acct_domain_object(acct_req *req, apr_int64_t id, acct_outcome *out);
 
 #endif

@@ -1,14 +1,12 @@
 #include "acct_record.h"
+#include "acct_record_syntax.h"
 #include "acct_event.h"
 #include "acct_addr.h"
-#include "acct_body.h"
 #include "acct_dns.h"
-#include "acct_json.h"
 #include "acct_text.h"
 
 #include <apr_strings.h>
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -39,7 +37,7 @@ static const struct {
 
 #define NTYPED (sizeof(typed_fields) / sizeof(typed_fields[0]))
 
-static int is_type(const acct_record *r, const char *type)
+int acct_record_is_type(const acct_record *r, const char *type)
 {
     return strcmp(r->type, type) == 0;
 }
@@ -58,14 +56,14 @@ int acct_record_type_known(const char *type)
 
 static unsigned fields_of_type(const acct_record *r)
 {
-    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_MX)) {
         return ACCT_RECORD_PRIORITY;
     }
-    if (is_type(r, ACCT_RECORD_TYPE_SRV)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_SRV)) {
         return ACCT_RECORD_PRIORITY | ACCT_RECORD_WEIGHT | ACCT_RECORD_PORT
                | ACCT_RECORD_SERVICE | ACCT_RECORD_PROTOCOL;
     }
-    if (is_type(r, ACCT_RECORD_TYPE_CAA)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_CAA)) {
         return ACCT_RECORD_TAG;
     }
     return 0;
@@ -88,287 +86,6 @@ static int field_unused(const acct_record *r, unsigned bit)
     default:
         return r->tag == NULL;
     }
-}
-
-/* ------------------------------------------------------------------------
- * Syntax of names and values
- * ------------------------------------------------------------------------ */
-
-static void skip_blanks(const char **p)
-{
-    while (**p == ' ' || **p == '\t') {
-        (*p)++;
-    }
-}
-
-/* [from, to) is one or more decimal digits. */
-static int all_digits(const char *from, const char *to)
-{
-    if (from >= to) {
-        return 0;
-    }
-    for (; from < to; from++) {
-        if (!isdigit((unsigned char)*from)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/*
- * A fully qualified host name: host-name syntax, two labels at least, and
- * a top-level label that is not all digits (192.0.2.1 is no host name).
- */
-static int fqdn_valid(const char *name, unsigned flags)
-{
-    const char *last;
-
-    if (!acct_valid_dns_name(name, flags & ~(unsigned)ACCT_DNS_RELATIVE)) {
-        return 0;
-    }
-    last = strrchr(name, '.') + 1;
-    return !all_digits(last, last + strlen(last));
-}
-
-/*
- * Rule 3's MX host names: the left-most label may be "*"; every other one
- * is letters, digits and hyphens, starts with a letter, ends with a letter
- * or digit and is under 64 characters.  At least `min_labels` labels.
- */
-static int mx_host_valid(const char *name, int min_labels)
-{
-    const char *p = name, *start;
-    int labels = 0;
-
-    if (p[0] == '*' && (p[1] == '.' || p[1] == '\0')) {
-        labels++;
-        if (p[1] == '\0') {
-            return labels >= min_labels;
-        }
-        p += 2;
-    }
-    for (;;) {
-        start = p;
-        if (!isalpha((unsigned char)*p)) {
-            return 0;
-        }
-        while (isalnum((unsigned char)*p) || *p == '-') {
-            p++;
-        }
-        if (p - start > ACCT_DNS_LABEL_MAX || p[-1] == '-') {
-            return 0;
-        }
-        labels++;
-        if (*p == '\0') {
-            return labels >= min_labels;
-        }
-        if (*p != '.') {
-            return 0;
-        }
-        p++;
-    }
-}
-
-/*
- * PTR names follow reverse-DNS conventions: host-name labels (digits in
- * in-addr.arpa zones, hex nibbles in ip6.arpa ones) plus RFC 2317's
- * classless delegation labels such as "0/26".
- */
-static int ptr_name_valid(apr_pool_t *pool, const char *name)
-{
-    char *s = apr_pstrdup(pool, name), *label = s, *p, *slash;
-
-    for (p = s;; p++) {
-        if (*p != '.' && *p != '\0') {
-            continue;
-        }
-        slash = memchr(label, '/', (size_t)(p - label));
-        if (slash) {
-            if (!all_digits(label, slash) || !all_digits(slash + 1, p)) {
-                return 0;
-            }
-            *slash = '-';  /* digits-digits: a host-name label */
-        }
-        if (*p == '\0') {
-            break;
-        }
-        label = p + 1;
-    }
-    return acct_valid_dns_name(s, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
-                                  | ACCT_DNS_RELATIVE);
-}
-
-/*
- * Is `rel`, a non-empty relative name, valid for a record of r's type?
- * Labels may hold underscores (_dmarc, caa_test: the public API's names
- * do), except in MX names, whose characters the contract's rule 3 lists.
- */
-static int name_syntax_valid(apr_pool_t *pool, const acct_record *r,
-                             const char *rel)
-{
-    if (is_type(r, ACCT_RECORD_TYPE_NS)) {
-        return acct_valid_dns_name(rel, ACCT_DNS_UNDERSCORE
-                                        | ACCT_DNS_RELATIVE);
-    }
-    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
-        return mx_host_valid(rel, 1);
-    }
-    if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
-        return ptr_name_valid(pool, rel);
-    }
-    return acct_valid_dns_name(rel, ACCT_DNS_WILDCARD | ACCT_DNS_UNDERSCORE
-                                    | ACCT_DNS_RELATIVE);
-}
-
-static const char *name_syntax_reason(const acct_record *r)
-{
-    if (is_type(r, ACCT_RECORD_TYPE_NS)) {
-        return "name must be a host name: labels of letters, digits, hyphens "
-               "and underscores (wildcard names are not supported for NS "
-               "records)";
-    }
-    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
-        return "name must be a mail subdomain: labels of letters, digits and "
-               "hyphens that start with a letter and end with a letter or "
-               "digit; the left-most label may be *";
-    }
-    if (is_type(r, ACCT_RECORD_TYPE_PTR)) {
-        return "name must follow reverse-DNS conventions: labels of letters, "
-               "digits, hyphens and underscores (or classless labels such as "
-               "0/26)";
-    }
-    return "name must be a host name: labels of letters, digits, hyphens "
-           "and underscores; the left-most label may be *";
-}
-
-/* A CAA property's parameters (RFC 8659): tag=value, separated by ';'. */
-static int caa_parameters_valid(const char *p)
-{
-    const char *start;
-
-    skip_blanks(&p);
-    if (*p == '\0') {
-        return 1;
-    }
-    for (;;) {
-        start = p;
-        while (isalnum((unsigned char)*p) || *p == '-') {
-            p++;
-        }
-        if (p == start || !isalnum((unsigned char)*start) || p[-1] == '-') {
-            return 0;
-        }
-        skip_blanks(&p);
-        if (*p++ != '=') {
-            return 0;
-        }
-        skip_blanks(&p);
-        while (*p >= 0x21 && *p <= 0x7e && *p != ';') {
-            p++;
-        }
-        skip_blanks(&p);
-        if (*p == '\0') {
-            return 1;
-        }
-        if (*p++ != ';') {
-            return 0;
-        }
-        skip_blanks(&p);
-    }
-}
-
-/*
- * issue / issuewild: a CA's domain, optionally followed by ';' and
- * parameters.  NULL when valid, else the reason.
- */
-static const char *caa_issuer_problem(apr_pool_t *pool, const char *value,
-                                      int wild)
-{
-    const char *semi = strchr(value, ';'), *from = value, *to, *domain;
-
-    to = semi ? semi : value + strlen(value);
-    skip_blanks(&from);
-    while (to > from && (to[-1] == ' ' || to[-1] == '\t')) {
-        to--;
-    }
-    domain = apr_pstrmemdup(pool, from, (size_t)(to - from));
-    if (wild && domain[0] == '*') {
-        return "target of an issuewild record must be a domain that does not "
-               "start with *";
-    }
-    if (!fqdn_valid(domain, 0)
-        || (semi && !caa_parameters_valid(semi + 1))) {
-        return "target must be a certificate authority's domain, such as "
-               "letsencrypt.org, optionally followed by ';' and key=value "
-               "parameters";
-    }
-    return NULL;
-}
-
-/* The part of an http(s) URL after "scheme://": host[:port][path]. */
-static int url_rest_valid(apr_pool_t *pool, const char *p)
-{
-    size_t n = strcspn(p, ":/?#");
-    apr_int64_t port = 0;
-    const char *digits;
-
-    if (!fqdn_valid(apr_pstrmemdup(pool, p, n), 0)) {
-        return 0;
-    }
-    p += n;
-    if (*p == ':') {
-        digits = ++p;
-        while (isdigit((unsigned char)*p)) {
-            p++;
-        }
-        if (p == digits || p - digits > 5
-            || acct_parse_i64(apr_pstrmemdup(pool, digits,
-                                             (size_t)(p - digits)), &port) != 0
-            || port < 1 || port > 65535) {
-            return 0;
-        }
-    }
-    for (; *p; p++) {
-        if (*p < 0x21 || *p > 0x7e) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* iodef: a domain, an http(s) URL on a domain, or mailto: an address. */
-static int caa_iodef_valid(apr_pool_t *pool, const char *value)
-{
-    if (strncasecmp(value, "mailto:", 7) == 0) {
-        return acct_valid_email(value + 7);
-    }
-    if (strncasecmp(value, "https://", 8) == 0) {
-        return url_rest_valid(pool, value + 8);
-    }
-    if (strncasecmp(value, "http://", 7) == 0) {
-        return url_rest_valid(pool, value + 7);
-    }
-    return fqdn_valid(value, 0);
-}
-
-/* The caller's IPv4 address (also when it reached us IPv4-mapped), or NULL. */
-static const char *caller_ipv4(const char *remote)
-{
-    return acct_ip_v4_of(remote);
-}
-
-/* The caller's IPv6 address (not an IPv4-mapped one), or NULL. */
-static const char *caller_ipv6(const char *remote)
-{
-    return !acct_ip_v4_of(remote) && acct_ip_family(remote) == AF_INET6
-           ? remote : NULL;
-}
-
-static const char *strip_trailing_dot(apr_pool_t *pool, const char *s)
-{
-    size_t n = strlen(s);
-
-    return n > 0 && s[n - 1] == '.' ? apr_pstrmemdup(pool, s, n - 1) : s;
 }
 
 /* ------------------------------------------------------------------------
@@ -448,7 +165,7 @@ static const char *record_name(apr_pool_t *pool, acct_problems *pb,
         return NULL;
     }
     if (!*rel) {
-        if (is_type(r, ACCT_RECORD_TYPE_CNAME)) {
+        if (acct_record_is_type(r, ACCT_RECORD_TYPE_CNAME)) {
             acct_problem_add(pb, "name",
                              "name is required for CNAME records: a CNAME "
                              "cannot be at the domain itself");
@@ -456,8 +173,8 @@ static const char *record_name(apr_pool_t *pool, acct_problems *pb,
         }
         return rel;
     }
-    if (!name_syntax_valid(pool, r, rel)) {
-        acct_problem_add(pb, "name", name_syntax_reason(r));
+    if (!acct_record_name_syntax_valid(pool, r, rel)) {
+        acct_problem_add(pb, "name", acct_record_name_syntax_reason(r));
         return NULL;
     }
     if (strlen(rel) + 1 + strlen(domain) > ACCT_DNS_NAME_MAX) {
@@ -563,7 +280,7 @@ static const char *target_a(apr_pool_t *pool, acct_problems *pb, const char *t,
     const char *ip = t, *text;
 
     if (strcmp(t, REMOTE_ADDR) == 0) {
-        ip = caller_ipv4(zone->remote_addr);
+        ip = acct_record_caller_ipv4(zone->remote_addr);
         if (!ip) {
             acct_problem_add(pb, "target",
                              REMOTE_ADDR " stands for the IPv4 address of "
@@ -587,7 +304,7 @@ static const char *target_aaaa(apr_pool_t *pool, acct_problems *pb,
     const char *ip = t, *text;
 
     if (strcmp(t, REMOTE_ADDR) == 0) {
-        ip = caller_ipv6(zone->remote_addr);
+        ip = acct_record_caller_ipv6(zone->remote_addr);
         if (!ip) {
             acct_problem_add(pb, "target",
                              REMOTE_ADDR " stands for the address of your "
@@ -613,14 +330,14 @@ static const char *target_aaaa(apr_pool_t *pool, acct_problems *pb,
 static const char *target_host(apr_pool_t *pool, acct_problems *pb,
                                const acct_record *r, const char *t)
 {
-    const char *host = strip_trailing_dot(pool, t);
+    const char *host = acct_record_strip_trailing_dot(pool, t);
 
-    if (!fqdn_valid(host, ACCT_DNS_UNDERSCORE)) {
+    if (!acct_record_fqdn_valid(host, ACCT_DNS_UNDERSCORE)) {
         acct_problem_add(pb, "target",
-                         is_type(r, ACCT_RECORD_TYPE_NS)
+                         acct_record_is_type(r, ACCT_RECORD_TYPE_NS)
                          ? "target must be a name server's fully qualified "
                            "host name, such as ns1.example.net"
-                         : is_type(r, ACCT_RECORD_TYPE_CNAME)
+                         : acct_record_is_type(r, ACCT_RECORD_TYPE_CNAME)
                          ? "target must be a fully qualified domain name, "
                            "such as www.example.net"
                          : "target must be a fully qualified host name, "
@@ -633,14 +350,14 @@ static const char *target_host(apr_pool_t *pool, acct_problems *pb,
 static const char *target_mx(apr_pool_t *pool, acct_problems *pb,
                              const char *t)
 {
-    const char *host = strip_trailing_dot(pool, t);
+    const char *host = acct_record_strip_trailing_dot(pool, t);
 
     if (strlen(host) >= 254) {
         acct_problem_add(pb, "target",
                          "target must be fewer than 254 characters");
         return NULL;
     }
-    if (!mx_host_valid(host, 2)) {
+    if (!acct_record_mx_host_valid(host, 2)) {
         acct_problem_add(pb, "target",
                          "target must be a mail server's domain name, such "
                          "as mail.example.net: labels of letters, digits "
@@ -658,14 +375,14 @@ static const char *target_mx(apr_pool_t *pool, acct_problems *pb,
 static const char *target_srv(apr_pool_t *pool, acct_problems *pb,
                               const char *t, const char *domain)
 {
-    const char *host = strip_trailing_dot(pool, t);
+    const char *host = acct_record_strip_trailing_dot(pool, t);
 
     if (host == t && !strchr(host, '.')
         && acct_valid_dns_name(host, ACCT_DNS_UNDERSCORE
                                      | ACCT_DNS_RELATIVE)) {
         host = apr_pstrcat(pool, host, ".", domain, NULL);
     }
-    if (!fqdn_valid(host, ACCT_DNS_UNDERSCORE)) {
+    if (!acct_record_fqdn_valid(host, ACCT_DNS_UNDERSCORE)) {
         acct_problem_add(pb, "target",
                          "target must be a host name: a bare name within "
                          "the domain, such as sip, or a fully qualified "
@@ -681,13 +398,15 @@ static const char *target_caa(apr_pool_t *pool, acct_problems *pb,
     const char *problem = NULL;
 
     if (strcmp(tag, "iodef") == 0) {
-        if (!caa_iodef_valid(pool, t)) {
+        if (!acct_record_caa_iodef_valid(pool, t)) {
             problem = "target of an iodef record must be a domain, an http:// "
                       "or https:// URL, or a mailto: e-mail address";
         }
     }
     else {
-        problem = caa_issuer_problem(pool, t, strcmp(tag, "issuewild") == 0);
+        problem = acct_record_caa_issuer_problem(pool, t,
+                                                 strcmp(tag, "issuewild")
+                                                 == 0);
     }
     if (problem) {
         acct_problem_add(pb, "target", problem);
@@ -755,22 +474,22 @@ static const char *record_target(apr_pool_t *pool, acct_problems *pb,
         acct_problem_add(pb, "target", "target is required");
         return NULL;
     }
-    if (is_type(r, ACCT_RECORD_TYPE_A)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_A)) {
         return target_a(pool, pb, t, zone);
     }
-    if (is_type(r, ACCT_RECORD_TYPE_AAAA)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_AAAA)) {
         return target_aaaa(pool, pb, t, zone);
     }
-    if (is_type(r, ACCT_RECORD_TYPE_MX)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_MX)) {
         return target_mx(pool, pb, t);
     }
-    if (is_type(r, ACCT_RECORD_TYPE_SRV)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_SRV)) {
         return target_srv(pool, pb, t, zone->domain);
     }
-    if (is_type(r, ACCT_RECORD_TYPE_CAA)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_CAA)) {
         return tag ? target_caa(pool, pb, t, tag) : NULL;
     }
-    if (is_type(r, ACCT_RECORD_TYPE_TXT)) {
+    if (acct_record_is_type(r, ACCT_RECORD_TYPE_TXT)) {
         if (acct_has_control_character(t)) {
             acct_problem_add(pb, "target",
                              "target must be printable text: control "
@@ -811,16 +530,16 @@ int acct_record_normalise(apr_pool_t *pool, acct_problems *pb,
         return -1;
     }
     check_typed_fields(pool, pb, in, skip);
-    if (is_type(in, ACCT_RECORD_TYPE_SRV)) {
+    if (acct_record_is_type(in, ACCT_RECORD_TYPE_SRV)) {
         srv_fields(pool, pb, out, skip, zone->domain);
     }
     else if (!(skip & ACCT_RECORD_NAME)) {
         out->name = record_name(pool, pb, in, zone->domain);
     }
-    if (is_type(in, ACCT_RECORD_TYPE_CAA)) {
+    if (acct_record_is_type(in, ACCT_RECORD_TYPE_CAA)) {
         tag = caa_tag(pool, pb, in, skip);
     }
-    if (is_type(in, ACCT_RECORD_TYPE_MX)) {
+    if (acct_record_is_type(in, ACCT_RECORD_TYPE_MX)) {
         is_null_mx = null_mx(pool, pb, out, skip);
     }
     if (!(skip & ACCT_RECORD_TARGET) && is_null_mx == 0) {
@@ -834,136 +553,6 @@ int acct_record_is_null_mx(const acct_record *r)
 {
     return strcmp(r->type, ACCT_RECORD_TYPE_MX) == 0 && r->name && !*r->name
            && r->target && !*r->target;
-}
-
-/* ------------------------------------------------------------------------
- * The request body
- * ------------------------------------------------------------------------ */
-
-/* An integer field of 0..max (any whole number when max is APR_INT64_MAX);
- * sets `bit` in *set when present and valid. */
-static void read_number(acct_req *req, acct_problems *pb, const char *field,
-                        apr_int64_t max, unsigned bit, apr_int64_t *out,
-                        unsigned *set, unsigned *bad)
-{
-    json_t *v = json_object_get(req->body, field);
-
-    if (!v) {
-        return;
-    }
-    /* Seconds (max APR_INT64_MAX) may be any whole number: the public API
-     * rounds every other value up to a valid one, and below 0 that is 0,
-     * the domain's default. */
-    if (!json_is_integer(v)
-        || (max != APR_INT64_MAX && (json_integer_value(v) < 0
-                                     || json_integer_value(v) > max))) {
-        acct_problem_add(pb, field, max == APR_INT64_MAX
-                ? apr_psprintf(req->pool, "%s must be a whole number of "
-                               "seconds", field)
-                : apr_psprintf(req->pool, "%s must be an integer from 0 to %"
-                               APR_INT64_T_FMT, field, max));
-        *bad |= bit;
-        return;
-    }
-    *out = json_integer_value(v);
-    *set |= bit;
-}
-
-/* A string field; JSON null, where `nullable`, leaves it as it is. */
-static void read_text(acct_req *req, acct_problems *pb, const char *field,
-                      size_t max, int nullable, unsigned bit,
-                      const char **out, unsigned *bad)
-{
-    const char *s = NULL;
-
-    switch (acct_field_string(req, pb, field, 0, max, nullable, &s)) {
-    case ACCT_FIELD_SET:
-        *out = s;
-        break;
-    case ACCT_FIELD_BAD:
-        *bad |= bit;
-        break;
-    default:
-        break;
-    }
-}
-
-/*
- * The type: required on create; on update it cannot change, though a body
- * may repeat it (clients send a record back with its type, as read).
- */
-static void read_type(acct_req *req, acct_problems *pb,
-                      const acct_record *current, acct_record *r,
-                      unsigned *bad)
-{
-    json_t *v = json_object_get(req->body, "type");
-
-    if (current) {
-        if (v && !(json_is_string(v)
-                   && strcmp(json_string_value(v), current->type) == 0)) {
-            acct_problem_add(pb, "type",
-                             "type cannot be changed: delete the record and "
-                             "create one of the new type");
-            *bad |= ACCT_RECORD_TYPE;
-        }
-        return;
-    }
-    r->type = NULL;
-    if (!v) {
-        acct_field_require(req, pb, "type", ACCT_FIELD_ABSENT);
-        *bad |= ACCT_RECORD_TYPE;
-    }
-    else if (acct_field_enum(req, pb, "type", acct_record_types, &r->type)
-             != ACCT_FIELD_SET) {
-        *bad |= ACCT_RECORD_TYPE;
-    }
-}
-
-const char *const acct_record_fields[] = {
-    "type", "name", "target", "priority", "weight", "port", "service",
-    "protocol", "ttl_sec", "tag", NULL
-};
-
-int acct_record_read(acct_req *req, acct_problems *pb,
-                     const acct_record *current, const acct_record_zone *zone,
-                     acct_record *out)
-{
-    int before = acct_problems_count(pb);
-    unsigned bad = 0;
-    acct_record r;
-
-    memset(&r, 0, sizeof(r));
-    if (current) {
-        r = *current;
-        /* The stored name is relative: qualified, it normalises back to
-         * itself even when it happens to end in the domain's name. */
-        r.name = apr_pstrcat(req->pool, current->name,
-                             *current->name ? "." : "", zone->domain, ".",
-                             NULL);
-    }
-    read_type(req, pb, current, &r, &bad);
-    read_text(req, pb, "name", ACCT_RECORD_NAME_MAX, 0, ACCT_RECORD_NAME,
-              &r.name, &bad);
-    read_text(req, pb, "target", ACCT_RECORD_TARGET_MAX, 0,
-              ACCT_RECORD_TARGET, &r.target, &bad);
-    read_number(req, pb, "priority", 255, ACCT_RECORD_PRIORITY, &r.priority,
-                &r.set, &bad);
-    read_number(req, pb, "weight", 65535, ACCT_RECORD_WEIGHT, &r.weight,
-                &r.set, &bad);
-    read_number(req, pb, "port", 65535, ACCT_RECORD_PORT, &r.port, &r.set,
-                &bad);
-    read_text(req, pb, "service", ACCT_RECORD_NAME_MAX, 1,
-              ACCT_RECORD_SERVICE, &r.service, &bad);
-    read_text(req, pb, "protocol", ACCT_RECORD_NAME_MAX, 1,
-              ACCT_RECORD_PROTOCOL, &r.protocol, &bad);
-    read_number(req, pb, "ttl_sec", APR_INT64_MAX, ACCT_RECORD_TTL,
-                &r.ttl_sec, &r.set, &bad);
-    read_text(req, pb, "tag", ACCT_RECORD_NAME_MAX, 1, ACCT_RECORD_TAG,
-              &r.tag, &bad);
-    if (acct_record_normalise(req->pool, pb, &r, bad, zone, out) != 0) {
-        return -1;
-    }
-    return acct_problems_count(pb) > before ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -1001,182 +590,6 @@ void acct_record_from_row(const acct_rows *rows, int i, acct_record *out)
     if (!out->target) {
         out->target = "";
     }
-}
-
-/* The Record object of DECISIONS.md: its keys in order, each the column of
- * ACCT_RECORD_COLUMNS of the same name. */
-enum record_value { VALUE_TEXT, VALUE_NUMBER, VALUE_TIME };
-
-static const struct {
-    const char *key;
-    enum record_value kind;
-} record_keys[] = {
-    {"id", VALUE_NUMBER}, {"type", VALUE_TEXT}, {"name", VALUE_TEXT},
-    {"target", VALUE_TEXT}, {"priority", VALUE_NUMBER},
-    {"weight", VALUE_NUMBER}, {"port", VALUE_NUMBER}, {"service", VALUE_TEXT},
-    {"protocol", VALUE_TEXT}, {"ttl_sec", VALUE_NUMBER}, {"tag", VALUE_TEXT},
-    {"created", VALUE_TIME}, {"updated", VALUE_TIME},
-};
-
-#define NKEYS ((int)(sizeof(record_keys) / sizeof(record_keys[0])))
-
-/* Each key's column in `rows` (-1 when absent), looked up once per result. */
-static void record_columns(const acct_rows *rows, int *col)
-{
-    int k;
-
-    for (k = 0; k < NKEYS; k++) {
-        col[k] = acct_rows_col(rows, record_keys[k].key);
-    }
-}
-
-static const char *cell(const acct_rows *rows, const int *col, int i, int k)
-{
-    return col[k] >= 0 ? rows->values[i][col[k]] : NULL;
-}
-
-/* ------------------------------------------------------------------------
- * A page of records as JSON text
- *
- * A page of 500 records as a jansson tree is over ten thousand allocations,
- * built, serialised and freed again: most of the request's time.  Written
- * straight into one buffer it costs a fifth of that.  The text is byte for
- * byte what json_dumps (JSON_COMPACT) gives for the same document: these
- * writers follow jansson's rules (dump.c, utf.c) value by value
- * (acct_json_str, acct_json_int, acct_json_time decide each value), and
- * tests/unit/test_dns_records.c compares the text with jansson's dump of it.
- * ------------------------------------------------------------------------ */
-
-typedef struct text_out {
-    acct_text text;          /* its pool is the answer's */
-    const char *time_text;   /* the last timestamp column written, */
-    const char *time_value;  /* and its value (created = updated, often) */
-    int time_known;
-    int col[NKEYS];          /* each key's column in the rows */
-    const char *prefix[NKEYS];   /* {"key": or ,"key": */
-    apr_size_t prefix_len[NKEYS];
-} text_out;
-
-static void out_bytes(text_out *o, const char *s, apr_size_t n)
-{
-    acct_text_put(&o->text, s, n);
-}
-
-#define OUT_LITERAL(o, s) out_bytes((o), (s), sizeof(s) - 1)
-
-/* acct_json_str: the string, escaped; null for NULL or text not UTF-8. */
-static void out_string(text_out *o, const char *s)
-{
-    acct_json_text_str(&o->text, s);
-}
-
-/* acct_json_int: the column's integer, 0 when NULL or not one. */
-static void out_integer(text_out *o, const char *s)
-{
-    char digits[24], *d = digits + sizeof(digits);
-    apr_int64_t v = 0;
-    apr_uint64_t u;
-
-    if (!s || acct_parse_i64(s, &v) != 0) {
-        v = 0;
-    }
-    u = v < 0 ? 0 - (apr_uint64_t)v : (apr_uint64_t)v;
-    do {
-        *--d = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) {
-        *--d = '-';
-    }
-    out_bytes(o, d, (apr_size_t)(digits + sizeof(digits) - d));
-}
-
-/* acct_json_time, which alone decides the wire format, once per value. */
-static void out_time(text_out *o, const char *s)
-{
-    json_t *t;
-
-    if (!o->time_known || !(s == o->time_text
-                            || (s && o->time_text
-                                && strcmp(s, o->time_text) == 0))) {
-        t = acct_json_time(o->text.pool, s);
-        o->time_text = s;
-        o->time_value = json_is_string(t)
-                        ? apr_pstrdup(o->text.pool, json_string_value(t)) : NULL;
-        o->time_known = 1;
-        json_decref(t);
-    }
-    out_string(o, o->time_value);
-}
-
-static void out_record(text_out *o, const acct_rows *rows, int i)
-{
-    int k;
-
-    for (k = 0; k < NKEYS; k++) {
-        const char *text = cell(rows, o->col, i, k);
-
-        out_bytes(o, o->prefix[k], o->prefix_len[k]);
-        switch (record_keys[k].kind) {
-        case VALUE_NUMBER:
-            out_integer(o, text);
-            break;
-        case VALUE_TIME:
-            out_time(o, text);
-            break;
-        default:
-            out_string(o, text);
-            break;
-        }
-    }
-    OUT_LITERAL(o, "}");
-}
-
-/* A writer for `nrec` records of `rows`: one buffer, rarely grown. */
-static void text_out_init(text_out *o, apr_pool_t *pool, const acct_rows *rows,
-                          int nrec)
-{
-    int k;
-
-    memset(o, 0, sizeof(*o));
-    /* About 200 bytes make a typical record. */
-    acct_text_init(&o->text, pool, 256 * (apr_size_t)nrec + 16);
-    record_columns(rows, o->col);
-    for (k = 0; k < NKEYS; k++) {
-        o->prefix[k] = apr_pstrcat(pool, k == 0 ? "{\"" : ",\"",
-                                   record_keys[k].key, "\":", NULL);
-        o->prefix_len[k] = strlen(o->prefix[k]);
-    }
-}
-
-const char *acct_record_object_text(apr_pool_t *pool, const acct_rows *rows,
-                                    int i, apr_size_t *len)
-{
-    text_out o;
-
-    text_out_init(&o, pool, rows, 1);
-    out_record(&o, rows, i);
-    *len = o.text.len;
-    return o.text.data;
-}
-
-const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
-                                  apr_size_t *len)
-{
-    text_out o;
-    int i;
-
-    text_out_init(&o, pool, rows, rows->nrows);
-    OUT_LITERAL(&o, "[");
-    for (i = 0; i < rows->nrows; i++) {
-        if (i > 0) {
-            OUT_LITERAL(&o, ",");
-        }
-        out_record(&o, rows, i);
-    }
-    OUT_LITERAL(&o, "]");
-    *len = o.text.len;
-    return o.text.data;
 }
 
 /* ------------------------------------------------------------------------

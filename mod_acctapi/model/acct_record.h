@@ -1,23 +1,27 @@
 /*
- * Domain records: reading a request body, and the rules per record type of
- * the contract ("Rules per record type") with DECISIONS.md's "Record":
- * names are stored relative to the zone (apex ""), targets without a
- * trailing dot, SRV service and protocol without underscores (the name is
- * derived as "_service._protocol"), TTLs rounded up to a valid value.
+ * Domain records: the rules per record type of the contract ("Rules per
+ * record type") with DECISIONS.md's "Record": names are stored relative to
+ * the zone (apex ""), targets without a trailing dot, SRV service and
+ * protocol without underscores (the name is derived as
+ * "_service._protocol"), TTLs rounded up to a valid value.
  *
  * The rules are pure functions of their input (no store).  The rules that
  * need the domain's other records (CNAME uniqueness, the Null MX
  * conflicts, the 12,000 limit) are decided by the handlers in
  * api_records.c on what the storage functions at the end of this header
- * read; those own every statement on domain_records.
+ * read; those own every statement on domain_records.  A request body is
+ * read by acct_record_body.h, a record written as JSON by
+ * acct_record_json.h, the syntax of names and values judged by
+ * acct_record_syntax.h.
  */
 #ifndef ACCT_RECORD_H
 #define ACCT_RECORD_H
 
 #include <jansson.h>
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_problems.h"
+#include "acct_store.h"
 
 #define ACCT_RECORD_NAME_MAX 100       /* characters of the name as given */
 #define ACCT_RECORD_TARGET_MAX 65535   /* characters of the target */
@@ -69,6 +73,9 @@ typedef struct acct_record {
                              * a value (given or stored): SRV needs its own */
 } acct_record;
 
+/* Is `r` of type `type` (one of acct_record_types)? */
+int acct_record_is_type(const acct_record *r, const char *type);
+
 /* Where a record lives. */
 typedef struct acct_record_zone {
     const char *domain;       /* the domain's name, as stored */
@@ -77,27 +84,8 @@ typedef struct acct_record_zone {
 } acct_record_zone;
 
 /*
- * The fields a record body sets (NULL-terminated): the handlers judge the
- * body's other keys with acct_fields_settable before acct_record_read, which
- * also drops its nulls (null leaves a field as it is, or gives its default
- * on create: DECISIONS.md, "Today's clients").
- */
-extern const char *const acct_record_fields[];
-
-/*
- * Reads the request body: a new record when `current` is NULL (type
- * required), else the changes to `current` (the stored record; every field
- * optional, the type unchangeable).  The merged record is then normalised
- * as acct_record_normalise does.  Every problem is added to `pb`, naming
- * its field, all of them at once.  0 with *out set, or -1.
- */
-int acct_record_read(acct_req *req, acct_problems *pb,
-                     const acct_record *current, const acct_record_zone *zone,
-                     acct_record *out);
-
-/*
  * Validates a whole record against the rules of its type and gives its
- * stored form (for the handlers above, and for records from elsewhere:
+ * stored form (for acct_record_read, and for records from elsewhere:
  * a clone, an import).  `skip` holds ACCT_RECORD_* bits of fields already
  * reported invalid, whose further checks would only repeat the complaint.
  */
@@ -115,19 +103,6 @@ int acct_record_is_null_mx(const acct_record *r);
 
 /* Row `i` of ACCT_RECORD_COLUMNS as a record (for updates). */
 void acct_record_from_row(const acct_rows *rows, int i, acct_record *out);
-
-/*
- * The API's Record object, written once: the one writer of the shape, for
- * single answers and pages alike.  acct_record_object_text: row `i` of
- * ACCT_RECORD_COLUMNS as the JSON text of a Record; acct_record_json_text:
- * every row as the text of an array of them.  `*len` bytes in pool memory,
- * NUL-terminated; byte for byte what jansson's compact dump gives for the
- * same document (tests/unit/test_dns_records.c checks it).
- */
-const char *acct_record_object_text(apr_pool_t *pool, const acct_rows *rows,
-                                    int i, apr_size_t *len);
-const char *acct_record_json_text(apr_pool_t *pool, const acct_rows *rows,
-                                  apr_size_t *len);
 
 /* ------------------------------------------------------------------------
  * Storage: every statement on domain_records.  Records are validated and

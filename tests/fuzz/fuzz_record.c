@@ -1,6 +1,6 @@
 /* Record validation: a request body as POST and as PUT of an MX record. */
 #include "fuzz_common.h"
-#include "acct_record.h"
+#include "acct_record_body.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -16,6 +16,8 @@
 #include "acct_json.h"
 #include "acct_domain.h"
 #include "acct_record.h"
+#include "acct_record_body.h"
+#include "acct_record_json.h"
 #include "api_handlers.h"
 
 /* ------------------------------------------------------------------------
