@@ -38,6 +38,7 @@
  *    (database_update, database_resize) finish when it does.
  */
 #include "api_handlers.h"
+#include "api_databases.h"
 #include "acct_body.h"
 #include "acct_catalog.h"
 #include "acct_dbconfig.h"
@@ -359,10 +360,22 @@ void api_databases_list(acct_req *req, acct_resp *resp)
     list_databases(req, resp, req->route->param, render_engine_db);
 }
 
+acct_rows *api_db_of_path(acct_req *req, acct_resp *resp, acct_level need)
+{
+    acct_outcome out;
+    acct_rows *db;
+    apr_int64_t id;
+
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return NULL;
+    }
+    db = acct_db_load(req, id, req->route->param, need, &out);
+    return acct_resp_outcome(resp, req->pool, out) == 0 ? db : NULL;
+}
+
 void api_database_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_db_load(req, resp, 0, req->route->param,
-                                   ACCT_LEVEL_READ_ONLY);
+    acct_rows *rows = api_db_of_path(req, resp, ACCT_LEVEL_READ_ONLY);
 
     if (rows) {
         acct_resp_ok(resp, req->pool, render_engine_db(req, rows, 0));
@@ -1136,7 +1149,9 @@ static void fork_row(acct_req *req, acct_problems *pb, const db_fork *f,
  */
 static int fork_status(acct_req *req, acct_resp *resp, const db_fork *f)
 {
-    return acct_db_require_status(req, resp, f->source, acct_db_when_at_rest);
+    return acct_resp_outcome(resp, req->pool,
+                             acct_db_require_status(req->pool, f->source,
+                                                    acct_db_when_at_rest));
 }
 
 /*
@@ -1568,8 +1583,7 @@ static int row_changes(acct_req *req, acct_resp *resp, acct_problems *pb,
  */
 void api_database_update(acct_req *req, acct_resp *resp)
 {
-    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
-                                 ACCT_LEVEL_READ_WRITE), *was;
+    acct_rows *db = api_db_of_path(req, resp, ACCT_LEVEL_READ_WRITE), *was;
     acct_db_changes c;
     acct_problems *pb = acct_problems_make(req->pool);
     apr_int64_t id;
@@ -1594,15 +1608,19 @@ void api_database_update(acct_req *req, acct_resp *resp)
     read_label(req, pb, &c.label);
     c.allow_list = read_allow_list(req, pb);
     if (row_changes(req, resp, pb, db, clear_network, &c) != 0
-        || acct_db_require_status(req, resp, db, acct_db_when_active) != 0
+        || acct_resp_outcome(resp, req->pool,
+                             acct_db_require_status(req->pool, db,
+                                                    acct_db_when_active)) != 0
         || (c.label && acct_resp_store_failed(req, resp,
                                               lock_label(req, c.label)) != 0)) {
         return;
     }
     was = db;
     /* Its events are acct_db_update's: a PUT may be an update and a resize. */
-    if (acct_db_begin(req, resp, &db, acct_db_when_active, ACCT_DB_UPDATING,
-                      ACCT_DB_ACTIVE, req->settings->db_operation, NULL)
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_db_begin(req, &db, acct_db_when_active,
+                                        ACCT_DB_UPDATING, ACCT_DB_ACTIVE,
+                                        req->settings->db_operation, NULL))
         != 0) {
         return;
     }
@@ -1633,10 +1651,10 @@ void api_database_update(acct_req *req, acct_resp *resp)
  * racing a PUT or an operation either wins or answers the status that won. */
 void api_database_delete(acct_req *req, acct_resp *resp)
 {
-    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
-                                 ACCT_LEVEL_READ_WRITE);
+    acct_rows *db = api_db_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
 
-    if (db && acct_db_delete(req, resp, &db) == 0) {
+    if (db && acct_resp_outcome(resp, req->pool, acct_db_delete(req, &db))
+              == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }
