@@ -1,7 +1,8 @@
-/* Managed databases through their handlers (api_databases.c) on a migrated
- * SQLite database: the create and update rules table by table, the
- * lifecycle with req->now moved by hand, the external backend that never
- * moves, and what restricted users may see and do. */
+/* Managed databases through their handlers (api_databases.c,
+ * api_db_create.c) on a migrated SQLite database: the create and update
+ * rules table by table, the lifecycle with req->now moved by hand, the
+ * external backend that never moves, and what restricted users may see and
+ * do. */
 #include "unit.h"
 
 #include <apr_dbd.h>
