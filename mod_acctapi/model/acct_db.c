@@ -556,7 +556,7 @@ acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
 /*
  * Runs `sql` (its `nargs` own arguments, then the status slots) on database
  * *db of the acting account if its status is one of `allowed`: see
- * acct_db_begin for what it answers.
+ * acct_db_begin for what it comes to.
  */
 static acct_outcome change_if(acct_req *req, acct_rows **db,
                               const char *const *allowed, const acct_sql *sql,

@@ -362,7 +362,7 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
 /*
  * Deletes database *db with its backups and grants if its status allows it
  * (acct_db_when_deletable), as one compare-and-set: a delete racing a PUT or
- * an operation either wins or answers the status that won; its
+ * an operation either wins or is refused for the status that won; its
  * database_delete event is written first (the row names the entity).  Done,
  * or what acct_db_begin comes to when it refuses.
  */
