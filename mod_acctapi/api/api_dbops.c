@@ -30,6 +30,7 @@
  *    so a view never finds it missing.
  */
 #include "api_handlers.h"
+#include "api_databases.h"
 #include "acct_body.h"
 #include "acct_crypto.h"
 #include "acct_db.h"
@@ -68,9 +69,12 @@ static apr_int64_t column_i64(const acct_rows *rows, const char *column)
 static acct_rows *load_db(acct_req *req, acct_resp *resp, acct_level need,
                           const char *const *allowed)
 {
-    acct_rows *db = acct_db_load(req, resp, 0, req->route->param, need);
+    acct_rows *db = api_db_of_path(req, resp, need);
 
-    if (!db || acct_db_require_status(req, resp, db, allowed) != 0) {
+    if (!db
+        || acct_resp_outcome(resp, req->pool,
+                             acct_db_require_status(req->pool, db, allowed))
+           != 0) {
         return NULL;
     }
     return db;
@@ -219,7 +223,7 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
 
     /* The database and the caller's grant first (404, 403), then the body
      * (400 per field), then its status. */
-    db = acct_db_load(req, resp, 0, req->route->param, ACCT_LEVEL_READ_WRITE);
+    db = api_db_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
     if (!db) {
         return;
     }
@@ -240,11 +244,16 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
     /* Counted before the database is taken: a concurrent snapshot that
      * could add to the counts holds it in backing_up, so acct_db_begin
      * refuses this one. */
-    if (acct_db_require_status(req, resp, db, acct_db_when_active) != 0
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_db_require_status(req->pool, db,
+                                                 acct_db_when_active)) != 0
         || snapshot_allowed(req, resp, db) != 0
-        || acct_db_begin(req, resp, &db, acct_db_when_active,
-                         ACCT_DB_BACKING_UP, ACCT_DB_ACTIVE, op,
-                         ACCT_EVENT_DATABASE_BACKUP_CREATE) != 0) {
+        || acct_resp_outcome(resp, req->pool,
+                             acct_db_begin(req, &db, acct_db_when_active,
+                                           ACCT_DB_BACKING_UP, ACCT_DB_ACTIVE,
+                                           op,
+                                           ACCT_EVENT_DATABASE_BACKUP_CREATE))
+           != 0) {
         return;
     }
     /* Dated when it finishes, so hidden until then (DECISIONS). */
@@ -291,8 +300,11 @@ void api_db_backup_restore(acct_req *req, acct_resp *resp)
     }
     was = db;
     next = restore_outcome(db, backup);
-    if (acct_db_begin(req, resp, &db, acct_db_when_at_rest, ACCT_DB_RESTORING,
-                      next, op, ACCT_EVENT_DATABASE_BACKUP_RESTORE) != 0) {
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_db_begin(req, &db, acct_db_when_at_rest,
+                                        ACCT_DB_RESTORING, next, op,
+                                        ACCT_EVENT_DATABASE_BACKUP_RESTORE))
+        != 0) {
         return;
     }
     /* The status changed and came back meanwhile (db was read again), maybe
@@ -374,9 +386,12 @@ void api_db_credentials_reset(acct_req *req, acct_resp *resp)
     if (seconds > RESET_SECONDS_MAX) {
         seconds = RESET_SECONDS_MAX;
     }
-    if (acct_db_begin(req, resp, &db, acct_db_when_active, ACCT_DB_UPDATING,
-                      ACCT_DB_ACTIVE, seconds,
-                      ACCT_EVENT_DATABASE_CREDENTIALS_RESET) != 0) {
+    if (acct_resp_outcome(resp, req->pool,
+                          acct_db_begin(req, &db, acct_db_when_active,
+                                        ACCT_DB_UPDATING, ACCT_DB_ACTIVE,
+                                        seconds,
+                                        ACCT_EVENT_DATABASE_CREDENTIALS_RESET))
+        != 0) {
         return;
     }
     rc = acct_db_password_reset(req->store, req->pool, acct_db_id(db), sealed,
@@ -393,10 +408,12 @@ void api_db_patch(acct_req *req, acct_resp *resp)
 
     /* Pending updates applied: the public API has no action of its own
      * for it. */
-    if (db && acct_db_begin(req, resp, &db, acct_db_when_active,
-                            ACCT_DB_UPDATING, ACCT_DB_ACTIVE,
-                            req->settings->db_operation,
-                            ACCT_EVENT_DATABASE_UPDATE) == 0) {
+    if (db && acct_resp_outcome(resp, req->pool,
+                                acct_db_begin(req, &db, acct_db_when_active,
+                                              ACCT_DB_UPDATING, ACCT_DB_ACTIVE,
+                                              req->settings->db_operation,
+                                              ACCT_EVENT_DATABASE_UPDATE))
+              == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }
@@ -414,20 +431,20 @@ void api_db_patch(acct_req *req, acct_resp *resp)
  */
 void api_db_suspend(acct_req *req, acct_resp *resp)
 {
-    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
-                                 ACCT_LEVEL_READ_WRITE);
+    acct_rows *db = api_db_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
 
-    if (db && acct_db_suspend(req, resp, &db) == 0) {
+    if (db && acct_resp_outcome(resp, req->pool, acct_db_suspend(req, &db))
+              == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }
 
 void api_db_resume(acct_req *req, acct_resp *resp)
 {
-    acct_rows *db = acct_db_load(req, resp, 0, req->route->param,
-                                 ACCT_LEVEL_READ_WRITE);
+    acct_rows *db = api_db_of_path(req, resp, ACCT_LEVEL_READ_WRITE);
 
-    if (db && acct_db_resume(req, resp, &db) == 0) {
+    if (db && acct_resp_outcome(resp, req->pool, acct_db_resume(req, &db))
+              == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }

@@ -105,7 +105,7 @@ acct_handler api_zone_file;
  */
 int api_zone_cache_init(apr_pool_t *pool);
 
-/* api_databases.c */
+/* api_databases.c; api_database_create: api_db_create.c */
 acct_handler api_databases_all;
 acct_handler api_databases_list;
 acct_handler api_database_create;

@@ -262,31 +262,40 @@ acct_store_rc acct_db_settle(acct_req *req)
     return acct_store_exec(st, req->pool, &q_settle, NULL, 4, args);
 }
 
-acct_rows *acct_db_load(acct_req *req, acct_resp *resp, int index,
-                        const char *engine, acct_level need)
+/* The row of q_load for its four arguments, as acct_out_found finds it. */
+static acct_rows *load_row(acct_req *req, const char *const *args,
+                           acct_outcome *out)
+{
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc = acct_req_store(req, &st);
+
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, req->pool, &q_load, &rows, 4, args);
+    }
+    *out = acct_out_found(rc, rows);
+    return acct_out_ok(*out) ? rows : NULL;
+}
+
+acct_rows *acct_db_load(acct_req *req, apr_int64_t id, const char *engine,
+                        acct_level need, acct_outcome *out)
 {
     const char *args[4];
-    acct_store_rc rc;
     acct_rows *rows;
-    apr_int64_t id;
 
-    if (acct_path_id(req, resp, index, &id) != 0) {
-        return NULL;
-    }
-    rc = acct_db_settle(req);
-    if (rc != ACCT_STORE_OK) {
-        acct_resp_store_error(resp, req->pool, rc);
+    *out = acct_out_store(acct_db_settle(req));
+    if (!acct_out_ok(*out)) {
         return NULL;
     }
     args[0] = acct_i64(req->pool, id);
     args[1] = acct_i64(req->pool, req->who->account_id);
     args[2] = args[3] = engine;
-    rows = acct_req_row(req, resp, &q_load, 4, args);
-    if (!rows
-        || acct_resp_outcome(resp, req->pool, acct_grant_require(req, ACCT_ENTITY_DATABASE, id, need)) != 0) {
+    rows = load_row(req, args, out);
+    if (!rows) {
         return NULL;
     }
-    return rows;
+    *out = acct_grant_require(req, ACCT_ENTITY_DATABASE, id, need);
+    return acct_out_ok(*out) ? rows : NULL;
 }
 
 acct_store_rc acct_db_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
@@ -488,27 +497,25 @@ static const char *awaited(const char *status)
     return NULL;
 }
 
-int acct_db_require_status(acct_req *req, acct_resp *resp,
-                           const acct_rows *db, const char *const *allowed)
+acct_outcome acct_db_require_status(apr_pool_t *pool, const acct_rows *db,
+                                    const char *const *allowed)
 {
     const char *status = acct_rows_get(db, 0, "status"), *wait;
     const char *const *a;
 
     for (a = allowed; *a; a++) {
         if (status && strcmp(*a, status) == 0) {
-            return 0;
+            return acct_out_done();
         }
     }
     wait = status ? awaited(status) : NULL;
-    acct_resp_error(resp, req->pool, ACCT_HTTP_BAD_REQUEST,
-                    wait ? apr_psprintf(req->pool, "Your database is %s; please "
-                                        "wait until %s is complete to perform "
-                                        "this operation.", status, wait)
-                         : apr_psprintf(req->pool, "Your database is %s; this "
-                                        "operation is not available in that "
-                                        "status.", status ? status : "unknown"),
-                    NULL);
-    return -1;
+    return acct_out_invalid(NULL,
+               wait ? apr_psprintf(pool, "Your database is %s; please wait "
+                                   "until %s is complete to perform this "
+                                   "operation.", status, wait)
+                    : apr_psprintf(pool, "Your database is %s; this operation "
+                                   "is not available in that status.",
+                                   status ? status : "unknown"));
 }
 
 /* The five arguments of TRANSITION_SET. */
@@ -549,16 +556,18 @@ acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
 /*
  * Runs `sql` (its `nargs` own arguments, then the status slots) on database
  * *db of the acting account if its status is one of `allowed`: see
- * acct_db_begin for what it answers.
+ * acct_db_begin for what it comes to.
  */
-static int change_if(acct_req *req, acct_resp *resp, acct_rows **db,
-                     const char *const *allowed, const acct_sql *sql,
-                     int nargs, const char *const *args)
+static acct_outcome change_if(acct_req *req, acct_rows **db,
+                              const char *const *allowed, const acct_sql *sql,
+                              int nargs, const char *const *args)
 {
     const char **all = apr_palloc(req->pool, (apr_size_t)(nargs
                                   + STATUS_SLOTS) * sizeof(*all));
     const char *load[4];
     acct_store *st = NULL;
+    acct_outcome out;
+    acct_rows *now;
     acct_store_rc rc;
     int i, n, attempt, changed;
 
@@ -571,8 +580,9 @@ static int change_if(acct_req *req, acct_resp *resp, acct_rows **db,
     load[1] = acct_i64(req->pool, req->who->account_id);
     load[2] = load[3] = NULL;
     for (attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
-        if (acct_db_require_status(req, resp, *db, allowed) != 0) {
-            return -1;
+        out = acct_db_require_status(req->pool, *db, allowed);
+        if (!acct_out_ok(out)) {
+            return out;
         }
         changed = 0;
         rc = acct_req_store(req, &st);
@@ -580,40 +590,37 @@ static int change_if(acct_req *req, acct_resp *resp, acct_rows **db,
             rc = acct_store_exec(st, req->pool, sql, &changed,
                                  nargs + STATUS_SLOTS, all);
         }
-        if (rc != ACCT_STORE_OK) {
-            acct_resp_store_error(resp, req->pool, rc);
-            return -1;
-        }
-        if (changed > 0) {
-            return 0;
+        if (rc != ACCT_STORE_OK || changed > 0) {
+            return acct_out_store(rc);
         }
         /* Another request changed the status first and has committed: the
-         * row as it is now says why this one lost (404 once deleted). */
-        if (!(*db = acct_req_row(req, resp, &q_load, 4, load))) {
-            return -1;
+         * row as it is now says why this one lost (not found once
+         * deleted). */
+        if (!(now = load_row(req, load, &out))) {
+            return out;
         }
+        *db = now;
     }
     /* Found back in an allowed status each time: the client may retry. */
-    acct_resp_store_error(resp, req->pool, ACCT_STORE_UNAVAILABLE);
-    return -1;
+    return acct_out_store(ACCT_STORE_UNAVAILABLE);
 }
 
-int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
-                  const char *const *allowed, const char *status,
-                  const char *next, apr_int64_t seconds, const char *action)
+acct_outcome acct_db_begin(acct_req *req, acct_rows **db,
+                           const char *const *allowed, const char *status,
+                           const char *next, apr_int64_t seconds,
+                           const char *action)
 {
     const char *args[5];
+    acct_outcome out;
 
     transition_args(req, acct_db_id(*db), status, next, seconds, args);
-    if (change_if(req, resp, db, allowed, &q_transition_if, 5, args) != 0) {
-        return -1;
+    out = change_if(req, db, allowed, &q_transition_if, 5, args);
+    if (!acct_out_ok(out) || !action) {
+        return out;
     }
-    return action ? acct_resp_store_failed(req, resp,
-                                           acct_event_database(
-                                               req->store, req->pool,
-                                               acct_db_id(*db), action,
-                                               req->who->username, req->now))
-                  : 0;
+    return acct_out_store(acct_event_database(req->store, req->pool,
+                                              acct_db_id(*db), action,
+                                              req->who->username, req->now));
 }
 
 acct_store_rc acct_db_set_status(acct_store *st, apr_pool_t *pool,
@@ -752,29 +759,27 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
     return rc;
 }
 
-int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db)
+acct_outcome acct_db_delete(acct_req *req, acct_rows **db)
 {
     const char *args[2];
     apr_int64_t id = acct_db_id(*db);
+    acct_outcome out;
 
     args[0] = acct_rows_get(*db, 0, "id");
     args[1] = acct_i64(req->pool, req->who->account_id);
     /* Rolled back with the request when the delete is refused. */
-    if (acct_resp_store_failed(req, resp,
-                               acct_event_database(req->store, req->pool, id,
-                                                   ACCT_EVENT_DATABASE_DELETE,
-                                                   req->who->username,
-                                                   req->now)) != 0
-        || change_if(req, resp, db, acct_db_when_deletable, &q_delete, 2, args)
-           != 0) {
-        return -1;
+    out = acct_out_store(acct_event_database(req->store, req->pool, id,
+                                             ACCT_EVENT_DATABASE_DELETE,
+                                             req->who->username, req->now));
+    if (acct_out_ok(out)) {
+        out = change_if(req, db, acct_db_when_deletable, &q_delete, 2, args);
+    }
+    if (!acct_out_ok(out)) {
+        return out;
     }
     /* Grants name the database by id only: they go explicitly, once it has. */
-    return acct_resp_store_failed(req, resp,
-                                  acct_grants_remove_entity(req->store,
-                                                            req->pool,
-                                                            ACCT_ENTITY_DATABASE,
-                                                            id));
+    return acct_out_store(acct_grants_remove_entity(req->store, req->pool,
+                                                    ACCT_ENTITY_DATABASE, id));
 }
 
 /*
@@ -805,42 +810,46 @@ static acct_store_rc provisioned_now(acct_req *req, apr_int64_t id)
     return rc != ACCT_STORE_OK ? rc : acct_db_settle(req);
 }
 
-int acct_db_suspend(acct_req *req, acct_resp *resp, acct_rows **db)
+acct_outcome acct_db_suspend(acct_req *req, acct_rows **db)
 {
     const char *status = acct_rows_get(*db, 0, "status");
+    acct_store_rc rc;
 
-    if (status && strcmp(status, ACCT_DB_PROVISIONING) == 0
-        && acct_resp_store_failed(req, resp,
-                                  provisioned_now(req, acct_db_id(*db))) != 0) {
-        return -1;
+    if (status && strcmp(status, ACCT_DB_PROVISIONING) == 0) {
+        rc = provisioned_now(req, acct_db_id(*db));
+        if (rc != ACCT_STORE_OK) {
+            return acct_out_store(rc);
+        }
     }
     /* *db may still say provisioning: acct_db_when_suspendable holds both,
      * and the statement reads the row as it is now. */
-    return acct_db_begin(req, resp, db, acct_db_when_suspendable,
+    return acct_db_begin(req, db, acct_db_when_suspendable,
                          ACCT_DB_SUSPENDING, ACCT_DB_SUSPENDED,
                          req->settings->db_operation,
                          ACCT_EVENT_DATABASE_SUSPEND);
 }
 
-int acct_db_resume(acct_req *req, acct_resp *resp, acct_rows **db)
+acct_outcome acct_db_resume(acct_req *req, acct_rows **db)
 {
     apr_int64_t id = acct_db_id(*db);
+    acct_outcome out = acct_db_begin(req, db, acct_db_when_resumable,
+                                     ACCT_DB_RESUMING, ACCT_DB_ACTIVE,
+                                     req->settings->db_operation, NULL);
+    acct_store_rc rc;
 
-    if (acct_db_begin(req, resp, db, acct_db_when_resumable,
-                      ACCT_DB_RESUMING, ACCT_DB_ACTIVE,
-                      req->settings->db_operation, NULL) != 0) {
-        return -1;
+    if (!acct_out_ok(out)) {
+        return out;
     }
     /* A suspend still running (resumed while suspending) is over; ended
      * before the resume's own event is written, which it would end too. */
-    return acct_resp_store_failed(req, resp,
-               acct_event_database_status(req->store, req->pool, id,
-                                          ACCT_DB_SUSPENDED, req->now)) != 0
-           || acct_resp_store_failed(req, resp,
-               acct_event_database(req->store, req->pool, id,
-                                   ACCT_EVENT_DATABASE_RESUME,
-                                   req->who->username, req->now)) != 0
-           ? -1 : 0;
+    rc = acct_event_database_status(req->store, req->pool, id,
+                                    ACCT_DB_SUSPENDED, req->now);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_event_database(req->store, req->pool, id,
+                                 ACCT_EVENT_DATABASE_RESUME,
+                                 req->who->username, req->now);
+    }
+    return acct_out_store(rc);
 }
 
 /* The one row `sql` selects by `id` (no row when there is none). */

@@ -15,8 +15,11 @@
 #ifndef ACCT_DB_H
 #define ACCT_DB_H
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_outcome.h"
+#include "acct_req.h"
+#include "acct_scope.h"
+#include "acct_settings.h"
 
 /* ------------------------------------------------------------------------
  * Words of the entity, listed once
@@ -126,12 +129,13 @@ apr_int64_t acct_db_id(const acct_rows *rows);
 acct_store_rc acct_db_settle(acct_req *req);
 
 /*
- * The database whose id is path parameter `index`, of `engine` (NULL: any),
- * in the acting account (else 404), settled, on which the user holds `need`
- * (else 403).  One row of ACCT_DB_COLUMNS, or NULL once answered.
+ * Database `id`, of `engine` (NULL: any), in the acting account, settled,
+ * on which the user holds `need`.  One row of ACCT_DB_COLUMNS with *out
+ * done; otherwise NULL with *out the store's failure, not found (no such
+ * database in the account) or forbidden (no such grant).
  */
-acct_rows *acct_db_load(acct_req *req, acct_resp *resp, int index,
-                        const char *engine, acct_level need);
+acct_rows *acct_db_load(acct_req *req, apr_int64_t id, const char *engine,
+                        acct_level need, acct_outcome *out);
 
 /* Database `id` as it is now (ACCT_DB_COLUMNS): no row when there is none. */
 acct_store_rc acct_db_get(acct_store *st, apr_pool_t *pool, apr_int64_t id,
@@ -219,13 +223,13 @@ void acct_db_hosts_of(apr_pool_t *pool, const acct_settings *s,
  */
 
 /*
- * 0 when the database's status is one of `allowed` (NULL-terminated);
- * otherwise -1 after answering DECISIONS' 400, e.g. "Your database is
- * provisioning; please wait until provisioning is complete to perform this
- * operation."
+ * Done when the database's status is one of `allowed` (NULL-terminated);
+ * otherwise invalid with no field and DECISIONS' reason (its 400), e.g.
+ * "Your database is provisioning; please wait until provisioning is
+ * complete to perform this operation.", made in `pool`.
  */
-int acct_db_require_status(acct_req *req, acct_resp *resp,
-                           const acct_rows *db, const char *const *allowed);
+acct_outcome acct_db_require_status(apr_pool_t *pool, const acct_rows *db,
+                                    const char *const *allowed);
 
 /*
  * Puts database `id` in `status` now and, unless the backend is external or
@@ -247,17 +251,19 @@ acct_store_rc acct_db_transition(acct_req *req, apr_int64_t id,
  *
  * acct_db_begin puts database *db in `status` (with `next` due as
  * acct_db_transition does) if its status is one of `allowed`, so two
- * requests that both saw "active" cannot both start an operation.  0 when it
- * changed the row (which stays locked until the transaction ends); otherwise
- * -1 once answered: the status error of acct_db_require_status for the
- * status *db shows, or now has after a concurrent change (then *db is the
- * row read again), or 404 once the database is gone.  Writes event `action`
- * of the operation it starts; NULL when the caller's own write does
- * (acct_db_update).
+ * requests that both saw "active" cannot both start an operation.  Done
+ * when it changed the row (which stays locked until the transaction ends);
+ * otherwise the status refusal of acct_db_require_status for the status *db
+ * shows, or now has after a concurrent change (then *db is the row read
+ * again), not found once the database is gone, or the store's failure
+ * (ACCT_STORE_UNAVAILABLE when the row kept coming back in an allowed
+ * status: the client may retry).  Writes event `action` of the operation it
+ * starts; NULL when the caller's own write does (acct_db_update).
  */
-int acct_db_begin(acct_req *req, acct_resp *resp, acct_rows **db,
-                  const char *const *allowed, const char *status,
-                  const char *next, apr_int64_t seconds, const char *action);
+acct_outcome acct_db_begin(acct_req *req, acct_rows **db,
+                           const char *const *allowed, const char *status,
+                           const char *next, apr_int64_t seconds,
+                           const char *action);
 
 /*
  * What `acctapi-admin database set-status` does: database `id` in `status`
@@ -356,11 +362,11 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
 /*
  * Deletes database *db with its backups and grants if its status allows it
  * (acct_db_when_deletable), as one compare-and-set: a delete racing a PUT or
- * an operation either wins or answers the status that won; its
- * database_delete event is written first (the row names the entity).  0, or
- * -1 once answered as acct_db_begin does.
+ * an operation either wins or is refused for the status that won; its
+ * database_delete event is written first (the row names the entity).  Done,
+ * or what acct_db_begin comes to when it refuses.
  */
-int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db);
+acct_outcome acct_db_delete(acct_req *req, acct_rows **db);
 
 /* ------------------------------------------------------------------------
  * Suspend and resume (today's public API, issue 21)
@@ -372,19 +378,19 @@ int acct_db_delete(acct_req *req, acct_resp *resp, acct_rows **db);
  * compare-and-set as acct_db_begin (acct_db_when_suspendable).  A database
  * still provisioning first completes its provisioning at once (hosts
  * assigned as the settling does, its database_create event finished), so
- * the suspended cluster has what a provisioned one has.  0, or -1 once
- * answered as acct_db_begin does.
+ * the suspended cluster has what a provisioned one has.  Done, or what
+ * acct_db_begin comes to when it refuses.
  */
-int acct_db_suspend(acct_req *req, acct_resp *resp, acct_rows **db);
+acct_outcome acct_db_suspend(acct_req *req, acct_rows **db);
 
 /*
  * Resumes database *db: resuming now, active after
  * AcctapiDatabaseOperationTime, with its database_resume event; a
  * compare-and-set as acct_db_begin (acct_db_when_resumable).  A suspend
- * still running ends (finished) as the resume starts.  0, or -1 once
- * answered.
+ * still running ends (finished) as the resume starts.  Done, or what
+ * acct_db_begin comes to when it refuses.
  */
-int acct_db_resume(acct_req *req, acct_resp *resp, acct_rows **db);
+acct_outcome acct_db_resume(acct_req *req, acct_rows **db);
 
 /* ------------------------------------------------------------------------
  * Catalogue facts a database depends on

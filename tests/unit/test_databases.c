@@ -1,7 +1,8 @@
-/* Managed databases through their handlers (api_databases.c) on a migrated
- * SQLite database: the create and update rules table by table, the
- * lifecycle with req->now moved by hand, the external backend that never
- * moves, and what restricted users may see and do. */
+/* Managed databases through their handlers (api_databases.c,
+ * api_db_create.c) on a migrated SQLite database: the create and update
+ * rules table by table, the lifecycle with req->now moved by hand, the
+ * external backend that never moves, and what restricted users may see and
+ * do. */
 #include "unit.h"
 
 #include <apr_dbd.h>
@@ -1155,6 +1156,89 @@ static void test_model_set_status(void **state)
     assert_int_equal(changed, 0);
 }
 
+/* What the model's status-bound functions come to, before any handler
+ * turns it into HTTP: the status refusal's reason, a row gone, a grant
+ * missing, and a compare-and-set that lost reading the row again. */
+static void test_model_outcomes(void **state)
+{
+    const char *wait_update = "Your database is updating; please wait until "
+                              "the update is complete to perform this "
+                              "operation.";
+    acct_rows *db, *stale;
+    acct_outcome out;
+    apr_int64_t id;
+    acct_req *req;
+    int changed = 0;
+    ctx c, m;
+
+    ctx_init(&c, *state, "outcomes");
+    id = model_create(&c, "checked");
+    req = request(&c, NULL, NULL, NULL);
+
+    assert_null(acct_db_load(req, id + 100, NULL, ACCT_LEVEL_READ_WRITE,
+                             &out));
+    assert_int_equal(out.kind, ACCT_OUT_NOT_FOUND);
+    assert_null(acct_db_load(req, id, ACCT_DB_MYSQL, ACCT_LEVEL_READ_ONLY,
+                             &out));
+    assert_int_equal(out.kind, ACCT_OUT_NOT_FOUND);
+    db = acct_db_load(req, id, ACCT_DB_POSTGRESQL, ACCT_LEVEL_READ_WRITE,
+                      &out);
+    assert_non_null(db);
+    assert_true(acct_out_ok(out));
+    assert_int_equal(acct_db_id(db), id);
+
+    /* Still provisioning: refused with DECISIONS' reason, no field. */
+    out = acct_db_require_status(req->pool, db, acct_db_when_active);
+    assert_int_equal(out.kind, ACCT_OUT_INVALID);
+    assert_null(out.problems);
+    assert_null(out.field);
+    assert_string_equal(out.reason, "Your database is provisioning; please "
+                        "wait until provisioning is complete to perform "
+                        "this operation.");
+    out = acct_db_begin(req, &db, acct_db_when_active, ACCT_DB_UPDATING,
+                        ACCT_DB_ACTIVE, 60, NULL);
+    assert_int_equal(out.kind, ACCT_OUT_INVALID);
+    assert_true(acct_out_ok(acct_db_require_status(req->pool, db,
+                                                   acct_db_when_suspendable)));
+
+    /* Active: one begin wins; one holding the row as it was loses to the
+     * status the winner left, read again into its row. */
+    assert_int_equal(acct_db_set_status(c.db->store, c.db->pool, id,
+                                        ACCT_DB_ACTIVE, NULL, NULL, c.now,
+                                        &changed), ACCT_STORE_OK);
+    db = acct_db_load(req, id, NULL, ACCT_LEVEL_READ_WRITE, &out);
+    assert_non_null(db);
+    stale = db;
+    out = acct_db_begin(req, &db, acct_db_when_active, ACCT_DB_UPDATING,
+                        ACCT_DB_ACTIVE, 60, NULL);
+    assert_true(acct_out_ok(out));
+    assert_string_equal(column(&c, id, "status"), ACCT_DB_UPDATING);
+    out = acct_db_begin(req, &stale, acct_db_when_active, ACCT_DB_UPDATING,
+                        ACCT_DB_ACTIVE, 60, NULL);
+    assert_int_equal(out.kind, ACCT_OUT_INVALID);
+    assert_string_equal(out.reason, wait_update);
+    assert_string_equal(acct_rows_get(stale, 0, "status"), ACCT_DB_UPDATING);
+    out = acct_db_delete(req, &stale);
+    assert_int_equal(out.kind, ACCT_OUT_INVALID);
+    assert_string_equal(out.reason, wait_update);
+
+    /* A restricted member without a grant on it. */
+    member(&c, &m, "outcomes-member", 1);
+    assert_null(acct_db_load(request(&m, NULL, NULL, NULL), id, NULL,
+                             ACCT_LEVEL_READ_ONLY, &out));
+    assert_int_equal(out.kind, ACCT_OUT_FORBIDDEN);
+
+    /* Deleted once at rest; then there is no such database. */
+    assert_int_equal(acct_db_set_status(c.db->store, c.db->pool, id,
+                                        ACCT_DB_ACTIVE, NULL, NULL, c.now,
+                                        &changed), ACCT_STORE_OK);
+    db = acct_db_load(req, id, NULL, ACCT_LEVEL_READ_WRITE, &out);
+    assert_non_null(db);
+    assert_true(acct_out_ok(acct_db_delete(req, &db)));
+    assert_null(acct_db_load(req, id, NULL, ACCT_LEVEL_READ_WRITE, &out));
+    assert_int_equal(out.kind, ACCT_OUT_NOT_FOUND);
+}
+
 /* ------------------------------------------------------------------------
  * Suspend, resume, fork (issue 21)
  */
@@ -1305,6 +1389,7 @@ int main(void)
         UNIT_DB_TEST(test_model_catalogue),
         UNIT_DB_TEST(test_model_rows),
         UNIT_DB_TEST(test_model_set_status),
+        UNIT_DB_TEST(test_model_outcomes),
         UNIT_DB_TEST(test_suspend_resume),
         UNIT_DB_TEST(test_fork),
     };
