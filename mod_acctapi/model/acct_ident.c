@@ -474,51 +474,31 @@ acct_ident_rc acct_app_authorize(acct_store *st, apr_pool_t *pool,
 
 /* ---- the user's own records, for handlers ------------------------------- */
 
-/* The store of `req` and the path's id; -1 after answering. */
-static int own_target(acct_req *req, acct_resp *resp, acct_store **st,
-                      apr_int64_t *id)
-{
-    if (acct_path_id(req, resp, 0, id) != 0) {
-        return -1;
-    }
-    return acct_resp_store_failed(req, resp, acct_req_store(req, st));
-}
-
-acct_rows *acct_own_row(acct_req *req, acct_resp *resp, acct_own_get_fn *get,
-                        apr_int64_t *id)
+acct_rows *acct_own_row(acct_req *req, acct_own_get_fn *get, apr_int64_t id,
+                        acct_outcome *out)
 {
     acct_rows *rows = NULL;
     acct_store *st = NULL;
-    apr_int64_t path_id;
-    acct_store_rc rc;
+    acct_store_rc rc = acct_req_store(req, &st);
 
-    if (own_target(req, resp, &st, &path_id) != 0) {
-        return NULL;
+    if (rc == ACCT_STORE_OK) {
+        rc = get(st, req->pool, id, req->who->user_id, req->now, &rows);
     }
-    /* The read first: its rows are what acct_resp_found judges. */
-    rc = get(st, req->pool, path_id, req->who->user_id, req->now, &rows);
-    if (!acct_resp_found(req, resp, rc, rows)) {
-        return NULL;
-    }
-    if (id) {
-        *id = path_id;
-    }
-    return rows;
+    *out = acct_out_found(rc, rows);
+    return acct_out_ok(*out) ? rows : NULL;
 }
 
-int acct_own_change(acct_req *req, acct_resp *resp, acct_own_change_fn *change)
+acct_outcome acct_own_change(acct_req *req, acct_own_change_fn *change,
+                             apr_int64_t id)
 {
     acct_store *st = NULL;
-    apr_int64_t id;
+    acct_store_rc rc = acct_req_store(req, &st);
     int changed = 0;
 
-    acct_store_rc rc;
-
-    if (own_target(req, resp, &st, &id) != 0) {
-        return -1;
+    if (rc == ACCT_STORE_OK) {
+        rc = change(st, req->pool, id, req->who->user_id, req->now, &changed);
     }
-    rc = change(st, req->pool, id, req->who->user_id, req->now, &changed);
-    return acct_resp_changed(req, resp, rc, changed);
+    return acct_out_changed(rc, changed);
 }
 
 /* ---- access tokens of /profile/tokens ----------------------------------- */

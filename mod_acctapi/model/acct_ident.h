@@ -6,8 +6,9 @@
 #ifndef ACCT_IDENT_H
 #define ACCT_IDENT_H
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_outcome.h"
+#include "acct_req.h"
 #include "acct_store.h"
 
 typedef enum {
@@ -67,9 +68,9 @@ acct_ident_rc acct_token_create(acct_store *st, apr_pool_t *pool,
 
 /*
  * The user's own records (tokens, logins, devices, apps, SSH keys) are read
- * and changed by the id of the route's path and the acting user, at `now`
- * for those that expire.  These are the model's forms of such calls, and
- * acct_own_row/acct_own_change run them for a handler.
+ * and changed by their id and the acting user, at `now` for those that
+ * expire.  These are the model's forms of such calls, and
+ * acct_own_row/acct_own_change run them for a request.
  */
 typedef acct_store_rc acct_own_get_fn(acct_store *st, apr_pool_t *pool,
                                       apr_int64_t id, apr_int64_t uid,
@@ -79,16 +80,17 @@ typedef acct_store_rc acct_own_change_fn(acct_store *st, apr_pool_t *pool,
                                          apr_int64_t now, int *changed);
 
 /*
- * The row of path parameter 0 that `get` finds for the acting user, or
- * NULL after answering 404 (no such id, or not one the user may see) or the
- * store's error.  *id (may be NULL) gets the path's id.
+ * The row `get` finds of record `id` for the acting user, or NULL; *out
+ * says which: done, not found (no such id, or not one the user may see)
+ * or the store's failure.
  */
-acct_rows *acct_own_row(acct_req *req, acct_resp *resp, acct_own_get_fn *get,
-                        apr_int64_t *id);
+acct_rows *acct_own_row(acct_req *req, acct_own_get_fn *get, apr_int64_t id,
+                        acct_outcome *out);
 
-/* Runs `change` on the path's record; 0 when it changed a row, else -1 after
- * answering 404 or the store's error. */
-int acct_own_change(acct_req *req, acct_resp *resp, acct_own_change_fn *change);
+/* Runs `change` on record `id` of the acting user: done when it changed a
+ * row, else not found or the store's failure. */
+acct_outcome acct_own_change(acct_req *req, acct_own_change_fn *change,
+                             apr_int64_t id);
 
 /*
  * Fills `q` (render left NULL, for the caller) with the list of `uid`'s
