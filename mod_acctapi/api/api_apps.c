@@ -6,9 +6,10 @@
  * An expired app stays listed, with its expiry, until the user revokes it.
  */
 #include "api_handlers.h"
-#include "acct_ident.h"
+#include "acct_apps.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_own.h"
 
 static json_t *render_app(acct_req *req, const acct_rows *rows, int i)
 {

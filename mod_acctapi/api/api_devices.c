@@ -6,9 +6,10 @@
  * refused, while +order/pagination keep working.
  */
 #include "api_handlers.h"
-#include "acct_ident.h"
+#include "acct_devices.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_own.h"
 
 static json_t *render_device(acct_req *req, const acct_rows *rows, int i)
 {

@@ -7,9 +7,10 @@
  * logins: any X-Filter key is refused.
  */
 #include "api_handlers.h"
-#include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_logins.h"
+#include "acct_own.h"
 
 static json_t *render_login(acct_req *req, const acct_rows *rows, int i)
 {

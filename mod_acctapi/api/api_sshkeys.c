@@ -9,6 +9,7 @@
 #include "acct_body.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_own.h"
 #include "acct_sshkey.h"
 
 #include <apr_strings.h>

@@ -9,9 +9,10 @@
 #include "api_handlers.h"
 #include "acct_body.h"
 #include "acct_crypto.h"
-#include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_own.h"
+#include "acct_tokens.h"
 
 #include <apr_strings.h>
 

@@ -1,6 +1,7 @@
 /* The records other systems own: authorized apps (and their tokens),
- * trusted devices and logins, from their creation in acct_ident.c through
- * authentication and the /profile routes, on a migrated SQLite database. */
+ * trusted devices and logins, from their creation (acct_apps.c,
+ * acct_devices.c, acct_logins.c) through authentication and the /profile
+ * routes, on a migrated SQLite database. */
 #include "unit.h"
 
 #include <apr_dbd.h>
@@ -11,8 +12,11 @@
 #include "unit_db.h"
 #include "acct_auth.h"
 #include "acct_addr.h"
+#include "acct_apps.h"
+#include "acct_devices.h"
 #include "acct_ident.h"
 #include "acct_json.h"
+#include "acct_logins.h"
 #include "acct_time.h"
 #include "api_handlers.h"
 
