@@ -14,7 +14,6 @@
 
 #include <apr_pools.h>
 
-#include "acct_api.h"
 #include "acct_body.h"
 #include "acct_list.h"
 #include "acct_own.h"
