@@ -6,9 +6,10 @@
  * refused, while +order/pagination keep working.
  */
 #include "api_handlers.h"
-#include "acct_ident.h"
+#include "acct_devices.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_own.h"
 
 static json_t *render_device(acct_req *req, const acct_rows *rows, int i)
 {
@@ -44,16 +45,26 @@ void api_devices_list(acct_req *req, acct_resp *resp)
 
 void api_device_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_own_row(req, resp, acct_device_get, NULL);
+    acct_outcome out;
+    acct_rows *rows;
+    apr_int64_t id;
 
-    if (rows) {
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return;
+    }
+    rows = acct_own_row(req, acct_device_get, id, &out);
+    if (acct_resp_outcome(resp, req->pool, out) == 0) {
         acct_resp_ok(resp, req->pool, render_device(req, rows, 0));
     }
 }
 
 void api_device_revoke(acct_req *req, acct_resp *resp)
 {
-    if (acct_own_change(req, resp, acct_device_revoke) == 0) {
+    apr_int64_t id;
+
+    if (acct_path_id(req, resp, 0, &id) == 0
+        && acct_resp_outcome(resp, req->pool,
+                             acct_own_change(req, acct_device_revoke, id)) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }

@@ -31,9 +31,13 @@ void api_entities_list(acct_req *req, acct_resp *resp)
 
 void api_entity_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_entities_load(req, resp, req->route->param);
+    const char *type = req->route->param;
+    acct_outcome out;
+    acct_rows *rows = acct_entities_load(req, type,
+                                         acct_entities_id(type, req->params[0]),
+                                         &out);
 
-    if (rows) {
+    if (acct_resp_outcome(resp, req->pool, out) == 0) {
         acct_resp_ok(resp, req->pool, acct_entities_render(req, rows, 0));
     }
 }

@@ -7,9 +7,10 @@
  * logins: any X-Filter key is refused.
  */
 #include "api_handlers.h"
-#include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_logins.h"
+#include "acct_own.h"
 
 static json_t *render_login(acct_req *req, const acct_rows *rows, int i)
 {
@@ -40,9 +41,15 @@ void api_logins_list(acct_req *req, acct_resp *resp)
 
 void api_login_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_own_row(req, resp, acct_login_get, NULL);
+    acct_outcome out;
+    acct_rows *rows;
+    apr_int64_t id;
 
-    if (rows) {
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return;
+    }
+    rows = acct_own_row(req, acct_login_get, id, &out);
+    if (acct_resp_outcome(resp, req->pool, out) == 0) {
         acct_resp_ok(resp, req->pool, render_login(req, rows, 0));
     }
 }

@@ -9,6 +9,7 @@
 #include "acct_body.h"
 #include "acct_json.h"
 #include "acct_list.h"
+#include "acct_own.h"
 #include "acct_sshkey.h"
 
 #include <apr_strings.h>
@@ -48,9 +49,15 @@ void api_sshkeys_list(acct_req *req, acct_resp *resp)
 
 void api_sshkey_get(acct_req *req, acct_resp *resp)
 {
-    acct_rows *rows = acct_own_row(req, resp, acct_sshkey_get, NULL);
+    acct_outcome out;
+    acct_rows *rows;
+    apr_int64_t id;
 
-    if (rows) {
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return;
+    }
+    rows = acct_own_row(req, acct_sshkey_get, id, &out);
+    if (acct_resp_outcome(resp, req->pool, out) == 0) {
         acct_resp_ok(resp, req->pool, render_sshkey(req, rows, 0));
     }
 }
@@ -100,13 +107,18 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
     static const char *const settable[] = {"label", NULL};
     acct_problems *pb = acct_problems_make(req->pool);
     const char *label;
+    acct_outcome out;
     acct_rows *rows;
     apr_int64_t id;
     int changed = 0;
 
     /* Whose key it is comes first: another user's key is a 404, whatever
      * the body says. */
-    if (!(rows = acct_own_row(req, resp, acct_sshkey_get, &id))) {
+    if (acct_path_id(req, resp, 0, &id) != 0) {
+        return;
+    }
+    rows = acct_own_row(req, acct_sshkey_get, id, &out);
+    if (acct_resp_outcome(resp, req->pool, out) != 0) {
         return;
     }
     acct_fields_settable(req, pb, settable,
@@ -139,7 +151,11 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
 
 void api_sshkey_delete(acct_req *req, acct_resp *resp)
 {
-    if (acct_own_change(req, resp, acct_sshkey_delete) == 0) {
+    apr_int64_t id;
+
+    if (acct_path_id(req, resp, 0, &id) == 0
+        && acct_resp_outcome(resp, req->pool,
+                             acct_own_change(req, acct_sshkey_delete, id)) == 0) {
         acct_resp_ok(resp, req->pool, NULL);
     }
 }

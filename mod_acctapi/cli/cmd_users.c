@@ -5,15 +5,19 @@
  */
 #include "config.h"
 #include "acct_addr.h"
+#include "acct_apps.h"
 
 #include <string.h>
 
 #include <apr_strings.h>
 
+#include "acct_devices.h"
 #include "acct_ident.h"
+#include "acct_logins.h"
 #include "acct_scope.h"
 #include "acct_store.h"
 #include "acct_time.h"
+#include "acct_tokens.h"
 
 #include "admin.h"
 

@@ -5,7 +5,8 @@
 #ifndef ACCT_AUTH_H
 #define ACCT_AUTH_H
 
-#include "acct_api.h"
+#include "acct_principal.h"
+#include "acct_req.h"
 #include "acct_router.h"
 
 typedef enum {

@@ -17,8 +17,8 @@
 #ifndef ACCT_DBBACKUP_H
 #define ACCT_DBBACKUP_H
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_store.h"
 
 /* Backup types (database_backups.type). */
 #define ACCT_DBBACKUP_AUTO "auto"

@@ -443,44 +443,47 @@ void acct_entities_list_query(acct_req *req, acct_store *st,
     q->args = args;
 }
 
-/* The id a path names: a number, or for images "private/N".  0: none. */
-static apr_int64_t path_id(const char *entity_type, const char *param)
+apr_int64_t acct_entities_id(const char *entity_type, const char *text)
 {
     size_t n = strlen(ACCT_IMAGE_PRIVATE_PREFIX);
     apr_int64_t id;
 
-    if (!param) {
+    if (!text) {
         return 0;
     }
     if (strcmp(entity_type, ACCT_ENTITY_IMAGE) == 0) {
-        if (strncmp(param, ACCT_IMAGE_PRIVATE_PREFIX, n) != 0) {
+        if (strncmp(text, ACCT_IMAGE_PRIVATE_PREFIX, n) != 0) {
             return 0;
         }
-        param += n;
+        text += n;
     }
-    return acct_parse_i64(param, &id) == 0 && id > 0 ? id : 0;
+    return acct_parse_i64(text, &id) == 0 && id > 0 ? id : 0;
 }
 
-acct_rows *acct_entities_load(acct_req *req, acct_resp *resp,
-                              const char *entity_type)
+acct_rows *acct_entities_load(acct_req *req, const char *entity_type,
+                              apr_int64_t id, acct_outcome *out)
 {
-    apr_int64_t id = path_id(entity_type, req->params[0]);
     const char *args[3];
-    acct_rows *rows;
+    acct_rows *rows = NULL;
+    acct_store *st = NULL;
+    acct_store_rc rc;
 
-    if (id == 0 || !req->who) {
-        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
+    if (id <= 0 || !req->who) {
+        *out = acct_out_not_found();
         return NULL;
     }
     args[0] = entity_type;
     args[1] = acct_i64(req->pool, id);
     args[2] = acct_i64(req->pool, req->who->account_id);
-    rows = acct_req_row(req, resp, &q_entity_get, 3, args);
-    if (!rows || acct_resp_outcome(resp, req->pool, acct_grant_require(req, entity_type, id,
-                                    ACCT_LEVEL_READ_ONLY)) != 0) {
-        return NULL;
+    rc = acct_req_store(req, &st);
+    if (rc == ACCT_STORE_OK) {
+        rc = acct_store_select(st, req->pool, &q_entity_get, &rows, 3, args);
     }
-    return rows;
+    *out = acct_out_found(rc, rows);
+    if (acct_out_ok(*out)) {
+        *out = acct_grant_require(req, entity_type, id, ACCT_LEVEL_READ_ONLY);
+    }
+    return acct_out_ok(*out) ? rows : NULL;
 }
 
 json_t *acct_entities_render(acct_req *req, const acct_rows *rows, int i)

@@ -11,8 +11,9 @@
 #ifndef ACCT_ENTITIES_H
 #define ACCT_ENTITIES_H
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_outcome.h"
+#include "acct_req.h"
 
 /* The public API's prefix of a private image's id ("private/123"). */
 #define ACCT_IMAGE_PRIVATE_PREFIX "private/"
@@ -29,14 +30,19 @@ void acct_entities_list_query(acct_req *req, acct_store *st,
                               const char *entity_type, acct_list_query *q);
 
 /*
- * The object of `entity_type` that path parameter 0 names (an image by its
- * public id, "private/N"), as the acting user may see it: NULL after
- * answering 404 (no such object in the account, no acting user, or an id
- * that names none), 403 (a restricted user without a grant on it) or the
- * store's error.
+ * The id that `text` names as a public id of `entity_type`: a positive
+ * number, for images "private/N".  0 when it names none (or is NULL).
  */
-acct_rows *acct_entities_load(acct_req *req, acct_resp *resp,
-                              const char *entity_type);
+apr_int64_t acct_entities_id(const char *entity_type, const char *text);
+
+/*
+ * Object `id` of `entity_type` as the acting user may see it, or NULL; *out
+ * says which: done, not found (no such object in the account, no acting
+ * user, or an id of 0, which names none), forbidden (a restricted user
+ * without a grant on it) or the store's failure.
+ */
+acct_rows *acct_entities_load(acct_req *req, const char *entity_type,
+                              apr_int64_t id, acct_outcome *out);
 
 /* Row `i` (of a list or a load) in the public shape of its type. */
 json_t *acct_entities_render(acct_req *req, const acct_rows *rows, int i);

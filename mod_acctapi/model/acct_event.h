@@ -24,8 +24,8 @@
 #ifndef ACCT_EVENT_H
 #define ACCT_EVENT_H
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_req.h"
 
 /* 90 days, the public API's window. */
 #define ACCT_EVENT_RETENTION (90 * 86400)

@@ -8,7 +8,9 @@
 #ifndef ACCT_GRANTS_H
 #define ACCT_GRANTS_H
 
-#include "acct_api.h"
+#include "acct_outcome.h"
+#include "acct_req.h"
+#include "acct_scope.h"
 
 /*
  * The grant names, listed here once: every other list (the grants document,

@@ -4,7 +4,7 @@
  * the public API with neutral words: a Linode is an instance, Longview is
  * monitoring, Lish is the shell.  Today's clients send and read the public
  * words, so requests take either name and responses carry the names that
- * AcctapiFieldNames asks for (acct_names_mode, acct_api.h).  Every such
+ * AcctapiFieldNames asks for (acct_names_mode, acct_settings.h).  Every such
  * pair is listed here once; the renderings and the operator CLI look names
  * up here.
  */
@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "acct_api.h"
+#include "acct_settings.h"
 
 typedef struct acct_name_pair {
     const char *contract;

@@ -40,7 +40,7 @@
 #include <apr_pools.h>
 #include <apr_tables.h>
 
-#include "acct_api.h"
+#include "acct_req.h"
 
 /* The include file, relative to the zone directory. */
 #define ACCT_PUBLISH_INCLUDE "zones.conf"

@@ -14,10 +14,9 @@
 
 #include <apr_pools.h>
 
-#include "acct_api.h"
 #include "acct_body.h"
-#include "acct_ident.h"
 #include "acct_list.h"
+#include "acct_own.h"
 
 /* Longest accepted line in bytes (a 16384-bit RSA key needs about 2.8 KiB). */
 #define ACCT_SSHKEY_MAX_LINE 16384

@@ -8,10 +8,11 @@
 
 #include <apr_tables.h>
 
-#include "acct_api.h"
 #include "acct_body.h"
 #include "acct_grants.h"
 #include "acct_list.h"
+#include "acct_problems.h"
+#include "acct_req.h"
 
 #define ACCT_TAG_LABEL_MIN 3
 #define ACCT_TAG_LABEL_MAX 50

@@ -7,8 +7,8 @@
 #ifndef ACCT_USERS_H
 #define ACCT_USERS_H
 
-#include "acct_api.h"
 #include "acct_list.h"
+#include "acct_req.h"
 
 /*
  * Every user's `user_type`, in /account/users and the profile alike: the

@@ -21,6 +21,7 @@
 #include "acct_json.h"
 #include "acct_names.h"
 #include "acct_router.h"
+#include "acct_tokens.h"
 #include "api_catalog.h"
 #include "api_handlers.h"
 

@@ -1,6 +1,7 @@
 /* The records other systems own: authorized apps (and their tokens),
- * trusted devices and logins, from their creation in acct_ident.c through
- * authentication and the /profile routes, on a migrated SQLite database. */
+ * trusted devices and logins, from their creation (acct_apps.c,
+ * acct_devices.c, acct_logins.c) through authentication and the /profile
+ * routes, on a migrated SQLite database. */
 #include "unit.h"
 
 #include <apr_dbd.h>
@@ -11,8 +12,12 @@
 #include "unit_db.h"
 #include "acct_auth.h"
 #include "acct_addr.h"
+#include "acct_apps.h"
+#include "acct_devices.h"
 #include "acct_ident.h"
 #include "acct_json.h"
+#include "acct_logins.h"
+#include "acct_own.h"
 #include "acct_time.h"
 #include "api_handlers.h"
 
@@ -513,6 +518,42 @@ static void test_devices_routes(void **state)
     assert_int_equal(call_on(req, api_device_get, d3, &doc), 200);
 }
 
+/* The model's own-record calls say what they found as an outcome, by id:
+ * the acting user's record is done, another's or a gone one not found. */
+static void test_own_record_outcomes(void **state)
+{
+    unit_db *db = *state;
+    acct_principal owner, other;
+    acct_outcome out;
+    acct_rows *rows;
+    acct_req *req;
+    apr_int64_t now = apr_time_sec(apr_time_now()), mine, theirs;
+
+    unit_identity(db, "alice", 0, "*", &owner);
+    unit_identity(db, "bob", 0, "*", &other);
+    mine = add_device(db, owner.user_id, "198.51.100.7", 0, now);
+    theirs = add_device(db, other.user_id, "203.0.113.9", 0, now);
+    req = unit_req(db, &owner);
+    req->now = now;
+
+    rows = acct_own_row(req, acct_device_get, mine, &out);
+    assert_int_equal(out.kind, ACCT_OUT_DONE);
+    assert_non_null(rows);
+    assert_string_equal(acct_rows_get(rows, 0, "id"), id_text(db->pool, mine));
+    rows = acct_own_row(req, acct_device_get, theirs, &out);
+    assert_int_equal(out.kind, ACCT_OUT_NOT_FOUND);
+    assert_null(rows);
+
+    out = acct_own_change(req, acct_device_revoke, theirs);
+    assert_int_equal(out.kind, ACCT_OUT_NOT_FOUND);
+    out = acct_own_change(req, acct_device_revoke, mine);
+    assert_int_equal(out.kind, ACCT_OUT_DONE);
+    out = acct_own_change(req, acct_device_revoke, mine);
+    assert_int_equal(out.kind, ACCT_OUT_NOT_FOUND);
+    assert_null(acct_own_row(req, acct_device_get, mine, &out));
+    assert_int_equal(out.kind, ACCT_OUT_NOT_FOUND);
+}
+
 static void test_device_add_refusals(void **state)
 {
     unit_db *db = *state;
@@ -736,6 +777,7 @@ int main(void)
         UNIT_DB_TEST(test_app_authorize_refusals),
         UNIT_DB_TEST(test_apps_routes),
         UNIT_DB_TEST(test_devices_routes),
+        UNIT_DB_TEST(test_own_record_outcomes),
         UNIT_DB_TEST(test_device_add_refusals),
         UNIT_DB_TEST(test_logins_routes),
         UNIT_DB_TEST(test_logins_pagination),

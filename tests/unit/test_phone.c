@@ -21,6 +21,7 @@
 #include "acct_log.h"
 #include "acct_phone.h"
 #include "acct_sms.h"
+#include "acct_tokens.h"
 #include "api_handlers.h"
 
 /* ------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include "acct_clock.h"
 #include "acct_ident.h"
 #include "acct_migrate.h"
+#include "acct_tokens.h"
 
 static const acct_sql q_make = ACCT_SQL("t_make",
     "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, note TEXT)");

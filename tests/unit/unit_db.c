@@ -17,6 +17,7 @@
 #include "acct_json.h"
 #include "acct_log.h"
 #include "acct_migrate.h"
+#include "acct_tokens.h"
 #include "api_catalog.h"
 
 static const acct_settings unit_settings = {0, 0, "https://r.example/"};
