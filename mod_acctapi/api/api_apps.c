@@ -9,7 +9,7 @@
 #include "acct_apps.h"
 #include "acct_json.h"
 #include "acct_list.h"
-#include "acct_own.h"
+#include "api_own.h"
 
 static json_t *render_app(acct_req *req, const acct_rows *rows, int i)
 {
@@ -47,27 +47,11 @@ void api_apps_list(acct_req *req, acct_resp *resp)
 
 void api_app_get(acct_req *req, acct_resp *resp)
 {
-    acct_outcome out;
-    acct_rows *rows;
-    apr_int64_t id;
-
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return;
-    }
-    rows = acct_own_row(req, acct_app_get, id, &out);
-    if (acct_resp_outcome(resp, req->pool, out) == 0) {
-        acct_resp_ok(resp, req->pool, render_app(req, rows, 0));
-    }
+    api_own_show(req, resp, acct_app_get, render_app);
 }
 
 /* An app may revoke itself; the next request with its token is a 401. */
 void api_app_revoke(acct_req *req, acct_resp *resp)
 {
-    apr_int64_t id;
-
-    if (acct_path_id(req, resp, 0, &id) == 0
-        && acct_resp_outcome(resp, req->pool,
-                             acct_own_change(req, acct_app_revoke, id)) == 0) {
-        acct_resp_ok(resp, req->pool, NULL);
-    }
+    api_own_remove(req, resp, acct_app_revoke);
 }

@@ -10,7 +10,7 @@
 #include "acct_json.h"
 #include "acct_list.h"
 #include "acct_logins.h"
-#include "acct_own.h"
+#include "api_own.h"
 
 static json_t *render_login(acct_req *req, const acct_rows *rows, int i)
 {
@@ -41,15 +41,5 @@ void api_logins_list(acct_req *req, acct_resp *resp)
 
 void api_login_get(acct_req *req, acct_resp *resp)
 {
-    acct_outcome out;
-    acct_rows *rows;
-    apr_int64_t id;
-
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return;
-    }
-    rows = acct_own_row(req, acct_login_get, id, &out);
-    if (acct_resp_outcome(resp, req->pool, out) == 0) {
-        acct_resp_ok(resp, req->pool, render_login(req, rows, 0));
-    }
+    api_own_show(req, resp, acct_login_get, render_login);
 }

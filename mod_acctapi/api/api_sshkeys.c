@@ -9,7 +9,7 @@
 #include "acct_body.h"
 #include "acct_json.h"
 #include "acct_list.h"
-#include "acct_own.h"
+#include "api_own.h"
 #include "acct_sshkey.h"
 
 #include <apr_strings.h>
@@ -49,17 +49,7 @@ void api_sshkeys_list(acct_req *req, acct_resp *resp)
 
 void api_sshkey_get(acct_req *req, acct_resp *resp)
 {
-    acct_outcome out;
-    acct_rows *rows;
-    apr_int64_t id;
-
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return;
-    }
-    rows = acct_own_row(req, acct_sshkey_get, id, &out);
-    if (acct_resp_outcome(resp, req->pool, out) == 0) {
-        acct_resp_ok(resp, req->pool, render_sshkey(req, rows, 0));
-    }
+    api_own_show(req, resp, acct_sshkey_get, render_sshkey);
 }
 
 /* The label: absent (or null) means none; "" is kept as given. */
@@ -107,18 +97,13 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
     static const char *const settable[] = {"label", NULL};
     acct_problems *pb = acct_problems_make(req->pool);
     const char *label;
-    acct_outcome out;
     acct_rows *rows;
     apr_int64_t id;
     int changed = 0;
 
     /* Whose key it is comes first: another user's key is a 404, whatever
      * the body says. */
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return;
-    }
-    rows = acct_own_row(req, acct_sshkey_get, id, &out);
-    if (acct_resp_outcome(resp, req->pool, out) != 0) {
+    if (!(rows = api_own_of_path(req, resp, acct_sshkey_get, &id))) {
         return;
     }
     acct_fields_settable(req, pb, settable,
@@ -151,11 +136,5 @@ void api_sshkey_update(acct_req *req, acct_resp *resp)
 
 void api_sshkey_delete(acct_req *req, acct_resp *resp)
 {
-    apr_int64_t id;
-
-    if (acct_path_id(req, resp, 0, &id) == 0
-        && acct_resp_outcome(resp, req->pool,
-                             acct_own_change(req, acct_sshkey_delete, id)) == 0) {
-        acct_resp_ok(resp, req->pool, NULL);
-    }
+    api_own_remove(req, resp, acct_sshkey_delete);
 }

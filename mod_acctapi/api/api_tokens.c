@@ -11,7 +11,7 @@
 #include "acct_crypto.h"
 #include "acct_json.h"
 #include "acct_list.h"
-#include "acct_own.h"
+#include "api_own.h"
 #include "acct_tokens.h"
 
 #include <apr_strings.h>
@@ -50,17 +50,7 @@ void api_tokens_list(acct_req *req, acct_resp *resp)
 
 void api_token_get(acct_req *req, acct_resp *resp)
 {
-    acct_outcome out;
-    acct_rows *rows;
-    apr_int64_t id;
-
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return;
-    }
-    rows = acct_own_row(req, acct_token_get, id, &out);
-    if (acct_resp_outcome(resp, req->pool, out) == 0) {
-        acct_resp_ok(resp, req->pool, render_token(req, rows, 0));
-    }
+    api_own_show(req, resp, acct_token_get, render_token);
 }
 
 /*
@@ -187,16 +177,11 @@ void api_token_update(acct_req *req, acct_resp *resp)
     static const char *const settable[] = {"label", NULL};
     acct_problems *pb = acct_problems_make(req->pool);
     const char *label = NULL;
-    acct_outcome out;
     acct_rows *rows;
     apr_int64_t id;
 
     /* Another user's token is a 404, whatever the body says. */
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return;
-    }
-    rows = acct_own_row(req, acct_token_get, id, &out);
-    if (acct_resp_outcome(resp, req->pool, out) != 0) {
+    if (!(rows = api_own_of_path(req, resp, acct_token_get, &id))) {
         return;
     }
     acct_fields_settable(req, pb, settable,
@@ -224,14 +209,9 @@ void api_token_update(acct_req *req, acct_resp *resp)
 /* A token may revoke itself; the next request with it is a 401. */
 void api_token_revoke(acct_req *req, acct_resp *resp)
 {
-    acct_outcome out;
     apr_int64_t id;
 
-    if (acct_path_id(req, resp, 0, &id) != 0) {
-        return;
-    }
-    acct_own_row(req, acct_token_get, id, &out);
-    if (acct_resp_outcome(resp, req->pool, out) != 0
+    if (!api_own_of_path(req, resp, acct_token_get, &id)
         || acct_resp_store_failed(req, resp,
                                   acct_token_revoke(req->store, req->pool, id,
                                                     req->who->user_id,
