@@ -209,6 +209,7 @@ static int answer(FILE *out, int status, const char *o, size_t olen,
 int cmd_batch(admin_ctx *c)
 {
     capture out, err;
+    apr_pool_t *answer_pool;
     FILE *answers;
     char *line = NULL;
     size_t cap = 0;
@@ -223,12 +224,16 @@ int cmd_batch(admin_ctx *c)
         return admin_failure("cannot capture the commands' output");
     }
     admin_in_batch = 1;
+    apr_pool_create(&answer_pool, c->pool);
     while ((got = getline(&line, &cap, stdin)) > 0) {
         apr_pool_t *p;
         const char **argv, *error, *o, *e;
         size_t olen, elen;
         int argc = 0, rc;
 
+        /* The command's pool holds its connection: it is gone (an SQLite
+         * file closed, its -wal checkpointed) before the answer is written,
+         * as when the command's process has exited. */
         apr_pool_create(&p, c->pool);
         argv = line_words(p, line, &argc, &error);
         capture_start(&out);
@@ -247,14 +252,14 @@ int cmd_batch(admin_ctx *c)
             && acct_store_rollback(kept.st, p) != ACCT_STORE_OK) {
             forget_kept();   /* a command left it in a transaction */
         }
-        o = capture_end(&out, p, &olen);
-        e = capture_end(&err, p, &elen);
+        apr_pool_destroy(p);
+        o = capture_end(&out, answer_pool, &olen);
+        e = capture_end(&err, answer_pool, &elen);
         if (answer(answers, rc, o, olen, e, elen) != 0) {
             status = admin_failure("cannot write to standard output");
-            apr_pool_destroy(p);
             break;
         }
-        apr_pool_destroy(p);
+        apr_pool_clear(answer_pool);
     }
     admin_in_batch = 0;
     forget_kept();

@@ -179,7 +179,9 @@ class PrivateDatabase:
 
     def drop(self):
         if self.b.kind == "pgsql":
-            self.shared.cluster.psql(f"DROP DATABASE IF EXISTS {self.name}")
+            # WITH (FORCE): the harness's acctapi-admin batch keeps its
+            # connection to the database it last used (AdminSession).
+            self.shared.cluster.psql(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
 
 
 def test_catalog_new_snapshot_renders_anew(backend):

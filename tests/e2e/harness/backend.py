@@ -125,7 +125,10 @@ class Backend:
         and create its -wal/-shm files next to it."""
         if IS_ROOT:
             for p in [self.db_file.parent] + list(self.db_file.parent.iterdir()):
-                shutil.chown(p, HTTPD_USER, HTTPD_USER)
+                try:
+                    shutil.chown(p, HTTPD_USER, HTTPD_USER)
+                except FileNotFoundError:
+                    pass    # a -wal or -shm file its last connection removed
 
     def env(self):
         e = dict(os.environ)
