@@ -200,6 +200,9 @@ typedef struct kept_text {
  */
 #define TEXTS_MAX (4 * 1024 * 1024)
 
+/* This process's current snapshot, swapped and released under
+ * snapshot_lock; the lock is made by acct_catalog_init in the child's pool
+ * before any thread serves, and both go with that pool (cache_drop). */
 static apr_thread_mutex_t *snapshot_lock;
 static snapshot *current;
 

@@ -29,6 +29,10 @@
 #define ZONE_CACHE_ENTRIES 16
 #define ZONE_CACHE_BYTES (16 * 1024 * 1024)
 
+/* This process's cache of rendered zones: made by api_zone_cache_init in
+ * the child's pool before any thread serves, and forgotten by
+ * zone_cache_gone when that pool goes; the cache locks itself
+ * (acct_textcache.h). */
 static acct_textcache *zone_cache;
 
 /* Runs before the cache's own cleanup frees it (registered after it). */

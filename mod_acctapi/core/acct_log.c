@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* Where the core's log lines go: set once by the host (httpd's post_config,
+ * acctapi-admin's main) before any thread logs, read only after. */
 static acct_log_sink *log_sink;
 static void *log_baton;
 

@@ -52,6 +52,7 @@ typedef struct header_wait {
     int keepalive;            /* c->keepalive before it was first parked */
 } header_wait;
 
+/* Registered once in register_hooks, read only after. */
 static ap_filter_rec_t *replay_filter_handle;
 
 /* The bytes of bb, flattened into buf (HEADER_LOOKAHEAD bytes) when they
@@ -168,6 +169,8 @@ static apr_status_t drain_into_held(conn_rec *c, header_wait *hw)
     }
 }
 
+/* Whether the MPM can park a connection (event): set in post_config,
+ * before the children are forked, read only after. */
 static int mpm_is_async;
 
 static int headers_post_config(apr_pool_t *pconf, apr_pool_t *plog,

@@ -101,6 +101,9 @@ typedef struct hint_slot {
     apr_int64_t account;
 } hint_slot;
 
+/* The hints of this process, for its life; every read and write of a slot
+ * holds hint_lock, which acct_auth_hints_init creates in the child's pool
+ * (NULL before, and in programs that never call it: no hints are kept). */
 static hint_slot hint_slots[HINT_SLOTS];
 static apr_thread_mutex_t *hint_lock;
 

@@ -248,6 +248,10 @@ typedef struct reload_worker {
     int stopping;               /* the pool goes: drain and exit */
 } reload_worker;
 
+/* This process's worker: set by acct_publish_reload_start in child_init,
+ * before any thread serves, and cleared by the child pool's pre-cleanup
+ * after the join; NULL in programs without one (reloads run in the
+ * caller).  Its queues are guarded by its own mutex. */
 static reload_worker *worker;
 
 /* Set before the worker starts (tests make it short, or very long); read
