@@ -19,7 +19,7 @@
  * on PostgreSQL a named server-side statement (apr_dbd_prepare with a
  * label: parsed once per connection and planned from PostgreSQL's plan
  * cache, the best a pooled connection can do; the loss of such statements
- * when the server restarts, PITFALLS 7, does not arise in a benchmark); on
+ * when the server restarts, HACKING.md, trap 7, does not arise in a benchmark); on
  * SQLite sqlite3_prepare_v2 on the driver's native handle, as mod_acctapi
  * does (the apr_dbd sqlite3 driver prepares with the legacy
  * sqlite3_prepare, whose statements die for good at the first PRAGMA

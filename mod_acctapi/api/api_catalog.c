@@ -118,7 +118,7 @@ static json_t *render_vpc_availability(acct_req *req, const acct_rows *rows,
     return o;
 }
 
-/* Key order is part of the contract (DECISIONS.md, "Compute type"). */
+/* Key order is part of the contract (docs/conventions.md, "Compute type"). */
 static json_t *render_type(acct_req *req, const acct_rows *rows, int i)
 {
     static const char *const ints[] = {"memory", "disk", "transfer", "vcpus",
@@ -489,7 +489,7 @@ void api_regions_availability(acct_req *req, acct_resp *resp)
     catalog_list(req, resp, ACCT_CATALOG_AVAILABILITY);
 }
 
-/* A bare array, not an envelope (DECISIONS.md, "Region"). */
+/* A bare array, not an envelope (docs/conventions.md, "Region"). */
 void api_region_availability(acct_req *req, acct_resp *resp)
 {
     snapshot *s = snapshot_get(req, resp);

@@ -13,7 +13,7 @@
  * shape api_db_render.c, and the operations on one database api_dbops.c.
  *
  * Choices where the contract is silent, never stricter than the public API
- * (DECISIONS.md, "Today's clients"):
+ * (docs/conventions.md, "Today's clients"):
  *  - label: 3..32 characters, unique per account.
  *  - cluster_size 1, 3, or 2 (the public console's two-node clusters).
  *  - replication_type: "none" for a single node (anything else is refused);
@@ -32,11 +32,11 @@
  *  - total_disk_size_gb is the type's disk in whole GB; used_disk_size_gb
  *    stays 0 (nothing is stored in an emulated cluster).
  *  - updates: a PUT's object is merged onto the stored window and the result
- *    must satisfy DECISIONS.md; every accepted PUT puts the database in
+ *    must satisfy docs/conventions.md; every accepted PUT puts the database in
  *    updating (so concurrent PUTs on one database: one wins, the others
  *    find it updating), and a resize takes its new disk size at once.
  *  - a PUT's version, cluster_size, type and private_network (today's
- *    public API, issue 21): read_version_change, read_resize and
+ *    public API): read_version_change, read_resize and
  *    api_db_read_private_network say the rules and where they come from;
  *    what changes shows in the PUT's answer, and the operation's events
  *    (database_update, database_resize) finish when it does.
@@ -415,7 +415,8 @@ static const char *read_engine_config_change(acct_req *req,
  * What a PUT changes, read against the stored row into `c`, with every
  * problem of the body so far (`pb`) answered at once: 0, or -1 once
  * answered.  `clear_network`: the body's private_network was null, which
- * takes the database out of its VPC -- the one exception to DECISIONS'
+ * takes the database out of its VPC -- the one exception to
+ * docs/conventions.md's
  * "null in a PUT means leave unchanged", because null is how the public
  * API is told: the Terraform provider sends it when private_network leaves
  * a linode_database_mysql_v2 (linodego's DoublePointerNull), and Cloud

@@ -220,7 +220,7 @@ static int start_db(acct_req *req, acct_resp *resp, const unsigned char *key,
 
 /* ------------------------------------------------------------------------
  * Fork: a new database restored from another one (today's public API,
- * issue 21).  Its spec (v4.215.0, post-databases-*-instances, the
+ * the fork).  Its spec (v4.215.0, post-databases-*-instances, the
  * database-restore-fork schema): `fork: {source, restore_time}`, source
  * required; "if you include this object, all other fields are optional";
  * the user needs read_write on the source, whose status "can be active,

@@ -116,7 +116,8 @@ static json_t *render_fork(acct_req *req, const acct_rows *rows, int i)
 }
 
 /*
- * DECISIONS' shape, then what today's public API adds (members, platform,
+ * docs/conventions.md's shape, then what today's public API adds (members,
+ * platform,
  * oldest_restore_time, engine_config, private_network, fork; hosts.standby
  * and updates.pending).  `all`: the all-engines list, which adds
  * instance_uri and leaves out the replication settings; it shows

@@ -1,5 +1,6 @@
 /*
- * Operations on one managed database, the same for both engines (DECISIONS:
+ * Operations on one managed database, the same for both engines
+ * (docs/conventions.md:
  * PostgreSQL mirrors every MySQL sub-route with the same status rules):
  * backups, restore, root credentials, patch, the CA certificate, suspend
  * and resume.
@@ -256,7 +257,7 @@ void api_db_snapshot_create(acct_req *req, acct_resp *resp)
            != 0) {
         return;
     }
-    /* Dated when it finishes, so hidden until then (DECISIONS). */
+    /* Dated when it finishes, so hidden until then (docs/conventions.md). */
     if (acct_resp_store_failed(req, resp,
                                acct_dbbackup_snapshot_create(req->store,
                                                              req->pool,
@@ -419,7 +420,7 @@ void api_db_patch(acct_req *req, acct_resp *resp)
 }
 
 /* ------------------------------------------------------------------------
- * Suspend and resume (today's public API, issue 21)
+ * Suspend and resume (today's public API)
  * ------------------------------------------------------------------------ */
 
 /*

@@ -2,7 +2,8 @@
  * Trusted devices of the acting user: /profile/devices.  Devices enter
  * through acctapi-admin (acct_device_add); here they are listed, viewed and
  * revoked.  Revoked and expired devices are gone from every view.
- * DECISIONS.md lists no filterable field for devices: any X-Filter key is
+ * docs/conventions.md lists no filterable field for devices: any X-Filter
+ * key is
  * refused, while +order/pagination keep working.
  */
 #include "api_handlers.h"

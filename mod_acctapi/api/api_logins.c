@@ -3,7 +3,7 @@
  * by the system that authenticates users (acctapi-admin login record); the
  * API shows the successful ones of the last 90 days by the clock (the
  * contract's wording; failed ones are kept but not shown), and older ones
- * are gone from every view.  DECISIONS.md lists no filterable field for
+ * are gone from every view.  docs/conventions.md lists no filterable field for
  * logins: any X-Filter key is refused.
  */
 #include "api_handlers.h"

@@ -1,6 +1,7 @@
 /*
  * Preferences of the acting user: /profile/preferences.  One JSON object per
- * user and OAuth client (DECISIONS.md), so each app, and each personal access
+ * user and OAuth client (docs/conventions.md), so each app, and each
+ * personal access
  * token ("pat:<id>"), keeps a document of its own.  PUT replaces the whole
  * document and echoes it back.
  */

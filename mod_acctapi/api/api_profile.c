@@ -141,7 +141,7 @@ static json_t *entity_grants(acct_req *req, acct_resp *resp,
 
 /*
  * A restricted user's grants (GET /profile/grants answers 204 with no body
- * for unrestricted users, DECISIONS.md).  A restricted user
+ * for unrestricted users, docs/conventions.md).  A restricted user
  * without a grants row has every grant off.  Entity grants list each entity
  * of the account of that kind with the user's permissions on it.  Keys the
  * public API names otherwise (instance/linode ...) come under the names

@@ -237,7 +237,8 @@ static void create_refused(acct_req *req, acct_resp *resp)
                     apr_psprintf(req->pool, R_LIMIT, ACCT_RECORD_LIMIT), NULL);
 }
 
-/* Rule 5 and DECISIONS: a CNAME is alone at its name, whatever the type. */
+/* Rule 5 and docs/conventions.md: a CNAME is alone at its name, whatever the
+ * type. */
 static int check_cname(acct_req *req, acct_resp *resp, acct_problems *pb,
                        apr_int64_t domain, apr_int64_t self,
                        const acct_record *rec)

@@ -1,6 +1,6 @@
 /*
  * The service's routes.  One row per (method, path): the handler, the flags,
- * and the scope a token needs (DECISIONS.md, "Auth, scopes, grants").
+ * and the scope a token needs (docs/conventions.md, "Auth, scopes, grants").
  */
 #include "acct_router.h"
 #include "api_handlers.h"
@@ -97,7 +97,7 @@ const acct_route acct_routes[] = {
     PUBLIC_GET("/linode/types/{typeId}", api_type_get, 0),
     PUBLIC_GET("/databases/engines", api_engines_list, ACCT_ROUTE_LIST),
     PUBLIC_GET("/databases/engines/{engineId...}", api_engine_get, 0),
-    /* Today's managed-database catalogues (issue 21): node types with
+    /* Today's managed-database catalogues: node types with
      * their prices, and each engine's settings (engine_config), public as
      * the engines are; the handler reads the engine from `param`. */
     PUBLIC_GET("/databases/types", api_db_types_list, ACCT_ROUTE_LIST),
@@ -200,7 +200,8 @@ const acct_route acct_routes[] = {
     ACCOUNT_WRITE(ACCT_METHOD_DELETE, "/tags/{tagLabel}", api_tag_delete,
                   ACCT_ROUTE_UNRESTRICTED_ONLY),
 
-    /* Managed databases: every backup route needs read_write (DECISIONS);
+    /* Managed databases: every backup route needs read_write
+     * (docs/conventions.md);
      * delete and credential resets are for unrestricted users only. */
     DATABASES(ACCT_METHOD_GET, "/databases/instances", api_databases_all,
               ACCT_ROUTE_LIST, ACCT_LEVEL_READ_ONLY, NULL),
@@ -219,7 +220,7 @@ const acct_route acct_routes[] = {
      ACCT_FAM_EVENTS, ACCT_LEVEL_READ_WRITE},
     {ACCT_METHOD_POST, "/account/events/{eventId}/seen", api_event_seen, 0,
      ACCT_FAM_EVENTS, ACCT_LEVEL_READ_WRITE},
-    /* Today's clients (issue 19): read-only views they call before
+    /* Today's clients: read-only views they call before
      * anything else.  The account's users: unrestricted users only, as the
      * public API documents. */
     ACCOUNT_READ(ACCT_METHOD_GET, "/account/users", api_account_users_list,

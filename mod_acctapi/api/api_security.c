@@ -42,7 +42,7 @@ static acct_rows *load_questions(acct_req *req, acct_resp *resp)
  * The catalogue with the user's responses, as GET shows it ({id, question,
  * response}, response null when unanswered); with `answered_only`, the
  * answers alone as the public API's POST answers them, in both names
- * (DECISIONS.md "Names"): question_id and security_question beside GET's
+ * (docs/conventions.md "Names"): question_id and security_question beside GET's
  * id and question.
  */
 static void respond_questions(acct_req *req, acct_resp *resp, int answered_only)

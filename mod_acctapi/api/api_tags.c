@@ -22,7 +22,7 @@
 #define R_TAG_EXISTS "Tag already exists"
 
 /* What the create body may tag: its field, the entity type, its name, and
- * the public API's name of the field where it differs (DECISIONS.md,
+ * the public API's name of the field where it differs (docs/conventions.md,
  * "Today's clients": both are accepted). */
 typedef struct taggable {
     const char *field;

@@ -1,7 +1,7 @@
 /*
  * Reading request bodies field by field.  Each reader adds a problem naming
  * the field to a list (acct_problems.h) and keeps going, so the handler's
- * one answer lists every invalid field (DECISIONS.md, "Errors").
+ * one answer lists every invalid field (docs/conventions.md, "Errors").
  */
 #ifndef ACCT_BODY_H
 #define ACCT_BODY_H
@@ -18,7 +18,7 @@ typedef enum {
 
 /*
  * The keys of a body that a route does not set, judged as the public API
- * judges them (DECISIONS.md, "Today's clients"): clients copy path ids into
+ * judges them (docs/conventions.md, "Today's clients"): clients copy path ids into
  * bodies ({"domainId": 5, ...}) and SDKs PUT back what they GET.  Every
  * handler calls it on its body before reading a field:
  *

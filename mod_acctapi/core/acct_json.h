@@ -61,7 +61,7 @@ json_t *acct_json_str(const char *s);
 /* Parses a decimal integer column; NULL (SQL NULL) gives JSON null. */
 json_t *acct_json_int_or_null(const char *s);
 
-/* Parses a decimal integer column; NULL gives 0 (DECISIONS: unused numbers are 0). */
+/* Parses a decimal integer column; NULL gives 0 (docs/conventions.md: unused numbers are 0). */
 json_t *acct_json_int(const char *s);
 
 /* "1"/"0" (or "t"/"f") column to JSON boolean; NULL gives false. */

@@ -1,5 +1,5 @@
 /*
- * Pagination of every list (DECISIONS.md, "Pagination"): page >= 1 (default
+ * Pagination of every list (docs/conventions.md, "Pagination"): page >= 1 (default
  * 1), page_size 25..500 (default 100); bad values are a 400 naming the
  * parameter; `pages` is never 0; a page past the end is an empty page.
  */

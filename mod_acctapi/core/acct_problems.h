@@ -3,7 +3,7 @@
  * (field, reason) pairs.  Validators add to a list and know nothing of the
  * response; the handler turns a non-empty list into the 400 error envelope
  * once (acct_resp_problems), so every invalid field is answered at once
- * (DECISIONS.md, "Errors") and the items keep the order they were found in.
+ * (docs/conventions.md, "Errors") and the items keep the order they were found in.
  */
 #ifndef ACCT_PROBLEMS_H
 #define ACCT_PROBLEMS_H

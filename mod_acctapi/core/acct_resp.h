@@ -61,7 +61,7 @@ void acct_resp_invalid(acct_resp *resp, apr_pool_t *pool, const char *field,
 void acct_resp_problems(acct_resp *resp, apr_pool_t *pool,
                         const acct_problems *p);
 
-/* Maps a store failure to 503 or 500 with the fixed reasons of DECISIONS.md. */
+/* Maps a store failure to 503 or 500 with the fixed reasons of docs/conventions.md. */
 void acct_resp_store_error(acct_resp *resp, apr_pool_t *pool, acct_store_rc rc);
 
 /* The one way a handler checks a store call: 0 when rc is ACCT_STORE_OK;
@@ -134,7 +134,7 @@ const char *acct_resp_raw(const acct_resp *resp, apr_size_t *len);
  */
 const char *acct_resp_text(acct_resp *resp, apr_pool_t *pool, apr_size_t *len);
 
-/* Fixed reasons of DECISIONS.md. */
+/* Fixed reasons of docs/conventions.md. */
 #define ACCT_R_INVALID_JSON "Invalid JSON"
 #define ACCT_R_INVALID_TOKEN "Invalid Token"
 #define ACCT_R_SCOPE "Your OAuth token is not authorized to use this endpoint."

@@ -169,7 +169,7 @@ const char *acct_scope_requirement(apr_pool_t *pool, acct_family fam,
 {
     const char *name = acct_family_name(fam);
 
-    /* Routes that only need a valid token advertise "*" (DECISIONS.md). */
+    /* Routes that only need a valid token advertise "*" (docs/conventions.md). */
     if (need == ACCT_LEVEL_NONE) {
         return "*";
     }

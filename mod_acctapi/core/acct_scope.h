@@ -2,7 +2,7 @@
  * OAuth scopes: "family:read_only|read_write" items separated by spaces or
  * commas, or "*".  read_write implies read_only.  Families outside this API
  * are accepted and preserved so tokens minted for other services keep their
- * meaning (DECISIONS.md, "Auth, scopes, grants").
+ * meaning (docs/conventions.md, "Auth, scopes, grants").
  */
 #ifndef ACCT_SCOPE_H
 #define ACCT_SCOPE_H

@@ -267,7 +267,7 @@ acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
 /*
  * Transactions are plain statements whose results are checked:
  * apr_dbd_transaction_start dereferences NULL on pgsql when BEGIN fails on a
- * dead connection (PITFALLS 8).
+ * dead connection (HACKING.md, trap 8).
  */
 static acct_store_rc plain_query(acct_store *st, const char *sql)
 {

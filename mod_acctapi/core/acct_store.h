@@ -2,7 +2,7 @@
  * Storage: SQL for the pgsql and sqlite3 drivers of apr_dbd, whose
  * connections mod_dbd pools (acctapi-admin and the tests open their own).
  *
- * Every trap of PITFALLS.md items 1-12 is handled here and nowhere else:
+ * Every trap of HACKING.md, traps 1-12 is handled here and nowhere else:
  *  - statements are written once with %s parameter markers (%% for a literal %);
  *    each catalogue statement (acct_sql) is prepared once per connection and
  *    cached in the connection's own pool;

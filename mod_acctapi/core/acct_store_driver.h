@@ -15,7 +15,7 @@
  * statements prepared on it.  sqlite3: catalogue statements, sqlite3_stmt,
  * finalized before the connection closes.  pgsql: the names of the
  * server-side statements of the connection's current backend session, in
- * pg_pool, which is emptied when libpq has reconnected (PITFALLS 7).
+ * pg_pool, which is emptied when libpq has reconnected (HACKING.md, trap 7).
  */
 typedef struct conn_state {
     apr_hash_t *prepared; /* const acct_sql * -> statement (sqlite3) or name */

@@ -175,7 +175,7 @@ static const char *value_text(apr_pool_t *pool, const acct_filter_field *f,
 
 /*
  * Both engines see a %s parameter as text: pgsql types it varchar
- * (PITFALLS.md item 2), so anything but text is cast to the column's kind.
+ * (HACKING.md, trap 2), so anything but text is cast to the column's kind.
  */
 static const char *param_marker(acct_field_type type)
 {
@@ -286,7 +286,7 @@ static int compile_list(filter_ctx *c, json_t *v, int depth, const char *sep,
     if (!json_is_array(v)) {
         return refuse(c, REASON_BAD);
     }
-    /* Empty: no condition, so it matches everything (DECISIONS.md, "Today's
+    /* Empty: no condition, so it matches everything (docs/conventions.md, "Today's
      * clients"): linodego's filter builder sends {"+and": []} for a data
      * source without filters. */
     if (json_array_size(v) == 0) {

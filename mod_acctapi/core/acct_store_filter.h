@@ -1,5 +1,5 @@
 /*
- * X-Filter (DECISIONS.md, "Filtering"), compiled to SQL: store machinery,
+ * X-Filter (docs/conventions.md, "Filtering"), compiled to SQL: store machinery,
  * hence the name.  A JSON object whose plain keys mean equality, AND-ed; "+and"/"+or" take arrays of filter objects (nestable);
  * a key's value may instead be an operator object: {"+gt": 5}, {"+gte": ..},
  * {"+lt": ..}, {"+lte": ..} (numbers and timestamps), {"+contains": "x"}
@@ -58,7 +58,7 @@ typedef struct acct_filter {
  * Compiles `header` (the raw X-Filter value; NULL or empty means no filter).
  * `stable_order` is the list's tie-breaker (e.g. "d.id"); it ends every
  * ORDER BY, and is the whole ORDER BY without "+order_by".
- * On error returns -1 with *reason set to the exact text of DECISIONS.md:
+ * On error returns -1 with *reason set to the exact text of docs/conventions.md:
  * "Cannot filter on <field>" for a key that is not in `fields`, otherwise
  * "Could not apply filter" (the error item's field is "X-Filter").
  */

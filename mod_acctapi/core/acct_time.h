@@ -1,5 +1,5 @@
 /*
- * Time on the wire is "YYYY-MM-DDTHH:MM:SS", UTC, nothing else (DECISIONS.md);
+ * Time on the wire is "YYYY-MM-DDTHH:MM:SS", UTC, nothing else (docs/conventions.md);
  * in the database it is epoch seconds (BIGINT) on both dialects, so ordering
  * and filters compare numbers.
  */

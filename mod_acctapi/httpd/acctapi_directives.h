@@ -7,7 +7,7 @@
  * their getters (acctapi_config.h), create, merge ("later wins if set"), the
  * copy into the core's acct_settings, the parser descriptors and the
  * command table (acctapi_config.c).  tests/check-directives compares the
- * names with the README's table.
+ * names with the table of docs/configuration.md.
  *
  * ACCTAPI_DIR(name, field, kind, default, to, how, parser, args, help)
  *   name     the directive, a string literal

@@ -325,7 +325,7 @@ static int answer_options(request_rec *r, const acctapi_ctx *ctx,
         return answer(r, HTTP_NOT_FOUND, ACCT_R_NOT_FOUND);
     }
     acctapi_set_preflight(r->err_headers_out);
-    /* DECISIONS: success is 200 with a JSON body; nothing to say but {}. */
+    /* docs/conventions.md: success is 200 with a JSON body; nothing to say but {}. */
     acctapi_write_json(r, HTTP_OK, acct_json_own(r->pool, json_object()));
     return DONE;
 }

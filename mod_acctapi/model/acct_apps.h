@@ -1,6 +1,6 @@
 /*
- * Authorized OAuth apps, a record another system owns (ARCHITECTURE.md,
- * "Operator CLI"): authorizing one validates its input before touching the
+ * Authorized OAuth apps, a record another system owns (docs/operations.md,
+ * "The operator CLI"): authorizing one validates its input before touching the
  * store and fails with ACCT_IDENT_NOT_FOUND when the user does not exist;
  * /profile/apps reads and revokes them.
  * Each get returns the one row of `id` when `uid` may see it, else none.

@@ -70,7 +70,7 @@ void acct_auth_hint_note(const char *token_hash, apr_int64_t account_id);
 /*
  * May `who` call `route` at all?  0 when yes; otherwise the status (401 for a
  * missing scope, 403 for an unrestricted-only route) with the reason of
- * DECISIONS.md in *reason.
+ * docs/conventions.md in *reason.
  */
 int acct_route_permits(const acct_route *route, const acct_principal *who,
                        const char **reason);

@@ -3,7 +3,7 @@
  * availability by plan and for VPCs, compute types, database engines,
  * database node types.  Read whole (the handlers keep a per-process snapshot) or as
  * filtered lists; the managed-database routes look single engines and
- * node types up (issue 21).
+ * node types up.
  */
 #ifndef ACCT_CATALOG_H
 #define ACCT_CATALOG_H

@@ -63,7 +63,8 @@ static const acct_db_engine engines[] = {
 };
 
 /*
- * Provisioning completing is when hosts are assigned (DECISIONS: null until
+ * Provisioning completing is when hosts are assigned (docs/conventions.md:
+ * null until
  * then).  SET expressions read the row as it was, so `status` below is the
  * status being left.
  */

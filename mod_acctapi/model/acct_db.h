@@ -60,7 +60,7 @@ extern const char *const acct_db_when_at_rest[];
 extern const char *const *const acct_db_when_provisioned;
 
 /*
- * What today's public API adds to the table (issue 21), each list with its
+ * What today's public API adds to the table, each list with its
  * evidence in acct_db.c: suspend from active (and from provisioning, which
  * then completes at once); resume from suspended or suspending; delete
  * from the statuses at rest and from suspended.
@@ -224,7 +224,8 @@ void acct_db_hosts_of(apr_pool_t *pool, const acct_settings *s,
 
 /*
  * Done when the database's status is one of `allowed` (NULL-terminated);
- * otherwise invalid with no field and DECISIONS' reason (its 400), e.g.
+ * otherwise invalid with no field and the reason docs/conventions.md
+ * gives (its 400, "Database"), e.g.
  * "Your database is provisioning; please wait until provisioning is
  * complete to perform this operation.", made in `pool`.
  */
@@ -369,7 +370,7 @@ acct_store_rc acct_db_update(acct_store *st, apr_pool_t *pool,
 acct_outcome acct_db_delete(acct_req *req, acct_rows **db);
 
 /* ------------------------------------------------------------------------
- * Suspend and resume (today's public API, issue 21)
+ * Suspend and resume (today's public API)
  */
 
 /*

@@ -1,5 +1,6 @@
 /*
- * The CA certificate of a managed database (DECISIONS: "a real X.509 CA
+ * The CA certificate of a managed database (docs/conventions.md: "a real
+ * X.509 CA
  * certificate").  Clients pin it to verify the cluster's TLS connections.
  *
  * Each database gets its own self-signed CA: a fresh EC P-256 key, the

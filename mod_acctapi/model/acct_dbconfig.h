@@ -1,5 +1,5 @@
 /*
- * Engine settings of managed databases (`engine_config`, issue 21): what
+ * Engine settings of managed databases (`engine_config`): what
  * GET /databases/mysql/config and /databases/postgresql/config describe,
  * and the rules a database's engine_config follows.
  *
@@ -24,7 +24,8 @@
  *   within its range, length, pattern or enum.
  * - null is accepted everywhere: a nullable setting
  *   (innodb_ft_server_stopword_table) becomes null; for any other setting
- *   or group null means "leave unchanged" (DECISIONS, null in a PUT) or
+ *   or group null means "leave unchanged" (docs/conventions.md, null in a
+ * PUT) or
  *   "use the default" (a POST).
  * - A PUT's engine_config changes the settings it names and keeps the
  *   others (acct_dbconfig_merge).

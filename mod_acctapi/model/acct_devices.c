@@ -66,7 +66,7 @@ static const acct_sql q_device_revoke = ACCT_SQL("device_revoke",
     "UPDATE devices SET revoked = 1"
     " WHERE id = CAST(%s AS BIGINT) AND " DEVICE_VISIBLE);
 
-/* DECISIONS.md lists no filterable field for devices either. */
+/* docs/conventions.md lists no filterable field for devices either. */
 static const acct_filter_field device_fields[] = {
     {"id", "id", ACCT_FIELD_INT},
     {"created", "created", ACCT_FIELD_TIME},

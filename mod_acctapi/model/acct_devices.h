@@ -1,6 +1,6 @@
 /*
- * Trusted devices, a record another system owns (ARCHITECTURE.md,
- * "Operator CLI"): adding one validates its input before touching the
+ * Trusted devices, a record another system owns (docs/operations.md,
+ * "The operator CLI"): adding one validates its input before touching the
  * store and fails with ACCT_IDENT_NOT_FOUND when the user does not exist;
  * /profile/devices reads and revokes them.
  * Each get returns the one row of `id` when `uid` may see it, else none.

@@ -13,7 +13,7 @@
  *    "" for soa_email;
  *  - a body's nulls are gone before these readers see it
  *    (acct_fields_settable): null leaves a field as it is, or gives its
- *    default on create, like an absent field (DECISIONS.md, "Today's
+ *    default on create, like an absent field (docs/conventions.md, "Today's
  *    clients"); [] clears master_ips, axfr_ips and tags;
  *  - the timer fields round up to the contract's valid values.
  */

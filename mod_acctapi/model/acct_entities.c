@@ -33,7 +33,7 @@ static const acct_sql q_entity_get = ACCT_SQL2("entity_view_get",
  * validate the answer, or parse it into typed fields, accept it:
  *  - null where the public shape allows null (an instance's image, a
  *    volume's linode_id ...), and for the few keys the public API itself
- *    answers null although its document does not say so (DECISIONS.md,
+ *    answers null although its document does not say so (docs/conventions.md,
  *    "Today's clients": its recorded traffic is the evidence);
  *  - otherwise a neutral value: an empty list, 0, false or "" for a free
  *    string (an alert threshold or a connection throttle of 0 is off, as

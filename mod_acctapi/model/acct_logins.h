@@ -1,6 +1,6 @@
 /*
- * The login history, a record another system owns (ARCHITECTURE.md,
- * "Operator CLI"): recording a login validates its input before touching
+ * The login history, a record another system owns (docs/operations.md,
+ * "The operator CLI"): recording a login validates its input before touching
  * the store and fails with ACCT_IDENT_NOT_FOUND when the user does not
  * exist; /profile/logins reads them.
  * Each get returns the one row of `id` when `uid` may see it, else none.

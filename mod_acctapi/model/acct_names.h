@@ -1,6 +1,7 @@
 /*
  * The contract's names and the public API's names of the same things
- * (DECISIONS.md, "Today's clients", Names).  The contract (4.174.0) writes
+ * (docs/conventions.md, "Today's clients", Names).  The contract (4.174.0)
+ * writes
  * the public API with neutral words: a Linode is an instance, Longview is
  * monitoring, Lish is the shell.  Today's clients send and read the public
  * words, so requests take either name and responses carry the names that

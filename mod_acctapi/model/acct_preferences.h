@@ -1,5 +1,6 @@
 /*
- * Preferences: one JSON object per user and OAuth client (DECISIONS.md), so
+ * Preferences: one JSON object per user and OAuth client
+ * (docs/conventions.md), so
  * each app, and each personal access token ("pat:<id>"), keeps a document
  * of its own.  Stored as its compact text (table preferences).
  */

@@ -93,7 +93,8 @@ static int field_unused(const acct_record *r, unsigned bit)
  * ------------------------------------------------------------------------ */
 
 /*
- * The name relative to the zone (DECISIONS "Record"): the domain itself or
+ * The name relative to the zone (docs/conventions.md "Record"): the domain
+ * itself or
  * a name under it loses that suffix (apex ""); a trailing dot makes the
  * name fully qualified, so it must lie in the zone.  NULL after the error.
  */

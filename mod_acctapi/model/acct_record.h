@@ -1,8 +1,8 @@
 /*
  * Domain records: the rules per record type of the contract ("Rules per
- * record type") with DECISIONS.md's "Record": names are stored relative to
- * the zone (apex ""), targets without a trailing dot, SRV service and
- * protocol without underscores (the name is derived as
+ * record type") with docs/conventions.md's "Record": names are stored
+ * relative to the zone (apex ""), targets without a trailing dot, SRV
+ * service and protocol without underscores (the name is derived as
  * "_service._protocol"), TTLs rounded up to a valid value.
  *
  * The rules are pure functions of their input (no store).  The rules that

@@ -13,7 +13,7 @@
  * The fields a record body sets (NULL-terminated): the handlers judge the
  * body's other keys with acct_fields_settable before acct_record_read, which
  * also drops its nulls (null leaves a field as it is, or gives its default
- * on create: DECISIONS.md, "Today's clients").
+ * on create: docs/conventions.md, "Today's clients").
  */
 extern const char *const acct_record_fields[];
 

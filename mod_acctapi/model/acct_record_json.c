@@ -22,7 +22,8 @@
  * tests/unit/test_dns_records.c compares the text with jansson's dump of it.
  * ------------------------------------------------------------------------ */
 
-/* The Record object of DECISIONS.md: its keys in order, each the column of
+/* The Record object of docs/conventions.md: its keys in order, each the
+ * column of
  * ACCT_RECORD_COLUMNS of the same name. */
 enum record_value { VALUE_TEXT, VALUE_NUMBER, VALUE_TIME };
 

@@ -72,7 +72,7 @@ acct_field_rc acct_sshkey_body(acct_req *req, acct_problems *pb,
 /*
  * Reads body field `field` as an array of public key lines (PUT /profile
  * authorized_keys; [] clears the keys, null leaves them as they are, as an
- * absent field: DECISIONS.md, "Today's clients").  Every bad item is
+ * absent field: docs/conventions.md, "Today's clients").  Every bad item is
  * reported as "<field>[<index>]" (indexes from 0), all at once.  On
  * ACCT_FIELD_SET *json_text is the array of normalised lines as compact
  * JSON (pool memory), ready to store.

@@ -1,5 +1,5 @@
 -- mod_acctapi schema, version 11 (both dialects): the managed-database
--- catalogues as today's public API serves them (issue 21).
+-- catalogues as today's public API serves them.
 --
 -- Engines.  The public API lists one engine per major version (id
 -- "mysql/8", version "8"); a database created from it runs that major's

@@ -1,5 +1,5 @@
 -- mod_acctapi schema, version 12 (both dialects): managed databases as
--- today's public API serves them (issue 21).
+-- today's public API serves them.
 --   engine_config    the engine's settings (JSON object, the public shape:
 --                    {"mysql": {...}, "binlog_retention_period": n} or
 --                    {"pg": {...}, ...}); '{}' on rows made before this

@@ -65,7 +65,7 @@ function assertPage(res) {
     }
 }
 
-/* The timestamp layout DECISIONS fixes and the Go and Python clients parse. */
+/* The timestamp layout docs/conventions.md fixes and the Go and Python clients parse. */
 function assertTimestamp(v, what) {
     assert.match(v, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, `${what}: ${v}`);
 }

@@ -1,6 +1,6 @@
 // The values the public console's own validation accepts for domains and
 // records, as requests to send: tests/e2e/dns/test_validation_schemas.py
-// sends each and requires the module to accept it (DECISIONS.md, "Today's
+// sends each and requires the module to accept it (docs/conventions.md, "Today's
 // clients": never stricter than the public API).
 //
 // For every field of @linode/validation's createDomainSchema,

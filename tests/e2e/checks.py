@@ -1,4 +1,4 @@
-"""Assertions shared by the tests, exact per DECISIONS.md."""
+"""Assertions shared by the tests, exact per docs/conventions.md."""
 
 from harness import CACHEABLE, NO_STORE, SPEC_VERSION, VARY
 

@@ -113,7 +113,7 @@ def server(backend, e2e_tmp):
 # The public service's own values, the ones today's clients' tests assert
 # (nameservers ns1..ns5.linode.com, database hosts named
 # a<id>-akamai-prod-<n>-default under g2a.akamaidb.net, administrator
-# akmadmin), as README's quickstart section shows them: the server of the
+# akmadmin), as docs/emulator.md's quickstart section shows them: the server of the
 # client suites and of the client facts' check.
 PUBLIC_VALUES = """<LocationMatch "^/v4(beta)?(/|$)">
     AcctapiNameservers ns1.linode.com ns2.linode.com ns3.linode.com ns4.linode.com ns5.linode.com

@@ -365,7 +365,7 @@ static void test_route_permits(void **state)
     assert_string_equal(reason, "Unauthorized");
 }
 
-/* Both names of the shell's method by default (README, "Today's
+/* Both names of the shell's method by default (docs/conventions.md, "Today's
  * clients): lish_auth_method next to shell_auth_method, the same value;
  * and the public API's user_type. */
 static void test_profile(void **state)
@@ -421,7 +421,8 @@ static void assert_keys(json_t *o, const char *const *want)
 }
 
 /* Both names of instance/linode, monitoring/longview and three global
- * grants by default (README, "Today's clients"), and the keys only the
+ * grants by default (docs/conventions.md, "Today's clients"), and the keys
+ * only the
  * public API has. */
 static void test_grants(void **state)
 {

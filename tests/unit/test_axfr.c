@@ -849,7 +849,7 @@ static void test_import_body(void **state)
         {"{\"domain\":5,\"remote_nameserver\":[\"192.0.2.1\"]}",
          "domain: domain must be a string | remote_nameserver: "
          "remote_nameserver must be a string"},
-        /* null is an absent field (README, "Today's clients") */
+        /* null is an absent field (docs/conventions.md, "Today's clients") */
         {"{\"domain\":null,\"remote_nameserver\":null}",
          "domain: domain is required | remote_nameserver: "
          "remote_nameserver is required"},

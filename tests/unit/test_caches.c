@@ -1,4 +1,4 @@
-/* The answers served as text (issue 10): acct_resp's raw body, the pages
+/* The answers served as text: acct_resp's raw body, the pages
  * and items the catalogue snapshot keeps, and the zone file written as JSON
  * directly.  Each is compared byte for byte with what the slow path
  * (jansson, or SQL for the catalogues) gives. */

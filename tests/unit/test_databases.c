@@ -331,7 +331,7 @@ static void test_create_rules(void **state)
         {&mysql_route, "{\"label\":\"a2345678901234567890123456789012\","
                        BASE_MY "}", ""},
         /* 3..32 characters, as the public API's spec and console take
-         * them (README, "Today's clients": never stricter) */
+         * them (docs/conventions.md, "Today's clients": never stricter) */
         {&mysql_route, "{\"label\":\"-abc\"," BASE_MY "}", ""},
         {&mysql_route, "{\"label\":\"ab c\"," BASE_MY "}", ""},
         {&mysql_route, "{\"label\":\"caf\\u00e9\"," BASE_MY "}", ""},
@@ -405,7 +405,8 @@ static void test_create_rules(void **state)
                     BASE_PG "}", ""},
         {&pg_route, "{\"label\":\"rt8\",\"replication_commit_type\":\"sync\","
                     BASE_PG "}", "replication_commit_type"},
-        /* not a MySQL field: ignored (README, "Today's clients") */
+        /* not a MySQL field: ignored (docs/conventions.md, "Today's
+         * clients") */
         {&mysql_route, "{\"label\":\"rt9\",\"replication_commit_type\":\"on\","
                        BASE_MY "}", ""},
         /* booleans */
@@ -429,7 +430,7 @@ static void test_create_rules(void **state)
         {&mysql_route, "{\"label\":\"al3\",\"allow_list\":[\"2001:db8::/32\","
                        "\"2001:DB8:0::/32\",\"10.0.0.1/24\"]," BASE_MY "}", ""},
         {&mysql_route, "{\"label\":\"al4\",\"allow_list\":[]," BASE_MY "}", ""},
-        /* unknown and read-only fields: ignored on create (README,
+        /* unknown and read-only fields: ignored on create (docs/conventions.md,
          * "Today's clients"); everything wrong at once */
         {&mysql_route, "{\"label\":\"unk1\",\"status\":\"active\","
                        "\"updates\":{}," BASE_MY "}", ""},
@@ -492,7 +493,7 @@ static void test_allow_list_reasons(void **state)
 }
 
 /*
- * What the public API takes and the module once refused (README,
+ * What the public API takes and the module once refused (docs/conventions.md,
  * "Today's clients": never stricter): any 3..32-character label, a
  * two-node cluster, allow-list items with host bits set or repeated (kept
  * as given), a 4-hour maintenance window.
@@ -627,7 +628,8 @@ static void test_lifecycle(void **state)
 }
 
 /* failed, degraded and suspended allow delete; the others do not.
- * Suspended: README "Today's clients" (never stricter than the public
+ * Suspended: docs/conventions.md "Today's clients" (never stricter than the
+ * public
  * API): the Terraform provider's suspension acceptance test destroys a
  * suspended cluster. */
 static void test_delete_statuses(void **state)
@@ -719,13 +721,13 @@ static void test_update_rules(void **state)
         {"{\"cluster_size\":2}", "cluster_size"},
         {"{\"type\":\"nope\"}", "type"},
         {"{\"type\":\"g6-standard-6\"}", ""},
-        /* kept as given, repeats included (README, "Today's
+        /* kept as given, repeats included (docs/conventions.md, "Today's
          * clients") */
         {"{\"allow_list\":[\"1.2.3.4\",\"1.2.3.4/32\",\"1.2.3.4\"]}", ""},
         {"{\"allow_list\":[\"1.2.3.4\",\"1.2.3.4/33\"]}", "allow_list[1]"},
         {"{\"allow_list\":null}", ""},        /* null: unchanged */
         /* what the route cannot change: refused when it differs from the
-         * stored value, ignored when equal (README, "Today's
+         * stored value, ignored when equal (docs/conventions.md, "Today's
          * clients"); cluster_size can change (a resize) */
         {"{\"status\":\"provisioning\",\"engine\":\"postgresql/13.2\","
          "\"region\":\"us-west\",\"cluster_size\":3,\"id\":0}",
@@ -733,7 +735,7 @@ static void test_update_rules(void **state)
         {"{\"status\":\"active\",\"engine\":\"postgresql\","
          "\"cluster_size\":1,\"private_network\":null,\"fork\":null}", ""},
         /* fork is shown now (null for a database created empty): another
-         * value is refused (README, "Today's clients": managed
+         * value is refused (docs/conventions.md, "Today's clients": managed
          * databases as the public API serves them) */
         {"{\"fork\":{}}", "fork"},
         {"{\"updates\":[]}", "updates"},
@@ -1240,7 +1242,7 @@ static void test_model_outcomes(void **state)
 }
 
 /* ------------------------------------------------------------------------
- * Suspend, resume, fork (issue 21)
+ * Suspend, resume, fork
  */
 
 /* Suspend and resume through their handlers: a database still provisioning

@@ -1,4 +1,4 @@
-/* Managed databases' catalogues (issue 21): the engine settings' validator,
+/* Managed databases' catalogues: the engine settings' validator,
  * merge and restart rule (model/acct_dbconfig), checked against the public
  * API's recorded values; engine ids by major version with the contract's
  * full-version ids as aliases, and node types with prices per engine and

@@ -403,7 +403,7 @@ static void snapshot_validation(void **state)
                "{\"target\":\"tertiary\",\"extra\":1}", &status);
     assert_int_equal(status, 400);
     errs = json_object_get(doc, "errors");
-    /* label, target; "extra" is not a field: ignored (README,
+    /* label, target; "extra" is not a field: ignored (docs/conventions.md,
      * "Today's clients") */
     assert_int_equal(json_array_size(errs), 2);
     refused(f, now, "POST", path, "{\"label\":\"has-dash\"}", 400,
@@ -810,7 +810,7 @@ static const status_cell cells[] = {
     {"POST", "/credentials/reset", NULL, " active "},
     {"POST", "/patch", NULL, " active "},
     {"GET", "/ssl", NULL, " active "},
-    /* Today's public API (issue 21, acct_db.c has the evidence). */
+    /* Today's public API (acct_db.c has the evidence). */
     {"POST", "/suspend", NULL, " provisioning active "},
     {"POST", "/resume", NULL, " suspending suspended "},
 };
@@ -975,7 +975,7 @@ static void backup_model(void **state)
     assert_int_equal(acct_dbbackup_delete(st, p, id, snap, ACCT_DBBACKUP_AUTO,
                                           "u", now, &changed), ACCT_STORE_OK);
     assert_int_equal(changed, 1);
-    /* One event per delete that deleted (issue 20). */
+    /* One event per delete that deleted. */
     assert_int_equal(sql_int(f, "SELECT count(*) FROM events WHERE action ="
                                 " 'database_backup_delete' AND status ="
                                 " 'notification' AND username = 'u'"), 2);

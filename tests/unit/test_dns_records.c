@@ -301,7 +301,8 @@ static void test_read_problems(void **state)
     req.body = json_pack("{s:s, s:s, s:s, s:i, s:f, s:s}", "type", "A",
                          "name", "@", "target", "192.0.2.300", "weight", 5,
                          "ttl_sec", 1.5, "color", "blue");
-    /* "color", not a field of a record, is ignored (README, "Today's
+    /* "color", not a field of a record, is ignored (docs/conventions.md,
+     * "Today's
      * clients") */
     acct_fields_settable(&req, pb, acct_record_fields, NULL);
     assert_int_equal(acct_record_read(&req, pb, NULL, &zone, &rec), -1);
@@ -585,7 +586,7 @@ static void test_validation_answers(void **state)
     int status;
 
     /* every problem at once, each naming its field ("color", not a field
-     * of a record, is ignored: README, "Today's clients") */
+     * of a record, is ignored: docs/conventions.md, "Today's clients") */
     doc = call(f, &f->who, api_record_create, f->domain, NULL,
                "{'type':'A','name':'@','target':'::1','port':80,"
                "'tag':'issue','ttl_sec':1.5,'color':'red'}", &status);
@@ -822,7 +823,7 @@ static void test_update_rules(void **state)
                         "port|port is only valid for SRV records");
     /* what a record shows but a PUT cannot change: ignored when equal to
      * the stored value, refused by name when not; unknown keys ignored
-     * (README, "Today's clients") */
+     * (docs/conventions.md, "Today's clients") */
     doc = call(f, &f->who, api_record_update, f->domain, a,
                apr_psprintf(pool, "{'id':%s,'domainId':1,'recordId':%s,"
                             "'target':'192.0.2.8'}", a, a), &status);

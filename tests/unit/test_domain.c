@@ -300,7 +300,7 @@ static const struct {
     {ON_CREATE, "{" MASTER ",\"tags\":\"abc\"}", "tags"},
     {ON_CREATE, "{" MASTER ",\"tags\":[\"ab\"]}", "tags[0]"},
     {ON_CREATE, "{" MASTER ",\"tags\":[\"abc\",5,\"\"]}", "tags[1],tags[2]"},
-    /* unknown and read-only fields: ignored (README, "Today's
+    /* unknown and read-only fields: ignored (docs/conventions.md, "Today's
      * clients"; test_update judges them against a stored domain) */
     {ON_CREATE, "{" MASTER ",\"foo\":1}", ""},
     {ON_CREATE, "{" MASTER ",\"id\":1,\"created\":\"2024-01-01T00:00:00\","
@@ -453,7 +453,7 @@ static void test_body_values(void **state)
     assert_string_equal(APR_ARRAY_IDX(d.tags, 1, const char *), "aaa");
 
     /* "" clears the display strings and soa_email, [] the addresses; null
-     * leaves a field as it is (README, "Today's clients") */
+     * leaves a field as it is (docs/conventions.md, "Today's clients") */
     req = body_req(pool, "{\"description\":\"\",\"group\":null,"
                          "\"soa_email\":\"\",\"axfr_ips\":null,"
                          "\"master_ips\":[]}");
@@ -784,7 +784,7 @@ static void test_update(void **state)
     assert_string_equal(error_fields(db->pool, &(acct_resp){
         .errors = json_object_get(doc, "errors")}), "id,soa_email");
     /* null leaves soa_email as it is; the id equal to the stored one is no
-     * change (README, "Today's clients") */
+     * change (docs/conventions.md, "Today's clients") */
     doc = call(db, &who, api_domain_update, id,
                apr_psprintf(db->pool, "{\"id\":%s,\"soa_email\":null,"
                             "\"domainId\":%s}", id, id), &status);

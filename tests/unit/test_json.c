@@ -805,7 +805,7 @@ static void test_field_readers(void **state)
                        "\"b\":1,\"e\":\"three\"}", ACCT_FIELD_BAD, &v);
     acct_field_require(&req, p, "absent",
                        acct_field_string(&req, p, "absent", 1, 5, 0, &s));
-    /* "x" is not a field of the route: ignored (README, "Today's
+    /* "x" is not a field of the route: ignored (docs/conventions.md, "Today's
      * clients"). */
     assert_int_equal(acct_problems_count(p), 5);
     assert_string_equal(problem_text(p, 0),

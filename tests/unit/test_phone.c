@@ -551,7 +551,7 @@ static void test_send_validation(void **state)
     assert_string_equal(error_at(r, 1),
                         "phone_number is required|phone_number");
 
-    /* "x" is not a field of the route: ignored (README, "Today's
+    /* "x" is not a field of the route: ignored (docs/conventions.md, "Today's
      * clients") */
     r = call(e, &e->who, api_phone_send,
              "{\"iso_code\":\"XX\",\"phone_number\":\"12ab\",\"x\":1}");

@@ -163,7 +163,7 @@ static const match_case synth_cases[] = {
     {"GET", "/things/%00", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things/a%00", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things/%4/parts/1", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
-    /* Segments that are not text name no path (issue 17): invalid UTF-8 ... */
+    /* Segments that are not text name no path: invalid UTF-8 ... */
     {"GET", "/things/%ff", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"DELETE", "/things/%FF", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},
     {"GET", "/things/\xff", ACCT_MATCH_NO_PATH, NONE, NULL, {0}},

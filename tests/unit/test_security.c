@@ -543,7 +543,7 @@ static const struct {
     {"{\"security_questions\":null}", {"security_questions"}},
     {"{\"security_questions\":\"1,2,3\"}", {"security_questions"}},
     {"{\"security_questions\":{\"question_id\":1}}", {"security_questions"}},
-    /* keys that are not fields of the route are ignored (README,
+    /* keys that are not fields of the route are ignored (docs/conventions.md,
      * "Today's clients") */
     {"{\"security_questions\":[],\"two_factor_auth\":true}",
      {"security_questions"}},
@@ -703,7 +703,8 @@ static void test_questions_answer(void **state)
     json_decref(doc);
 
     /* An answer's other keys (the question's text, its id as a GET shows
-     * them) and the body's are ignored (README, "Today's clients"). */
+     * them) and the body's are ignored (docs/conventions.md, "Today's
+     * clients"). */
     req = keyed_req(db, &who);
     req->body = body(db, apr_psprintf(db->pool,
         "{\"security_questions\":[{\"question_id\":7,\"response\":\"%s\","

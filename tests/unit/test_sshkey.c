@@ -266,7 +266,8 @@ static void test_body_list(void **state)
     assert_int_equal(key_body_list(req, &resp, "keys", &text),
                      ACCT_FIELD_SET);
     assert_string_equal(text, "[\"" ED25519 " me\",\"" NISTP256 "\"]");
-    /* null leaves the keys as they are (README, "Today's clients") */
+    /* null leaves the keys as they are (docs/conventions.md, "Today's
+     * clients") */
     text = "unset";
     assert_int_equal(key_body_list(req, &resp, "none", &text),
                      ACCT_FIELD_ABSENT);
@@ -393,7 +394,7 @@ static void test_create_refusals(void **state)
 
     unit_identity(db, "lee", 0, "*", &who);
     /* every problem reported at once, in the order of the checks; "id",
-     * not a field of a create, is ignored (README, "Today's
+     * not a field of a create, is ignored (docs/conventions.md, "Today's
      * clients") */
     doc = call(db, &who, api_sshkey_create, NULL,
                "{\"label\":\"12345678901234567890123456789012345678901234567890"
@@ -498,7 +499,7 @@ static void test_update_and_delete(void **state)
     assert_int_equal(status, 200);
     assert_string_equal(str(doc, "label"), "new");
     assert_string_equal(str(doc, "ssh_key"), ED25519);
-    /* null, or no label, leaves it as it is (README, "Today's
+    /* null, or no label, leaves it as it is (docs/conventions.md, "Today's
      * clients") */
     doc = call(db, &who, api_sshkey_update, id, "{\"label\":null}", &status);
     assert_int_equal(status, 200);

@@ -147,7 +147,8 @@ static void test_tag_lifecycle(void **state)
                         "tagged.example");
     assert_string_equal(json_string_value(json_array_get(
         json_object_get(data, "tags"), 0)), "prod env");
-    /* An instance's type is the public API's value (README, "Today's
+    /* An instance's type is the public API's value (docs/conventions.md,
+     * "Today's
      * clients"), the contract's only where the operator asks for the
      * contract's names alone. */
     item = json_array_get(json_object_get(doc, "data"), 1);
@@ -214,7 +215,7 @@ static void test_tag_create_refusals(void **state)
     assert_int_equal(results(db, &who, api_tags_list, NULL), 0);
 
     req = unit_req(db, &who);
-    /* "colour" is not a field of the route: ignored (README,
+    /* "colour" is not a field of the route: ignored (docs/conventions.md,
      * "Today's clients"); the label is too short */
     req->body = body(db, "{\"label\":\"ab\",\"colour\":1}");
     doc = call(req, api_tag_create, &status);

@@ -6,7 +6,7 @@
 // (a plain object), or { items: spec } for an array of objects.  A name
 // ending in "?" is optional in the .d.ts (checked only when present).
 //
-// The contract (account-services-api.md, release 4.174.0) is a subset of the
+// The contract (the Account Services API, release 4.174.0) is a subset of the
 // public API the library follows.  Two kinds of declared fields are therefore
 // not required here, and each is named below with its reason, never silently:
 //   RENAMED: the contract writes the field with a neutral word (see its
@@ -28,7 +28,7 @@ export const INTERFACES = {
         master_ips: 'string[]',
         refresh_sec: 'number',
         retry_sec: 'number',
-        // DECISIONS.md: unset strings are null unless stated, and a slave
+        // docs/conventions.md: unset strings are null unless stated, and a slave
         // domain has no SOA e-mail; the library's own code never reads it
         // there, and JSON decoders of the Go/Python clients take null.
         soa_email: 'null|string',
@@ -275,7 +275,7 @@ export const BEYOND = new Set([
 ]);
 
 // The statuses the contract adds to the library's DatabaseStatus union
-// ("updating" after every PUT per DECISIONS, "backing_up" while a snapshot
+// ("updating" after every PUT per docs/conventions.md, "backing_up" while a snapshot
 // runs): reported as notes, like the fields above.
 export const EXTRA_VALUES = {
     'Database.status': new Set(['updating', 'backing_up']),

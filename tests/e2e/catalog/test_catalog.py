@@ -6,7 +6,7 @@ from checks import (CACHEABLE, NO_STORE, assert_envelope, assert_error, assert_h
                     assert_json)
 
 # The contract's keys, and placement_group_limits and monitors, which the
-# public API's regions carry (issue 19: the public shapes; linodego's
+# public API's regions carry (the public shapes; linodego's
 # recorded TestRegionsMonitorsSection).
 REGION_KEYS = {"id", "label", "country", "capabilities", "status", "resolvers", "site_type",
                "placement_group_limits", "monitors"}
@@ -274,7 +274,7 @@ def test_engines_list(anon):
     versions = {}
     for e in data:
         versions.setdefault(e["engine"], set()).add(e["version"])
-    # DECISIONS.md, today's clients (managed databases): engine ids by major
+    # docs/conventions.md, today's clients (managed databases): engine ids by major
     # version, the public API's list; the contract's full-version ids stay
     # accepted as aliases (test_database_catalog.py, test_engine_full_version_ids).
     assert versions == {"mysql": {"8"}, "postgresql": {"13", "14", "15", "16", "17"}}, versions

@@ -1,4 +1,4 @@
-"""Managed databases' catalogues as today's public API serves them (issue 21):
+"""Managed databases' catalogues as today's public API serves them:
 engines by major version with the contract's full-version ids kept as
 aliases, database node types with prices per engine and cluster size, and
 the description of each engine's settings (engine_config).

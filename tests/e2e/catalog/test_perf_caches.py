@@ -1,4 +1,4 @@
-"""The fast paths of issue 10 never serve stale or wrong content.
+"""The fast paths (the caches of answers served as text) never serve stale or wrong content.
 
 Catalogue lists and items are served from text each child renders once per
 catalogue snapshot: every page at every page size must be byte for byte what
@@ -10,7 +10,7 @@ The zone file is written as JSON text directly and each child keeps the
 answers it rendered, keyed by the domain's serial: the body must be the
 compact JSON of its lines, and every kind of change (records created,
 changed, deleted; the domain's SOA fields, TTL and name; a change made with
-SQL that moves the serial, as README tells operators to) shows in the very
+SQL that moves the serial, as docs/configuration.md tells operators to) shows in the very
 next answer, of this server and of another one on the same database."""
 
 import json
@@ -306,7 +306,7 @@ def test_zone_shows_every_change_at_once(api, backend, other_server):
            and not any(f" {name}." in x or x.startswith(f"{name}.") for x in z),
            "rename")
 
-    # With SQL, as README's operator notes say: the change and a serial bump
+    # With SQL, as docs/configuration.md's operator notes say: the change and a serial bump
     # (any change of a zone needs one, for secondaries as for the cache).
     serial = int(soa_fields(both())[5])
     bump = f"UPDATE domains SET serial = serial + 1 WHERE id = {int(did)}"

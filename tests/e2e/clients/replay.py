@@ -1,5 +1,5 @@
 """Requests sent as today's public-API clients build them, and the check that
-an answer parses into what the client reads (issue 19).
+an answer parses into what the client reads.
 
 A client is a Wire: the version segment it puts in front of paths (v4, or
 v4beta for linode_api4 and linodego), the headers it sets on every request

@@ -1,4 +1,4 @@
-"""Behaviours the public API's clients rely on (issue 8), each shown end to
+"""Behaviours the public API's clients rely on, each shown end to
 end: the timestamp layout on every object that has timestamps; the exact
 Content-Type on every kind of answer; `pages` >= 1; 204 from
 GET /profile/grants for an unrestricted user; Retry-After in whole seconds;
@@ -208,7 +208,7 @@ def dates_in(doc, where="$"):
 
 
 # A personal access token that never expires shows the public API's "never"
-# (linodego's recorded traffic; DECISIONS.md, today's clients).
+# (linodego's recorded traffic; docs/conventions.md, today's clients).
 NEVER_EXPIRES = "2999-12-12T05:00:00"
 
 

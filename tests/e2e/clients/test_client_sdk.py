@@ -82,7 +82,7 @@ def private_ca():
 
 def test_client_over_tls_with_a_private_ca(client_installed, make_server, backend,
                                            private_ca):
-    """What the README tells: NODE_EXTRA_CA_CERTS makes the library trust the
+    """What docs/clients.md tells: NODE_EXTRA_CA_CERTS makes the library trust the
     module's private CA; without it the library refuses the certificate."""
     srv = make_server(tls=(private_ca["cert"], private_ca["key"]), name="httpd-sdk-tls")
     env = dict(os.environ, ACCTAPI_URL=srv.base_url, ACCTAPI_TOKEN=backend.token)

@@ -1,5 +1,5 @@
 """lexicon 3.11 (Debian's `lexicon`, provider linode4) and the certbot plugin
-certbot-dns-linode 2.1 built on it (issue 19).
+certbot-dns-linode 2.1 built on it.
 
 Both run unchanged: the provider hard-codes https://api.linode.com/v4/ and
 offers no option for another base URL, so the test gives the programs only
@@ -13,7 +13,7 @@ What the provider sends (lexicon/providers/linode4.py): every request has
 `json.dumps(data)` as its body with data `{}` when it has none -- GET and
 DELETE carry the body `{}`; the zone is found with `X-Filter:
 {"domain": "<zone>"}`; records are created with `ttl_sec` 0 and updated
-with `"name": null` when no name is given (the refused PUT of issue 19).
+with `"name": null` when no name is given (a PUT the module once refused).
 The replay tests send those exact requests to the suite's plain HTTP
 server, on every backend, without the Debian packages.
 """

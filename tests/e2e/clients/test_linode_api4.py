@@ -1,4 +1,4 @@
-"""The Python SDK linode_api4 (issue 19): the requests its integration tests
+"""The Python SDK linode_api4: the requests its integration tests
 make through the in-scope modules (domains, tags, profile, SSH keys, tokens,
 account users and events, databases, regions, types, images, errors), sent
 as linode_api4's LinodeClient sends them, and the answers read as its
@@ -119,7 +119,7 @@ def sdk(backend, public_server):
 def test_domain(sdk):
     """conftest.py's session fixture: domain_create() with a tag, then the
     SRV record of its record_create() (service `service_test`, no protocol,
-    target `rc_test`), which the module refused before issue 19."""
+    target `rc_test`), which the module refused before it followed today's clients."""
     name = f"{time.time_ns()}-example.com"
     dom = answer(sdk.post("/domains", {"domain": name, "type": "master",
                                        "soa_email": "pathiel-test123@linode.com",

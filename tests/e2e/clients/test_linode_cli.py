@@ -1,4 +1,4 @@
-"""linode-cli 5.56 and 5.50 (issue 19): the requests of its integration
+"""linode-cli 5.56 and 5.50: the requests of its integration
 tests for the in-scope commands (domains, records, tags, profile, SSH keys,
 tokens, users, events, regions, databases, `configure`), sent as the CLI
 builds them, and the answers checked for the columns its tests read.
@@ -319,7 +319,7 @@ def test_events(cli):
         "entity.id": dom["id"], "entity.type": "domain"}), page_of(EVENT))["data"]
     assert mine and {e["entity"]["id"] for e in mine} == {dom["id"]}, mine
     # The public API's and linodego's name of the action (the CLI's own test
-    # looks for "domain_create", which neither knows: see README).
+    # looks for "domain_create", which neither knows: see docs/clients.md).
     assert "dns_zone_create" in [e["action"] for e in mine], mine
     delete(cli, "/domains/{domainId}", {"domainId": dom["id"]})
 
@@ -328,7 +328,7 @@ def test_regions_and_databases(cli, clock):
     """regions list; database/test_database.py: engines, engine-view (the id
     goes into the path as it is, its slash unencoded), the postgresql_cluster
     fixture's postgresql-create (label with `_`, --no-defaults; with an
-    engine id by full version: the fixture's `postgresql/16` is issue 21),
+    engine id by full version: the fixture's `postgresql/16` is a major-version id of today's public API),
     its wait for `active`, list, postgresql-list and mysql-list (id, label,
     region), delete."""
     regions = answer(cli.run("GET", "/regions"), page_of(
@@ -366,7 +366,7 @@ def test_regions_and_databases(cli, clock):
 def test_configure(cli):
     """The requests of `linode-cli configure` with a token: /profile (the
     token's user), /regions, /linode/types and /images without a token
-    (the step that stopped on a 404 before issue 19), /profile/grants
+    (the step that stopped on a 404 before the read-only views existed), /profile/grants
     (204 for a full-access token), /account/users (its users with ssh_keys)."""
     token_headers = {"Authorization": f"Bearer {cli.wire.token}",
                      "Content-type": "application/json"}

@@ -1,4 +1,4 @@
-"""Today's clients against scripts/quickstart, in wall time (issues 20, 21).
+"""Today's clients against scripts/quickstart, in wall time.
 
 The quickstart is what developers point their Terraform code and SDKs at:
 databases provision in 10-20 seconds and finish operations in 5, with no

@@ -1,4 +1,4 @@
-"""The Terraform provider linode/linode 3.13 (issue 19), which talks to the
+"""The Terraform provider linode/linode 3.13, which talks to the
 API through linodego v1.69.0: the requests of its in-scope resources
 (linode_domain, linode_domain_record, linode_sshkey, linode_token,
 linode_database_mysql_v2 / _postgresql_v2) and data sources (linode_domain,
@@ -136,7 +136,7 @@ def test_domain_resource_update_sends_null_for_what_did_not_change(tf):
     """An apply that changes only the description: Update sends domain,
     status, soa_email and the timers from the state, and master_ips,
     axfr_ips and tags as null (not changed), which must leave them as they
-    are (before issue 19 the module cleared them)."""
+    are (the module once cleared them)."""
     dom = create_domain(tf, soa_email="hostmaster@example.com", tags=["tf-a", "dns"],
                         axfr_ips=["192.0.2.53"], ttl_sec=300)
     assert sorted(dom["tags"]) == ["dns", "tf-a"] and dom["axfr_ips"] == ["192.0.2.53"], dom
@@ -247,7 +247,7 @@ def test_token_resource(tf):
 
 
 def test_profile_data_source(tf):
-    """linode_profile: GetProfile, lish_auth_method included (issue 19)."""
+    """linode_profile: GetProfile, lish_auth_method included."""
     profile = answer(tf.get("/profile"), PROFILE)
     assert profile["lish_auth_method"] in ("password_keys", "keys_only", "disabled"), profile
 
@@ -271,7 +271,7 @@ def test_user_and_users_data_sources(tf):
 
 def test_regions_data_sources(tf):
     """linode_regions: the empty "+and", and the site_type filter (a 400
-    before issue 19); linode_region: GetRegion."""
+    before the module followed today's clients); linode_region: GetRegion."""
     regions = answer(tf.get("/regions?page=1", xfilter=EMPTY_FILTER), page_of(REGION))["data"]
     assert regions, regions
     core = answer(tf.get("/regions?page=1", xfilter=list_filter(("site_type", ["core"]))),
@@ -341,7 +341,7 @@ def wait_for_event(tf, clock, action, entity_id, known=()):
 def test_database_v2_resource(tf, clock, engine, engine_id):
     """linode_database_{mysql,postgresql}_v2 with the attributes the module
     serves today (engine ids by full version; today's major-version ids and
-    engine_config are issue 21): Create, the poller on database_create, the
+    engine_config are today's public API's): Create, the poller on database_create, the
     status wait; an Update of label, allow_list and updates with the poller
     on database_update (PreTask first); Delete."""
     base = f"/databases/{engine}/instances"

@@ -23,7 +23,7 @@ KEYS = ["id", "label", "engine", "version", "region", "type", "cluster_size",
         "encrypted", "ssl_connection", "allow_list", "port", "hosts", "status",
         "created", "updated", "total_disk_size_gb", "used_disk_size_gb",
         "updates", "replication_type", "replication_commit_type"]
-# What today's public API adds (DECISIONS.md, "Today's clients": managed
+# What today's public API adds (docs/conventions.md, "Today's clients": managed
 # databases as the public API serves them).
 PUBLIC_KEYS = ["members", "platform", "oldest_restore_time", "engine_config",
                "private_network", "fork"]
@@ -32,7 +32,7 @@ PUBLIC_KEYS = ["members", "platform", "oldest_restore_time", "engine_config",
 ALL_KEYS = [k for k in KEYS if k not in ("replication_type", "replication_commit_type")] + \
     ["instance_uri"] + PUBLIC_KEYS
 KEYS = KEYS + PUBLIC_KEYS
-# A new database's window: 4 hours, as today's service gives it (issue 21).
+# A new database's window: 4 hours, as today's service gives it.
 DEFAULT_UPDATES = {"frequency": "weekly", "duration": 4, "hour_of_day": 0,
                    "day_of_week": 1, "week_of_month": None, "pending": []}
 STATUSES = ["provisioning", "active", "suspending", "suspended", "resuming",
@@ -184,7 +184,7 @@ CREATE_REFUSALS = [
     (MY, my_body("my-bogus", replication_type="sync"), ["replication_type"]),
     (PG, pg_body("commit-bad", replication_commit_type="always"),
      ["replication_commit_type"]),
-    # not a MySQL field: ignored (DECISIONS.md, "Today's clients")
+    # not a MySQL field: ignored (docs/conventions.md, "Today's clients")
     (MY, my_body("my-commit", replication_commit_type="local", encrypted=1),
      ["encrypted"]),
     (PG, pg_body("enc-int", encrypted=1), ["encrypted"]),
@@ -215,7 +215,7 @@ def test_create_refusals(acct, path, body, fields):
 
 
 def test_values_the_public_api_takes(acct):
-    """DECISIONS.md, "Today's clients": never stricter than the public API.
+    """docs/conventions.md, "Today's clients": never stricter than the public API.
     Labels of 3..32 characters (its spec and console set no pattern), two
     nodes of the dedicated types it sells so (GET /databases/types),
     allow-list items kept as given (its pattern admits host bits; its
@@ -415,7 +415,7 @@ def test_update_and_view_of_what_is_not_yours(acct, acct2, backend):
 
 # --------------------------------------------------------------------------
 # The required-status table: update needs active; delete active, failed or
-# degraded, and suspended: DECISIONS.md "Today's clients" (never stricter
+# degraded, and suspended: docs/conventions.md "Today's clients" (never stricter
 # than the public API), the Terraform provider's suspension acceptance test
 # destroys a suspended cluster.  Every status, both operations, allowed and
 # refused.
@@ -621,7 +621,7 @@ def test_set_status_failures_and_help(acct, backend):
 
 
 # --------------------------------------------------------------------------
-# Today's public API (issue 21): engines by major, engine_config, node types
+# Today's public API: engines by major, engine_config, node types
 # --------------------------------------------------------------------------
 
 def test_create_as_terraform_v2_sends_it(acct, clock):

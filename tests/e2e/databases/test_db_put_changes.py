@@ -1,5 +1,5 @@
 """PUT /databases/{mysql,postgresql}/instances/{id} as today's public API
-takes it (issue 21), end to end on both backends: an in-place major version
+takes it, end to end on both backends: an in-place major version
 upgrade (`version`), a change of node count (`cluster_size`) or node type
 (`type`), `private_network` on create and update, the values a client PUTs
 back unchanged, and host names as today's service gives them

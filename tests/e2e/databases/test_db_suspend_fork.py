@@ -1,4 +1,4 @@
-"""Suspend, resume and fork of managed databases (issue 21), end to end on
+"""Suspend, resume and fork of managed databases, end to end on
 both backends, as today's public API serves them.
 
 Suspend (POST .../suspend) and resume (POST .../resume) answer {} and the

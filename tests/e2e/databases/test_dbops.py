@@ -222,7 +222,7 @@ def test_snapshot_body_validation(api, backend):
                  "Length must be 1-30 characters", "label")
     assert_error(api.post(path, json={"label": "ok", "target": "tertiary"}), 400,
                  "target must be one of: primary, secondary", "target")
-    # "size" is not a field of the route: ignored (DECISIONS.md, "Today's
+    # "size" is not a field of the route: ignored (docs/conventions.md, "Today's
     # clients"); null is the default, and label has none
     errs = assert_error(api.post(path, json={"target": 1, "size": 2, "label": None}), 400,
                         field=None, only=False)
@@ -298,12 +298,12 @@ CELLS = [
     ("credentials-reset", "POST", "/credentials/reset", None, ["active"]),
     ("patch", "POST", "/patch", None, ["active"]),
     ("ssl-view", "GET", "/ssl", None, ["active"]),
-    # Today's public API (issue 21): suspend from active (provisioning too:
+    # Today's public API: suspend from active (provisioning too:
     # linode-cli suspends a cluster it has just made), resume from suspended
     # (suspending too: the console offers it, linode-cli resumes at once).
     ("suspend", "POST", "/suspend", None, ["provisioning", "active"]),
     ("resume", "POST", "/resume", None, ["suspending", "suspended"]),
-    # A PUT's operations of today's public API (issue 21): an update, like
+    # A PUT's operations of today's public API: an update, like
     # any PUT (a body of one engine or the other: {engine: body}).
     ("upgrade", "PUT", "", {"mysql": {"version": "8"}, "postgresql": {"version": "17"}},
      ["active"]),

@@ -203,7 +203,7 @@ REFUSALS = [
     ({}, [("type", "type is required")]),
     ({"type": "SOA", "target": "x"},
      [("type", "type must be one of: A, AAAA, NS, MX, CNAME, TXT, SRV, PTR, CAA")]),
-    # a key that is not a record field is ignored (DECISIONS.md, "Today's
+    # a key that is not a record field is ignored (docs/conventions.md, "Today's
     # clients"): only the target is refused
     ({"type": "A", "target": "2001:db8::1", "colour": "red", "domainId": 1},
      [("target", "target must be an IPv4 address, such as 192.0.2.10, or [remote_addr]")]),
@@ -432,7 +432,7 @@ def test_update(acct, backend, clock):
     # refusals changed nothing
     assert acct.client.get(f"/domains/{did}/records/{a['id']}").json == a
     assert acct.client.get(f"/domains/{did}/records/{srv['id']}").json == doc
-    # null leaves a field as it is (DECISIONS.md, "Today's clients")
+    # null leaves a field as it is (docs/conventions.md, "Today's clients")
     r = acct.client.put(f"/domains/{did}/records/{srv['id']}",
                         json={"service": None, "protocol": None, "name": None, "target": None,
                               "port": None, "ttl_sec": None, "type": None})

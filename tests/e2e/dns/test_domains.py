@@ -115,8 +115,8 @@ def test_defaults_and_slave(acct):
                                            "master_ips": ["192.0.2.1", "::1"]})
     assert r.status == 200, r
     s = r.json
-    # soa_email unset: "", a string as the public API types it (DECISIONS.md,
-    # today's clients; issue 19: the public API's response shapes).
+    # soa_email unset: "", a string as the public API types it (docs/conventions.md,
+    # today's clients: the public API's response shapes).
     assert (s["type"], s["soa_email"], s["master_ips"]) == ("slave", "", ["192.0.2.1", "::1"])
 
 
@@ -146,12 +146,12 @@ REFUSALS = [
     (master("x.example", axfr_ips=["192.0.2.1", "10.0.0.256"]), ["axfr_ips[1]"]),
     (master("x.example", axfr_ips=["2001:db8:1111:2222:3333:4444:5555:6666"] * 26),
      ["axfr_ips"]),
-    # null is the default (DECISIONS.md, "Today's clients")
+    # null is the default (docs/conventions.md, "Today's clients")
     (master("x.example", expire_sec=-1.0, refresh_sec="300", retry_sec=1.5, ttl_sec=None),
      ["expire_sec", "refresh_sec", "retry_sec"]),
     (master("x.example", tags=["ok-tag", "no", "t" * 51]), ["tags[1]", "tags[2]"]),
     (master("x.example", tags="abc"), ["tags"]),
-    # what a create does not set is ignored (DECISIONS.md, "Today's clients"):
+    # what a create does not set is ignored (docs/conventions.md, "Today's clients"):
     # only the bad status is refused
     (master("x.example", id=1, created="2024-01-01T00:00:00", updated=None, serial=3,
             status="paused"),
@@ -250,7 +250,7 @@ def test_update(acct, acct2, clock):
                  "domain")
     assert acct.client.get(path).json == u
     # switching back to master with an address; null leaves the group
-    # (DECISIONS.md, "Today's clients"), "" clears it
+    # (docs/conventions.md, "Today's clients"), "" clears it
     r = acct.client.put(path, json={"type": "master", "soa_email": "a@b.example",
                                     "group": None, "tags": []})
     assert r.status == 200, r

@@ -504,7 +504,7 @@ BODIES = [
     ({"domain": 5, "remote_nameserver": ["192.0.2.1"]},
      [("domain", "domain must be a string"),
       ("remote_nameserver", "remote_nameserver must be a string")]),
-    # null is an absent field (DECISIONS.md, "Today's clients")
+    # null is an absent field (docs/conventions.md, "Today's clients")
     ({"domain": "x.example", "remote_nameserver": None},
      [("remote_nameserver", "remote_nameserver is required")]),
     ({"domain": "x.example", "remote_nameserver": ""},

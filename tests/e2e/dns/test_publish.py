@@ -362,7 +362,7 @@ def test_slave_domain(pub):
 
 
 def test_hidden_primary_feeds_a_secondary(backend, make_server):
-    """The README's separate-hosts set-up: this named is a hidden primary
+    """docs/dns.md's separate-hosts set-up: this named is a hidden primary
     whose "acctapi-transfer" ACL admits the secondaries; a secondary
     declares the zones of zones.conf as slaves of it and transfers them."""
     p = Publishing(backend, make_server, acl="127.0.0.1")
@@ -371,7 +371,7 @@ def test_hidden_primary_feeds_a_secondary(backend, make_server):
         dom = p.create()
         d, did = dom["domain"], dom["id"]
         p.record(did, type="A", name="www", target="192.0.2.70")
-        # The README's sed, on this zone's line only (the shared database
+        # docs/dns.md's sed, on this zone's line only (the shared database
         # holds many other zones).
         entry = p.entry(d)
         slave = re.sub(r'^zone "([^"]*)".*',

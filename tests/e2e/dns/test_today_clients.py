@@ -1,5 +1,5 @@
 """What today's clients of the public API send to /domains, byte for byte as
-their own tests send it (DECISIONS.md, "Today's clients"): accepted where the
+their own tests send it (docs/conventions.md, "Today's clients"): accepted where the
 public API accepts it ("never stricter than the public API"), refused with
 the reason text the client's test asserts where it is refused ("error
 texts").  Both backends.

@@ -1,5 +1,5 @@
 """Every value the public console's validation accepts for a domain or a
-record, the module accepts (DECISIONS.md, "Today's clients": never stricter
+record, the module accepts (docs/conventions.md, "Today's clients": never stricter
 than the public API), on both backends.
 
 tests/client/validation-samples.mjs generates the requests from the

@@ -1,5 +1,5 @@
 """Read-only views of the objects the operator registered (acctapi-admin
-entity add) under the public API's paths (issue 19, today's clients):
+entity add) under the public API's paths (today's clients):
 /linode/instances, /volumes, /nodebalancers and /images, each with its
 /{id}, in the public shapes.  What the module knows (id, label, registration
 time, tags) is filled in; every other key has a value of the type the

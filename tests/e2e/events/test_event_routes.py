@@ -1,4 +1,4 @@
-"""Every write route of the route table writes its event (issue 20), or is
+"""Every write route of the route table writes its event, or is
 one the public API writes none for (NO_EVENT, with the evidence): the
 routes come from `acctapi-admin routes` (the table compiled into this
 build, as protocol/test_route_scopes.py reads it), each write route is
@@ -546,7 +546,7 @@ def test_write_route_event(backend, server, clock, method, path):
         w.close()
 
 # --------------------------------------------------------------------------
-# A database PUT's operations (issue 21): the actions the Terraform
+# A database PUT's operations: the actions the Terraform
 # provider's pollers wait on -- database_update for a changed engine_id
 # (version), private_network, label..., database_resize for a changed type
 # or cluster_size, both when a PUT carries both

@@ -1,4 +1,4 @@
-"""The account's event feed (issue 20), end to end on both backends: the
+"""The account's event feed, end to end on both backends: the
 public event shape, pagination, the X-Filter fields and operators clients
 send, seen and read, scopes, restricted users and other accounts, retention
 by the test clock and `acctapi-admin events prune`, the lifecycle of a

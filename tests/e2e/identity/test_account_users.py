@@ -1,4 +1,4 @@
-"""GET /account/users and /account/users/{username} (issue 19, today's
+"""GET /account/users and /account/users/{username} (today's
 clients): the account's users in the public API's User shape, unrestricted
 users only (the public API documents both operations so), paginated and
 filterable on username; writes are the router's 405; and the request

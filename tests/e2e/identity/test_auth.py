@@ -6,7 +6,7 @@ from checks import assert_headers, assert_json
 from harness import utc_ts
 
 # By default both the contract's and the public API's name of a field they
-# name differently (DECISIONS.md, "Today's clients", Names): lish_auth_method,
+# name differently (docs/conventions.md, "Today's clients", Names): lish_auth_method,
 # linode, longview, add_linodes, add_longview, longview_subscription.
 PROFILE_KEYS = {"authentication_type", "authorized_keys", "email", "email_notifications",
                 "ip_whitelist_enabled", "shell_auth_method", "lish_auth_method", "referrals",

@@ -1,5 +1,5 @@
 """The contract's names and the public API's names of the same fields
-(DECISIONS.md, "Today's clients", Names): requests take either name (both
+(docs/conventions.md, "Today's clients", Names): requests take either name (both
 with different values: a 400 naming the public one); responses carry both
 by default, and AcctapiFieldNames public or contract keeps one of them.  A
 tagged object's type, a value, is the public API's (linode) except under

@@ -1,4 +1,4 @@
-"""A new user's first session, as README's quickstart user would script it:
+"""A new user's first session, as the README tour's quickstart user would script it:
 security questions, two-factor with a TOTP computed from the secret, a phone
 verified with the code from the SMS sink, a read-only token refused on a
 write and then revoked.  Afterwards no secret is in the database in clear."""

@@ -1,5 +1,5 @@
 """PUT /profile: only the writable fields change.  As the public API does
-(DECISIONS.md, "Today's clients"), unknown fields are ignored, a read-only
+(docs/conventions.md, "Today's clients"), unknown fields are ignored, a read-only
 field is accepted when it equals the stored value and refused by name when
 it differs, and null leaves a field as it is."""
 
@@ -37,7 +37,7 @@ def test_update_writable_fields(own):
 
 
 def test_empty_timezone_clears_it(own):
-    """The public API takes a profile without a time zone (DECISIONS.md,
+    """The public API takes a profile without a time zone (docs/conventions.md,
     "Today's clients": never stricter)."""
     r = own.put("/profile", json={"timezone": ""})
     assert r.status == 200, r
@@ -135,7 +135,7 @@ def test_authorized_keys(own):
     r = own.put("/profile", json={"authorized_keys": ["ssh-rsa not-a-key"]})
     assert_error(r, 400, field="authorized_keys[0]")
     assert assert_json(own.get("/profile"))["authorized_keys"] == [ED25519]
-    # null leaves the keys (DECISIONS.md, "Today's clients"); [] clears them
+    # null leaves the keys (docs/conventions.md, "Today's clients"); [] clears them
     r = own.put("/profile", json={"authorized_keys": None})
     assert r.status == 200, r
     assert assert_json(r)["authorized_keys"] == [ED25519]

@@ -114,7 +114,7 @@ def test_refusals_of_the_value(own):
     for value in (5, [ED25519], {"key": ED25519}):
         assert_error(own.post("/profile/sshkeys", json={"ssh_key": value}), 400,
                      "ssh_key must be a string", field="ssh_key")
-    # null is the default (DECISIONS.md, "Today's clients"): ssh_key has none
+    # null is the default (docs/conventions.md, "Today's clients"): ssh_key has none
     for body in ({"label": "x"}, {"label": "x", "ssh_key": None}):
         assert_error(own.post("/profile/sshkeys", json=body), 400,
                      "ssh_key is required", field="ssh_key")
@@ -128,8 +128,8 @@ def test_normalised_on_store(own):
 
 
 def test_labels(own):
-    # No label shows "", a string as the public API types it (DECISIONS.md,
-    # today's clients; issue 19: the public API's response shapes).
+    # No label shows "", a string as the public API types it (docs/conventions.md,
+    # today's clients: the public API's response shapes).
     assert add(own, ED25519)["label"] == ""
     assert add(own, ED25519, label="")["label"] == ""
     r = own.post("/profile/sshkeys", json={"label": None, "ssh_key": ED25519})
@@ -152,7 +152,7 @@ def test_same_key_twice(own):
 
 
 def test_every_error_at_once(own):
-    # "id" is not a field of a create: ignored (DECISIONS.md, "Today's clients")
+    # "id" is not a field of a create: ignored (docs/conventions.md, "Today's clients")
     r = own.post("/profile/sshkeys", json={"label": "x" * 65, "ssh_key": "ssh-foo AAAA",
                                            "id": 9})
     errs = assert_error(r, 400, field=None, only=False)
@@ -180,7 +180,7 @@ def test_update_takes_the_label_only(own):
     assert_error(own.put(path, json={"label": "y" * 65}), 400,
                  "Length must be 0-64 characters", field="label")
     assert assert_json(own.get(path)) == k
-    # DECISIONS.md, "Today's clients": an unknown key is ignored, a read-only
+    # docs/conventions.md, "Today's clients": an unknown key is ignored, a read-only
     # one equal to the stored value too; null (or no label) leaves the label
     for body in ({}, {"label": None}, {"colour": "red"}, {"sshKeyId": k["id"]}, k):
         r = own.put(path, json=body)

@@ -58,7 +58,7 @@ def test_tag_lifecycle(backend, server):
         by_type = {o["type"]: o["data"] for o in objs["data"]}
         assert by_type["domain"] == assert_json(c.get(f"/domains/{domain['id']}"))
         assert by_type["domain"]["tags"] == [label]
-        # An instance's type is the public API's value (DECISIONS.md, today's
+        # An instance's type is the public API's value (docs/conventions.md, today's
         # clients: "the public API's value (linode) is sent").
         # A registered object is the whole public object, as its view shows it.
         for kind, path, n, name in (("linode", "/linode/instances", vm, "web-1"),
@@ -260,7 +260,7 @@ def test_concurrent_creates_of_one_label(server, backend):
 def test_linodes_is_the_public_name_of_instances(backend, server):
     """Today's clients (linode_api4's tags.create()) send `linodes`: accepted
     as `instances`; both with different ids is a 400 naming `linodes`, and
-    bad ids are named as the client named the field (DECISIONS.md, today's
+    bad ids are named as the client named the field (docs/conventions.md, today's
     clients)."""
     acct = harness.Account(backend, server, stem="e2e-tags-")
     try:

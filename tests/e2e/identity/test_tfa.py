@@ -98,7 +98,7 @@ def test_questions_validation(user):
     assert [e["field"] for e in errs] == [
         "security_questions[0].response", "security_questions[1].response"], errs
 
-    # An answer's other keys are ignored, as a body's (DECISIONS.md,
+    # An answer's other keys are ignored, as a body's (docs/conventions.md,
     # "Today's clients").
     r = user.post("/profile/security-questions", json={"security_questions": [
         {"question_id": "1", "response": "abc"}, 7,
@@ -115,7 +115,7 @@ def test_questions_validation(user):
 
 def answered(post_doc, get_doc):
     """The POST answer is the three answers just stored, by question id, in
-    the public API's shape with GET's names beside (DECISIONS.md "Today's
+    the public API's shape with GET's names beside (docs/conventions.md "Today's
     clients", Names); GET shows the same responses."""
     items = post_doc["security_questions"]
     assert [list(i) for i in items] == [

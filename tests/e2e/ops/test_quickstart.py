@@ -104,7 +104,7 @@ def test_quickstart_postgresql(qs_home):
     emulator, the knobs applied; the cluster stops when the quickstart does
     (SIGTERM, or Ctrl-C), and a second run reuses it with the data.  The
     knobs carry the values of the public service, as its clients' recorded
-    traffic shows them (issue 19): its nameservers (linodego's zone-file
+    traffic shows them: its nameservers (linodego's zone-file
     fixture), its database host names (linodego's integration fixtures,
     a227300-akamai-prod-5782758-default.g2a.akamaidb.net: the domain and
     the public naming) and its database administrator (linode_api4's

@@ -1,6 +1,6 @@
 """A generated authorization matrix: every non-public route of the route
 table (as `acctapi-admin routes` prints it for this build) times every kind
-of caller, each with the status DECISIONS derives for it, checked end to end.
+of caller, each with the status docs/conventions.md derives for it, checked end to end.
 
 Callers: the account's unrestricted owner; the owner naming another
 account's objects (isolation: 404, nested ids included); restricted users of
@@ -17,7 +17,7 @@ legitimate 404.  They assert the caller got past authorization (neither 401
 nor 403) and, where every object the path names exists, no 404 either.
 DELETE rows act on throwaway objects so the shared ones survive in any order.
 The grant level a route needs follows its scope: read_only for GETs, except
-the backup routes, whose GETs DECISIONS scopes databases:read_write.
+the backup routes, whose GETs docs/conventions.md scopes databases:read_write.
 """
 
 import re
@@ -121,7 +121,7 @@ def is_create(method, path):
 
 def needs_read_write(method, scope):
     """The grant level a route needs follows its scope: writes, and every
-    backup route (GETs included, whose scope DECISIONS makes read_write)."""
+    backup route (GETs included, whose scope docs/conventions.md makes read_write)."""
     return method != "GET" or scope.endswith(":read_write")
 
 
@@ -376,7 +376,7 @@ def test_matrix_size(capsys):
 
 
 def test_database_actions_are_in_the_matrix():
-    """Suspend and resume (issue 21) are cases like every route: entity
+    """Suspend and resume are cases like every route: entity
     routes needing databases:read_write, so a restricted user needs
     read_write on the database (the public API's reference: "The user needs
     read_write user grant access to the database")."""

@@ -2,7 +2,7 @@
 POST /v4/profile/tokens; while the module has no such route yet (404/405),
 these tests skip, and they activate by themselves once it exists).
 
-Then what today's clients send (DECISIONS.md, "Today's clients"; issue 19),
+Then what today's clients send (docs/conventions.md, "Today's clients"),
 on every route that reads a body: keys a route does not set are ignored
 (clients copy path ids into bodies, SDKs PUT back what they GET); a key the
 object shows but the route cannot change is accepted when it equals the
@@ -383,7 +383,7 @@ def test_read_only_keys(world, kind, field, other):
 
 
 def test_database_cluster_size_and_version_are_settable(world):
-    """Read-only keys until today's public API (issue 21): the stored value
+    """Read-only keys until today's public API: the stored value
     is still accepted and changes nothing; another one is judged by its own
     rule, not refused as unchangeable -- an earlier version is a downgrade,
     refused so; another node count is a resize."""
@@ -415,7 +415,7 @@ def test_database_type_equal_is_no_resize(world):
     assert (after["type"], after["total_disk_size_gb"]) == (db["type"], db["total_disk_size_gb"])
     world.active(PG, db)
     # a different type is a resize, judged by its own rule: today's
-    # platform takes a smaller type (issue 21), not one /databases/types
+    # platform takes a smaller type, not one /databases/types
     # does not sell at the node count
     assert fields_of(world.client.put(path, json={"type": "g6-nanode-1",
                                                   "cluster_size": 2})) == ["type"]

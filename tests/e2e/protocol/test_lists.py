@@ -225,7 +225,7 @@ def test_filter_availability(anon):
                          ids=["and", "or", "and-ordered"])
 def test_filter_empty_and_or_match_everything(anon, types, xfilter):
     """Today's clients send an empty "+and" (linodego's filter builder, for
-    every Terraform data source without filters): no condition (DECISIONS.md,
+    every Terraform data source without filters): no condition (docs/conventions.md,
     "Today's clients")."""
     r = anon.get("/compute/types", params={"page_size": 500}, xfilter=xfilter)
     assert r.status == 200, r

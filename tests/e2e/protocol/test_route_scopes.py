@@ -1,6 +1,6 @@
 """Every route the module serves (as `acctapi-admin routes` prints the route
 table compiled into this build, so the test cannot drift from it) enforces
-its scope: a token lacking the route's scope gets DECISIONS' 401 before
+its scope: a token lacking the route's scope gets docs/conventions.md's 401 before
 anything else happens, answers name the scope in X-Accepted-OAuth-Scopes,
 and unrestricted-only routes refuse restricted users with 403."""
 

@@ -1,4 +1,4 @@
-"""What today's clients call, read and filter on answers here (README,
+"""What today's clients call, read and filter on answers here (docs/clients.md,
 "Keeping up with the clients"): the facts client_facts.json holds (written by
 extract-client-facts from the clients' newest releases: linodego's
 recorded traffic, linode_api4's calls and filters, the Terraform provider's
@@ -82,7 +82,7 @@ FAMILIES = ("/regions", "/linode/types", "/databases", "/profile", "/domains", "
 
 R_WHITELIST = ("the IP whitelist is retired: linode_api4 itself marks it \"DEPRECATED: "
                "Limited to customers with a feature tag\", and this module has no IP "
-               "whitelist (README: PUT /profile refuses ip_whitelist_enabled: true)")
+               "whitelist (docs/clients.md: PUT /profile refuses ip_whitelist_enabled: true)")
 ROUTE_EXCEPTIONS = {
     "GET /profile/whitelist": R_WHITELIST,
     "POST /profile/whitelist": R_WHITELIST,
@@ -126,7 +126,7 @@ class FilterException:
 R_ENTITY_ID = ("the public document's own text: \"Tag Events use a tag's name for the "
                "entity ID field\" (a string here) and account and profile events have no "
                "id (null here); linodego's recordings hold no such event, so they saw "
-               "integers only (README, \"Response shapes\")")
+               "integers only (docs/clients.md, \"Response shapes\")")
 R_SECONDARY = ("every recorded event with a secondary entity is an instance's (linode_boot, "
                "linode_config_create, disk_*, linode_create from an image); this module "
                "writes events of its own objects only (databases, DNS, tokens, SSH keys, "
@@ -137,13 +137,13 @@ R_OPERATOR_USER = ("the one event without a username is the operator's user_crea
                    "document types username nullable")
 R_RESERVED_IP = ("tags hold domains, instances, node balancers and volumes here; reserved "
                  "IPv4 addresses belong to the networking service this module does not "
-                 "serve (README: POST /tags ignores reserved_ipv4_addresses)")
+                 "serve (docs/clients.md: POST /tags ignores reserved_ipv4_addresses)")
 R_REGISTERED = ("an object another service owns is registered here by id and label only "
                 "(acctapi-admin entity add); what only its owner knows (addresses, "
                 "capabilities, placement group, locks, an image's regions and description) "
                 "is empty or null in its read-only view")
 
-R_STANDBY = ("a single-node cluster has no standby: null here (README, "
+R_STANDBY = ("a single-node cluster has no standby: null here (docs/configuration.md, "
              "AcctapiDatabaseHostNames public); linodego's recordings hold 3-node clusters "
              "only, and the Terraform provider's single-node tests expect none")
 DB_HOST_ROUTES = ("GET /databases/instances", "GET /databases/mysql/instances",

@@ -1,5 +1,5 @@
 """Every field today's clients filter on, on every list this module serves,
-is filterable here (README, "Today's clients": X-Filter).
+is filterable here (docs/conventions.md, "Today's clients": Filters).
 
 The facts, each field with where it comes from:
 

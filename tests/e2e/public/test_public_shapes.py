@@ -1,4 +1,4 @@
-"""Every in-scope response has the public API's shape (issue 19; DECISIONS.md
+"""Every in-scope response has the public API's shape (docs/conventions.md
 "Today's clients"): each success answer of each operation this build serves
 validates against the schema the public API's OpenAPI document gives that
 operation, as public_schemas.json holds it (facts only, written by
@@ -10,7 +10,7 @@ The public document forbids keys it does not list almost everywhere
 every key of its objects, so each key the document lists is taken as
 required (the document itself marks few).  A difference either way fails
 unless ALLOWED below lists it, with its reason: a key this module adds on
-purpose (DECISIONS.md "Names": both names; the contract's extra fields), or
+purpose (docs/conventions.md "Names": both names; the contract's extra fields), or
 a defect of the document itself (a key named otherwise than the public API
 sends it, a key it does not send, a request rule written on the response,
 a value it sends that the document's enum lacks, a null where the document
@@ -92,19 +92,19 @@ RECORD_OPS = ("GET /domains/{}/records/{}", "POST /domains/{}/records",
               "PUT /domains/{}/records/{}")
 TIMESTAMP = {"type": "string"}
 
-R_NAMES = ("both names (DECISIONS.md \"Names\"): the contract's name beside the "
+R_NAMES = ("both names (docs/conventions.md \"Names\"): the contract's name beside the "
            "public one, until the operator's directive asks for one of them")
 R_CREATED = ("the contract's domain carries when it was created and last changed "
-             "(DECISIONS.md, Domain), and so does the public API's (recorded traffic: "
+             "(docs/conventions.md, Domain), and so does the public API's (recorded traffic: "
              "linodego's TestDomainRecord_Create fixture); its document lists neither")
 R_SITE_TYPE = ("defect of the document: it names the key `site-type`; the public API "
                "sends `site_type` (linodego's Region.SiteType and its recorded traffic, "
                "the Terraform provider's linode_regions filter)")
 R_EMPTY_DISPLAY = ("defect of the document: minLength 1 is the request rule; the public "
                    "API answers \"\" for an unset group or description (recorded "
-                   "traffic: linodego's TestDomainRecord_Create; DECISIONS.md)")
+                   "traffic: linodego's TestDomainRecord_Create; docs/conventions.md)")
 R_APEX = ("defect of the document: minLength 1 is the request rule; a record of the "
-          "zone apex has the name \"\" (DECISIONS.md, Record; the Terraform "
+          "zone apex has the name \"\" (docs/conventions.md, Record; the Terraform "
           "provider's examples create apex records with name = \"\")")
 R_UNANSWERED = ("defect of the document: an unanswered question's response is null "
                 "in the public API (recorded traffic: linodego's "
@@ -166,7 +166,7 @@ R_DOMAIN_ERRORS = ("today's public API, newer than the document: a domain carrie
 STRING = {"type": "string"}
 
 R_TODAY_DATABASE = ("today's public API, newer than the document: the managed databases' "
-                    "fields it added after 4.189.0 (DECISIONS.md, \"Managed databases\"; "
+                    "fields it added after 4.189.0 (docs/conventions.md, \"Managed databases\"; "
                     "recorded traffic: linodego's TestDatabaseMySQL_EngineConfig_Suite, "
                     "TestDatabase_MySQL_Suite and, for ssl_connection, port and the disk "
                     "sizes on the all-engines list, TestDatabase_List; linodego's "
@@ -393,7 +393,7 @@ def to_json_schema(s):
 
 def require_all(s):
     """Every key an object schema lists made required: the public API sends
-    every key of its objects (DECISIONS.md: keys always present, null or 0
+    every key of its objects (docs/conventions.md: keys always present, null or 0
     when unused), and clients generated from the document read them all;
     the document itself lists few as required."""
     if isinstance(s, list):

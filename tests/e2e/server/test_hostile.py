@@ -145,7 +145,7 @@ def test_token_in_the_query_string_is_ignored(anon, backend, name):
 
 # --------------------------------------------------------------------------
 # Mass assignment: read-only fields change nothing.  As the public API does
-# (DECISIONS.md, "Today's clients"), one the object shows is refused by name
+# (docs/conventions.md, "Today's clients"), one the object shows is refused by name
 # when it differs from the stored value; one it does not show is ignored.
 # --------------------------------------------------------------------------
 
@@ -535,7 +535,7 @@ def test_header_that_keeps_trickling_is_cut_at_header_wait(make_server, backend)
     assert 1.5 <= closed_after < 4.5, closed_after
 
 
-# Invalid UTF-8 in path parameters, query parameters and X-Filter (issue 17)
+# Invalid UTF-8 in path parameters, query parameters and X-Filter
 # --------------------------------------------------------------------------
 
 NOT_UTF8 = {
@@ -633,7 +633,7 @@ def test_invalid_utf8_in_query_parameters(server, backend, query, want):
 
 
 # --------------------------------------------------------------------------
-# Array amplification: a 1 MB body of half a million values (issue 17)
+# Array amplification: a 1 MB body of half a million values
 # --------------------------------------------------------------------------
 
 AMPLIFY_VALUES = 520000

@@ -171,7 +171,7 @@ def test_users_have_separate_budgets(limited, backend, window):
 
 
 def test_minting_tokens_does_not_raise_the_budget(limited, backend, window):
-    """The attack of issue 17: a token mints more tokens through the API to
+    """The hostile-input attack: a token mints more tokens through the API to
     multiply its budget.  The new tokens spend the same budget: in the
     window, all the user's tokens together get exactly OTHERS requests
     (the creates included)."""
