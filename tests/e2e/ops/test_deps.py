@@ -252,10 +252,10 @@ def test_fresh_machine_installs_missing_and_upgrades_old_libssl3(tmp_path):
     ([], {"apache2", "apache2-dev", "libldns-dev", "libcmocka-dev", "sqlite3",
           "libaprutil1-dbd-sqlite3"},
      {"postgresql", "bind9", "chromium", "clang", "prometheus-apache-exporter", "wrk",
-      "python3-pytest", "nodejs", "gdb"}),
+      "python3-pytest", "nodejs", "gdb", "jq"}),
     (["--postgresql"], {"apache2", "postgresql", "libaprutil1-dbd-pgsql"},
      {"bind9", "chromium", "clang", "prometheus-apache-exporter"}),
-    (["--test"], {"apache2", "postgresql", "bind9", "bind9-dnsutils", "chromium", "clang",
+    (["--test"], {"apache2", "postgresql", "bind9", "bind9-dnsutils", "chromium", "clang", "jq",
                   "prometheus-apache-exporter", "python3-pytest", "wrk", "gdb"}, set()),
 ])
 def test_sets(tmp_path, args, wanted, unwanted):
