@@ -123,12 +123,18 @@ def test_kill9_postgres_loses_no_acknowledged_write(pg, expect_log):  # noqa: F8
 # --------------------------------------------------------------------------
 
 @pytest.mark.skipif(SANITIZE, reason="httpd -X has no children to replace gracefully")
-def test_graceful_restart_under_load(make_server, backend):
+def test_graceful_restart_under_load(make_server, backend, expect_log):
     """Graceful restarts under a steady load of reads and writes: no request
     fails, each worker is answered again once the restarts stop, and the
     parent's memory does not grow.  (How many requests fit between restarts
     depends on how fast new children start, on PostgreSQL their DBDMin
     connections: not asserted.)"""
+    # Restarts 0.3 s apart can come before the generation before last has
+    # left (on a busy machine, a child closing its PostgreSQL connections):
+    # then every ServerLimit slot is taken and the parent says so (AH03490)
+    # and starts the new children a moment later, while the listener queues
+    # the connections.  What clients see of it is asserted below: nothing.
+    expect_log(r"AH03490: scoreboard is full, not at MaxRequestWorkers")
     srv = make_server(name="graceful")
     token = backend.mint_token()
     results, stop = [], threading.Event()
