@@ -19,7 +19,8 @@
  * byte what json_dumps (JSON_COMPACT) gives for the same document: these
  * writers follow jansson's rules (dump.c, utf.c) value by value
  * (acct_json_str, acct_json_int, acct_json_time decide each value), and
- * tests/unit/test_dns_records.c compares the text with jansson's dump of it.
+ * tests/unit/test_dns_records_writer.c compares the text with jansson's dump
+ * of it.
  * ------------------------------------------------------------------------ */
 
 /* The Record object of docs/conventions.md: its keys in order, each the

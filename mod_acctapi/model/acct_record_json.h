@@ -14,7 +14,7 @@
  * ACCT_RECORD_COLUMNS as the JSON text of a Record; acct_record_json_text:
  * every row as the text of an array of them.  `*len` bytes in pool memory,
  * NUL-terminated; byte for byte what jansson's compact dump gives for the
- * same document (tests/unit/test_dns_records.c checks it).
+ * same document (tests/unit/test_dns_records_writer.c checks it).
  */
 const char *acct_record_object_text(apr_pool_t *pool, const acct_rows *rows,
                                     int i, apr_size_t *len);
