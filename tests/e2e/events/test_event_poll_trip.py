@@ -7,8 +7,11 @@ principal would have read.
 LogLevel acctapi:debug's trace line counts each request's exchanges with
 the database (PostgreSQL: round trips; SQLite: statements), and of them
 those that set a connection up (PostgreSQL prepares a statement the first
-time a connection meets it).  Every request below goes over one
-connection, so the trace lines come in request order.  The servers run one
+time a connection meets it).  Each request waits for the trace line of the
+one before it: httpd writes a request's line after its answer has gone,
+and an answer that closes the connection (a 400) lets the next request
+start on another connection, and another thread, before that line is
+written.  The servers run one
 child: what a process does once (the schema check, the token's account
 hint) is then done once, even when the client's keep-alive connection is
 closed (KeepAliveTimeout on a loaded machine) and opened again, which on
@@ -71,11 +74,16 @@ def test_page_goes_with_the_token_lookup(make_server, backend):
         # SQLite skips the read of an unknown token.
         WITH_LOOKUP, OWN_READ, LOOKUP_ONLY = (1, 2), (2, 3), (1, 1)
 
+        def trace_lines():
+            return sum(1 for line in srv.log_text(start).splitlines() if TRACE.search(line))
+
         def traced(path, token, principal, status, cost, **kw):
             r = c.get(path, token=token, **kw)
             expected.append((principal, str(status)))
             exchanges.append(cost[0] if backend.kind == "pgsql" else cost[1])
             assert r.status == status, r
+            harness.wait_for(lambda: trace_lines() >= len(expected), 10,
+                             what="the request's trace line")
             return r
 
         def poll(token, xfilter, principal, cost=WITH_LOOKUP, status=200):
