@@ -170,27 +170,14 @@ int acct_path_id(acct_req *req, acct_resp *resp, int index, apr_int64_t *id)
 acct_rows *acct_resp_found(acct_req *req, acct_resp *resp, acct_store_rc rc,
                            acct_rows *rows)
 {
-    if (acct_resp_store_failed(req, resp, rc) != 0) {
-        return NULL;
-    }
-    if (rows->nrows == 0) {
-        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
-        return NULL;
-    }
-    return rows;
+    return acct_resp_outcome(resp, req->pool, acct_out_found(rc, rows)) == 0
+           ? rows : NULL;
 }
 
 int acct_resp_changed(acct_req *req, acct_resp *resp, acct_store_rc rc,
                       int changed)
 {
-    if (acct_resp_store_failed(req, resp, rc) != 0) {
-        return -1;
-    }
-    if (changed == 0) {
-        acct_resp_error(resp, req->pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);
-        return -1;
-    }
-    return 0;
+    return acct_resp_outcome(resp, req->pool, acct_out_changed(rc, changed));
 }
 
 acct_rows *acct_req_row(acct_req *req, acct_resp *resp, const acct_sql *sql,
