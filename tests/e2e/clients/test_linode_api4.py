@@ -66,7 +66,8 @@ REGION = {"id": str, "label": str, "country": str, "capabilities": [str], "statu
                                      "maximum_linodes_per_pg": int},
           "monitors": {"alerts": [str], "metrics": [str]}}
 LINODE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,
-               "class": str, "price": {"hourly": NUMBER, "monthly": NUMBER}}
+               "class": str, "price": {"hourly": NUMBER, "monthly": NUMBER},
+               "region_prices": [{"hourly": NUMBER, "monthly": NUMBER}]}
 DATABASE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,
                  "class": str}
 # RegionVPCAvailability: what its tests read of each entry.
@@ -241,8 +242,12 @@ def test_model_filters(sdk, test_domain):
     """filters/model_filters_test.py: domains(Domain.domain == name),
     database.types(DatabaseType.disk == the first type's disk),
     database.engines(DatabaseEngine.engine == "mysql") (fewer than all),
-    linode.types(Type.label.contains("Linode"))."""
+    linode.types(Type.label.contains("Linode")); and test_database.py's
+    test_get_types: the first of database.types() is g6-nanode-1, its
+    type_class (the answer's `class`) containing "nanode"."""
     db_types = answer(sdk.get("/databases/types"), page_of(DATABASE_TYPE))["data"]
+    assert "g6-nanode-1" in db_types[0]["id"], db_types[0]
+    assert "nanode" in db_types[0]["class"], db_types[0]
     disk = db_types[0]["disk"]
     same_disk = answer(sdk.get("/databases/types", xfilter=json.dumps({"disk": disk})),
                        page_of(DATABASE_TYPE))["data"]
@@ -260,6 +265,20 @@ def test_model_filters(sdk, test_domain):
                            xfilter=json.dumps({"label": {"+contains": "Linode"}})),
                    page_of(LINODE_TYPE))["data"]
     assert types and "Linode" in types[0]["label"], types
+
+
+def test_image_model_filter(sdk, backend):
+    """filters/model_filters_test.py::test_image_model_filter:
+    images(Image.label.contains("Debian")) is shorter than images().  The
+    module lists only the images the operator registered: one whose label
+    has "Debian" and one whose label has not."""
+    register(sdk, backend, "image", "Debian 12 py-sdk")
+    register(sdk, backend, "image", "py-sdk-alpine")
+    debian = answer(sdk.get("/images", xfilter=json.dumps({"label": {"+contains": "Debian"}})),
+                    page_of({"id": str, "label": str}))
+    every = answer(sdk.get("/images"), page_of({"id": str, "label": str}))
+    assert every["results"] > debian["results"] > 0, (every, debian)
+    assert all("Debian" in i["label"] for i in debian["data"]), debian
 
 
 def test_domain_without_soa_email(sdk):
@@ -334,10 +353,46 @@ def test_regions_types_images(sdk):
     (get_region) walk."""
     regions = answer(sdk.get("/regions"), page_of(REGION))
     assert "us-ord" in [r["id"] for r in regions["data"]], regions
-    answer(sdk.get("/linode/types"), page_of(LINODE_TYPE))
+    # test_get_linode_types: g6-nanode-1 among the ids.
+    types = answer(sdk.get("/linode/types"), page_of(LINODE_TYPE))
+    assert "g6-nanode-1" in [t["id"] for t in types["data"]], types
     answer(sdk.get("/images"), page_of({"id": str}))
     # test_get_regions: Region(client, "us-east").site_type loads the region.
     assert answer(sdk.get("/regions/us-east"), REGION)["site_type"] in ("core", "edge")
+
+
+def test_get_linode_types_overrides(sdk):
+    """test_linode.py::test_get_linode_types_overrides: linode.types() has
+    types whose region_prices[0].hourly is above 0, each with hourly and
+    monthly at least 0."""
+    types = answer(sdk.get("/linode/types"), page_of(LINODE_TYPE))
+    assert len(types["data"]) == types["results"], types
+    target = [t for t in types["data"]
+              if t["region_prices"] and t["region_prices"][0]["hourly"] > 0]
+    assert target, types
+    for t in target:
+        assert t["region_prices"][0]["hourly"] >= 0, t
+        assert t["region_prices"][0]["monthly"] >= 0, t
+
+
+def test_root_pass_required_region_lookup(sdk):
+    """test_linode.py::test_expected_error_if_fields_authorized_users_
+    authorized_keys_root_pass_are_not_set: conftest's get_region(client,
+    {"Linodes", "Cloud Firewall"}, site_type="core") lists regions(), then
+    account.availabilities(), whose failure must be an error answer the
+    client raises as ApiError (the helper catches it and takes every region
+    as available to the account), then picks at random among the core
+    regions with both capabilities -- there must be one.  instance_create()
+    then raises ValueError in the client, before any request."""
+    regions = answer(sdk.get("/regions"), page_of(REGION))
+    assert len(regions["data"]) == regions["results"], regions
+    r = sdk.get("/account/availability")
+    assert 400 <= r.status <= 599 and r.ctype == "application/json", r
+    assert r.json["errors"] and all("reason" in e for e in r.json["errors"]), r
+    usable = [g["id"] for g in regions["data"]
+              if {"Linodes", "Cloud Firewall"} <= set(g["capabilities"])
+              and g["site_type"] == "core"]
+    assert usable, regions
 
 
 def test_regions_vpc_availability(sdk):
@@ -534,3 +589,4 @@ def test_database_save_with_changes(sdk, clock, backend, engine):
     assert now["private_network"] is None, now
     r = sdk.delete(f"{base}/{db['id']}")
     assert r.status == 200 and r.json == {}, r
+
