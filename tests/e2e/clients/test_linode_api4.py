@@ -1,8 +1,8 @@
 """The Python SDK linode_api4: the requests its integration tests
 make through the in-scope modules (domains, tags, profile, SSH keys, tokens,
-account users and events, databases, regions, types, images, errors), sent
-as linode_api4's LinodeClient sends them, and the answers read as its
-models read them.
+account users and events, databases and their engine settings, regions,
+types, images, errors), sent as linode_api4's LinodeClient sends them, and
+the answers read as its models read them.
 
 What the client does, from its source (linode_api4/linode_client.py,
 objects/*.py, groups/*.py) and its test/integration suite:
@@ -70,6 +70,11 @@ LINODE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int
                "region_prices": [{"hourly": NUMBER, "monthly": NUMBER}]}
 DATABASE_TYPE = {"id": str, "label": str, "disk": int, "memory": int, "vcpus": int,
                  "class": str}
+# The engine_config of MySQLDatabase and PostgreSQLDatabase: a JSONObject
+# whose from_json() reads the engine's sub-object (its tests then read its
+# attributes, which fails on a missing sub-object).
+MYSQL_DATABASE = dict(DATABASE, engine_config={"mysql": dict})
+PG_DATABASE = dict(DATABASE, engine_config={"pg": dict})
 # RegionVPCAvailability: what its tests read of each entry.
 VPC_AVAILABILITY = {"region": str, "available": bool, "available_ipv6_prefix_lengths": [int]}
 
@@ -589,4 +594,283 @@ def test_database_save_with_changes(sdk, clock, backend, engine):
     assert now["private_network"] is None, now
     r = sdk.delete(f"{base}/{db['id']}")
     assert r.status == 200 and r.json == {}, r
+
+
+# models/database/helpers.py's make_full_mysql_engine_config() and
+# make_full_postgres_engine_config(), as JSONObject._serialize() writes them:
+# the dataclasses' fields in their declared order, under their json_key
+# (the dotted PostgreSQL names), the None ones left out.
+MYSQL_FULL_CONFIG = {
+    "mysql": {
+        "connect_timeout": 20, "default_time_zone": "+00:00", "group_concat_max_len": 1024,
+        "information_schema_stats_expiry": 900, "innodb_change_buffer_max_size": 25,
+        "innodb_flush_neighbors": 1, "innodb_ft_min_token_size": 3,
+        "innodb_ft_server_stopword_table": "db_name/table_name",
+        "innodb_lock_wait_timeout": 50, "innodb_log_buffer_size": 16777216,
+        "innodb_online_alter_log_max_size": 134217728, "innodb_read_io_threads": 4,
+        "innodb_rollback_on_timeout": True, "innodb_thread_concurrency": 8,
+        "innodb_write_io_threads": 4, "interactive_timeout": 300,
+        "internal_tmp_mem_storage_engine": "TempTable", "max_allowed_packet": 67108864,
+        "max_heap_table_size": 16777216, "net_buffer_length": 16384, "net_read_timeout": 30,
+        "net_write_timeout": 60, "sort_buffer_size": 262144, "sql_mode": "TRADITIONAL",
+        "sql_require_primary_key": False, "tmp_table_size": 16777216, "wait_timeout": 28800,
+    },
+    "binlog_retention_period": 600,
+}
+PG_FULL_CONFIG = {
+    "pg": {
+        "autovacuum_analyze_scale_factor": 0.1, "autovacuum_analyze_threshold": 50,
+        "autovacuum_max_workers": 3, "autovacuum_naptime": 60,
+        "autovacuum_vacuum_cost_delay": 20, "autovacuum_vacuum_cost_limit": 200,
+        "autovacuum_vacuum_scale_factor": 0.2, "autovacuum_vacuum_threshold": 50,
+        "bgwriter_delay": 200, "bgwriter_flush_after": 64, "bgwriter_lru_maxpages": 100,
+        "bgwriter_lru_multiplier": 2.0, "deadlock_timeout": 1000,
+        "default_toast_compression": "lz4", "idle_in_transaction_session_timeout": 600000,
+        "jit": True, "max_files_per_process": 1000, "max_locks_per_transaction": 64,
+        "max_logical_replication_workers": 4, "max_parallel_workers": 4,
+        "max_parallel_workers_per_gather": 2, "max_pred_locks_per_transaction": 64,
+        "max_replication_slots": 10, "max_slot_wal_keep_size": 2048,
+        "max_stack_depth": 6291456, "max_standby_archive_delay": 30000,
+        "max_standby_streaming_delay": 30000, "max_wal_senders": 20,
+        "max_worker_processes": 8, "password_encryption": "scram-sha-256",
+        "pg_partman_bgw.interval": 3600, "pg_partman_bgw.role": "myrolename",
+        "pg_stat_monitor.pgsm_enable_query_plan": True,
+        "pg_stat_monitor.pgsm_max_buckets": 2, "pg_stat_statements.track": "top",
+        "temp_file_limit": 1, "timezone": "UTC", "track_activity_query_size": 2048,
+        "track_functions": "all", "wal_sender_timeout": 60000, "wal_writer_delay": 200,
+    },
+    "pg_stat_monitor_enable": True,
+    "shared_buffers_percentage": 25.0,
+    "work_mem": 1024,
+}
+
+
+def get_db_engine_id(sdk, engine):
+    """models/database/helpers.py: the id of the last engine of
+    database.engines() whose `engine` equals the argument, else ""."""
+    engine_id = ""
+    for e in answer(sdk.get("/databases/engines"), page_of(ENGINE))["data"]:
+        if e["engine"] == engine:
+            engine_id = e["id"]
+    return engine_id
+
+
+def create_with_engine_config(sdk, engine, engine_id, config, db_label):
+    """database.{mysql,postgresql}_create(label, "us-ord", engine_id,
+    "g6-standard-1", cluster_size=None, engine_config=...): drop_null_keys
+    leaves out cluster_size and private_network; the answer is read into
+    the model."""
+    return sdk.post(f"/databases/{engine}/instances",
+                    {"label": db_label, "region": "us-ord", "engine": engine_id,
+                     "type": "g6-standard-1", "engine_config": config})
+
+
+def delete_when_available(sdk, clock, path):
+    """send_request_when_resource_available(300, db.delete): a DELETE,
+    repeated every 10 s while the answer is 400, 500 or 503.  The database
+    is still provisioning, which the module's required-status table
+    answers with a 400 (docs/emulator.md); the retries go on until it is
+    active (here: the clock moved past the provisioning)."""
+    r = sdk.delete(path)
+    assert r.status == 400 and "provisioning" in r.json["errors"][0]["reason"], r
+    clock("advance", "40m")
+    r = sdk.delete(path)
+    assert r.status == 200 and r.json == {}, r
+
+
+def test_get_mysql_config(sdk):
+    """test_database_engine_config.py::test_get_mysql_config:
+    database.mysql_config_options(), as its test reads the document."""
+    config = answer(sdk.get("/databases/mysql/config"), dict)
+    assert "binlog_retention_period" in config and "mysql" in config, config
+    brp = config["binlog_retention_period"]
+    assert isinstance(brp, dict), brp
+    assert brp["type"] == "integer" and brp["minimum"] == 600, brp
+    assert brp["maximum"] == 9007199254740991 and brp["requires_restart"] is False, brp
+    mysql = config["mysql"]
+    for key in ("connect_timeout", "default_time_zone", "group_concat_max_len",
+                "information_schema_stats_expiry", "innodb_change_buffer_max_size",
+                "innodb_flush_neighbors", "innodb_ft_min_token_size",
+                "innodb_ft_server_stopword_table", "innodb_lock_wait_timeout",
+                "innodb_log_buffer_size", "innodb_online_alter_log_max_size",
+                "innodb_read_io_threads", "innodb_rollback_on_timeout",
+                "innodb_thread_concurrency", "innodb_write_io_threads", "interactive_timeout",
+                "internal_tmp_mem_storage_engine", "max_allowed_packet", "max_heap_table_size",
+                "net_buffer_length", "net_read_timeout", "net_write_timeout",
+                "sort_buffer_size", "sql_mode", "sql_require_primary_key", "tmp_table_size",
+                "wait_timeout"):
+        assert key in mysql, f"{key} not in the mysql settings"
+    assert mysql["connect_timeout"]["type"] == "integer", mysql["connect_timeout"]
+    assert mysql["default_time_zone"]["type"] == "string", mysql["default_time_zone"]
+    assert mysql["innodb_rollback_on_timeout"]["type"] == "boolean", \
+        mysql["innodb_rollback_on_timeout"]
+    assert "enum" in mysql["internal_tmp_mem_storage_engine"], \
+        mysql["internal_tmp_mem_storage_engine"]
+    assert "pattern" in mysql["sql_mode"], mysql["sql_mode"]
+
+
+def test_get_postgres_config(sdk):
+    """test_database_engine_config.py::test_get_postgres_config:
+    database.postgresql_config_options(), as its test reads the document."""
+    config = answer(sdk.get("/databases/postgresql/config"), dict)
+    assert "pg" in config, config
+    assert config["pg_stat_monitor_enable"]["type"] == "boolean", config
+    assert config["shared_buffers_percentage"]["type"] == "number", config
+    assert config["shared_buffers_percentage"]["minimum"] >= 1, config
+    assert config["work_mem"]["type"] == "integer", config
+    assert "minimum" in config["work_mem"], config
+    pg = config["pg"]
+    for key in ("autovacuum_analyze_scale_factor", "autovacuum_analyze_threshold",
+                "autovacuum_max_workers", "autovacuum_naptime", "autovacuum_vacuum_cost_delay",
+                "autovacuum_vacuum_cost_limit", "autovacuum_vacuum_scale_factor",
+                "autovacuum_vacuum_threshold", "bgwriter_delay", "bgwriter_flush_after",
+                "bgwriter_lru_maxpages", "bgwriter_lru_multiplier", "deadlock_timeout",
+                "default_toast_compression", "idle_in_transaction_session_timeout", "jit",
+                "max_files_per_process", "max_locks_per_transaction",
+                "max_logical_replication_workers", "max_parallel_workers",
+                "max_parallel_workers_per_gather", "max_pred_locks_per_transaction",
+                "max_replication_slots", "max_slot_wal_keep_size", "max_stack_depth",
+                "max_standby_archive_delay", "max_standby_streaming_delay", "max_wal_senders",
+                "max_worker_processes", "password_encryption", "pg_partman_bgw.interval",
+                "pg_partman_bgw.role", "pg_stat_monitor.pgsm_enable_query_plan",
+                "pg_stat_monitor.pgsm_max_buckets", "pg_stat_statements.track",
+                "temp_file_limit", "timezone", "track_activity_query_size",
+                "track_commit_timestamp", "track_functions", "track_io_timing",
+                "wal_sender_timeout", "wal_writer_delay"):
+        assert key in pg, f"{key} not in the pg settings"
+    assert pg["autovacuum_analyze_scale_factor"]["type"] == "number"
+    assert pg["autovacuum_analyze_threshold"]["type"] == "integer"
+    assert pg["autovacuum_max_workers"]["requires_restart"] is True
+    assert pg["default_toast_compression"]["enum"] == ["lz4", "pglz"]
+    assert pg["jit"]["type"] == "boolean"
+    assert "enum" in pg["password_encryption"]
+    assert "pattern" in pg["pg_partman_bgw.role"]
+    assert pg["pg_stat_monitor.pgsm_enable_query_plan"]["type"] == "boolean"
+    assert pg["pg_stat_monitor.pgsm_max_buckets"]["requires_restart"] is True
+    assert pg["pg_stat_statements.track"]["enum"] == ["all", "top", "none"]
+    assert pg["track_commit_timestamp"]["enum"] == ["off", "on"]
+    assert pg["track_functions"]["enum"] == ["all", "pl", "none"]
+    assert pg["track_io_timing"]["enum"] == ["off", "on"]
+
+
+def test_mysql_engine_config(sdk, clock):
+    """test_database_engine_config.py's MySQL tests on their session fixture
+    mysql_db_with_engine_config: mysql_create() with
+    make_full_mysql_engine_config() and the last mysql engine id, the wait
+    on status (volatile: GETs); test_create_mysql_with_engine_config (every
+    mysql value sent comes back equal); test_update_mysql_engine_config
+    (updates.day_of_week = 2, engine_config = a new
+    MySQLDatabaseConfigOptions(mysql=...(connect_timeout=50),
+    binlog_retention_period=880), save() -- a PUT of the mutable properties,
+    the new engine_config serialised alone --, the wait, load());
+    test_list_mysql_engine_config (mysql_instances()),
+    test_get_mysql_engine_config (load()); the fixture's delete."""
+    base = "/databases/mysql/instances"
+    engine_id = get_db_engine_id(sdk, "mysql")
+    db = answer(create_with_engine_config(sdk, "mysql", engine_id, MYSQL_FULL_CONFIG,
+                                          label() + "-sqldb"), MYSQL_DATABASE)
+    path = f"{base}/{db['id']}"
+    assert answer(sdk.get(path), MYSQL_DATABASE)["status"] == "provisioning"
+    clock("advance", "40m")
+    loaded = answer(sdk.get(path), MYSQL_DATABASE)
+    assert loaded["status"] == "active", loaded
+    for key, expected in MYSQL_FULL_CONFIG["mysql"].items():
+        got = loaded["engine_config"]["mysql"].get(key)
+        assert got == expected, f"{key}: sent {expected!r}, got {got!r}"
+
+    loaded["updates"] = dict(loaded["updates"], day_of_week=2)
+    loaded["engine_config"] = {"mysql": {"connect_timeout": 50},
+                               "binlog_retention_period": 880}
+    body = save_body(loaded, DATABASE_MUTABLE)
+    assert body["private_network"] is None and body["cluster_size"] == 1, body
+    answer(sdk.put(path, body), MYSQL_DATABASE)
+    clock("advance", "40m")
+    assert answer(sdk.get(path), MYSQL_DATABASE)["status"] == "active"
+    database = answer(sdk.get(path), MYSQL_DATABASE)
+    assert database["updates"]["day_of_week"] == 2, database
+    assert database["engine_config"]["mysql"]["connect_timeout"] == 50, database
+    assert database["engine_config"]["binlog_retention_period"] == 880, database
+    # The settings the PUT did not name are kept.
+    assert database["engine_config"]["mysql"]["sql_mode"] == "TRADITIONAL", database
+
+    assert db["id"] in [d["id"] for d in answer(sdk.get(base), page_of(MYSQL_DATABASE))["data"]]
+    assert answer(sdk.get(path), MYSQL_DATABASE)["id"] == db["id"]
+    r = sdk.delete(path)
+    assert r.status == 200 and r.json == {}, r
+
+
+def test_create_mysql_db_nullable_field(sdk, clock):
+    """test_database_engine_config.py::test_create_mysql_db_nullable_field:
+    mysql_create() with engine_config MySQLDatabaseConfigOptions(mysql=
+    ...(innodb_ft_server_stopword_table=None)): the None values are left
+    out, so the body carries {"mysql": {}}; the create's answer shows the
+    setting null or not at all; then delete() through
+    send_request_when_resource_available(300, ...)."""
+    base = "/databases/mysql/instances"
+    db = answer(create_with_engine_config(sdk, "mysql", get_db_engine_id(sdk, "mysql"),
+                                          {"mysql": {}}, label(5) + "-sqldb"),
+                MYSQL_DATABASE)
+    assert db["engine_config"]["mysql"].get("innodb_ft_server_stopword_table") is None, db
+    delete_when_available(sdk, clock, f"{base}/{db['id']}")
+
+
+def test_postgres_engine_config(sdk, clock):
+    """test_database_engine_config.py's PostgreSQL tests on their session
+    fixture postgres_db_with_engine_config: postgresql_create() with
+    "postgresql/17" and make_full_postgres_engine_config(), the wait on
+    status; test_create_postgres_with_engine_config (each pg value sent
+    comes back equal or not at all); test_update_postgres_engine_config
+    (updates.day_of_week = 2, engine_config = PostgreSQLDatabaseConfigOptions(
+    pg=...(autovacuum_analyze_threshold=70, deadlock_timeout=2000),
+    shared_buffers_percentage=25.0), save(), the wait, load());
+    test_list_postgres_engine_config, test_get_postgres_engine_config; the
+    fixture's delete."""
+    base = "/databases/postgresql/instances"
+    db = answer(create_with_engine_config(sdk, "postgresql", "postgresql/17", PG_FULL_CONFIG,
+                                          label() + "-postgresqldb"), PG_DATABASE)
+    path = f"{base}/{db['id']}"
+    assert answer(sdk.get(path), PG_DATABASE)["status"] == "provisioning"
+    clock("advance", "40m")
+    loaded = answer(sdk.get(path), PG_DATABASE)
+    assert loaded["status"] == "active", loaded
+    for key, expected in PG_FULL_CONFIG["pg"].items():
+        got = loaded["engine_config"]["pg"].get(key)
+        assert got is None or got == expected, f"{key}: sent {expected!r}, got {got!r}"
+    # What the module keeps: every value, not merely none contradicted.
+    assert {k: loaded["engine_config"]["pg"].get(k) for k in PG_FULL_CONFIG["pg"]} == \
+        PG_FULL_CONFIG["pg"], loaded
+
+    loaded["updates"] = dict(loaded["updates"], day_of_week=2)
+    loaded["engine_config"] = {"pg": {"autovacuum_analyze_threshold": 70,
+                                      "deadlock_timeout": 2000},
+                               "shared_buffers_percentage": 25.0}
+    body = save_body(loaded, DATABASE_MUTABLE)
+    assert body["private_network"] is None and body["type"] == "g6-standard-1", body
+    answer(sdk.put(path, body), PG_DATABASE)
+    clock("advance", "40m")
+    assert answer(sdk.get(path), PG_DATABASE)["status"] == "active"
+    database = answer(sdk.get(path), PG_DATABASE)
+    assert database["updates"]["day_of_week"] == 2, database
+    assert database["engine_config"]["pg"]["autovacuum_analyze_threshold"] == 70, database
+    assert database["engine_config"]["pg"]["deadlock_timeout"] == 2000, database
+    assert database["engine_config"]["shared_buffers_percentage"] == 25.0, database
+
+    assert db["id"] in [d["id"] for d in answer(sdk.get(base), page_of(PG_DATABASE))["data"]]
+    assert answer(sdk.get(path), PG_DATABASE)["id"] == db["id"]
+    r = sdk.delete(path)
+    assert r.status == 200 and r.json == {}, r
+
+
+def test_create_postgres_db_password_encryption_default_md5(sdk, clock):
+    """test_database_engine_config.py::
+    test_create_postgres_db_password_encryption_default_md5:
+    postgresql_create() with "postgresql/17" and PostgreSQLDatabaseConfigOptions(
+    pg=...(password_encryption=None)), sent as {"pg": {}}: the create's
+    answer shows password_encryption "md5" at once; then delete() through
+    send_request_when_resource_available(300, ...)."""
+    base = "/databases/postgresql/instances"
+    db = answer(create_with_engine_config(sdk, "postgresql", "postgresql/17", {"pg": {}},
+                                          label() + "-postgresqldb"), PG_DATABASE)
+    assert db["engine_config"]["pg"]["password_encryption"] == "md5", db
+    delete_when_available(sdk, clock, f"{base}/{db['id']}")
 
