@@ -28,7 +28,7 @@ import pytest
 
 import harness
 from harness import Account
-from replay import (ANY, NUMBER, TIMESTAMP, Nullable, Wire, answer, page_of,
+from replay import (ANY, NUMBER, TIMESTAMP, Nullable, Wire, answer, page_of, reasons,
                     rsa_public_key)
 
 USER_AGENT = "python-linode_api4/5.44.0 python-requests/2.28.1"
@@ -874,3 +874,24 @@ def test_create_postgres_db_password_encryption_default_md5(sdk, clock):
     assert db["engine_config"]["pg"]["password_encryption"] == "md5", db
     delete_when_available(sdk, clock, f"{base}/{db['id']}")
 
+
+def test_create_pg13_with_lz4_error_is_a_400(sdk):
+    """test_database_engine_config.py::test_create_pg13_with_lz4_error, a
+    difference kept (docs/clients.md): get_db_engine_id(client,
+    "postgresql/13") compares the name with each engine's `engine`, never
+    matches and gives "", so the create goes out with engine "" and
+    engine_config PostgreSQLDatabaseConfigOptions(pg=...(
+    default_toast_compression="lz4"), work_mem=4).  The SDK's test expects
+    the public API's 500 "An error occurred" (a 400 fails it); the module
+    answers an empty engine id as every invalid field, 400 `Length must be
+    1-100 characters` on `engine`, and creates nothing."""
+    engine_id = get_db_engine_id(sdk, "postgresql/13")
+    assert engine_id == ""
+    base = "/databases/postgresql/instances"
+    before = answer(sdk.get(base), page_of(PG_DATABASE))["results"]
+    r = create_with_engine_config(sdk, "postgresql", engine_id,
+                                  {"pg": {"default_toast_compression": "lz4"}, "work_mem": 4},
+                                  label() + "-postgresqldb")
+    assert r.status == 400 and r.ctype == "application/json", r
+    assert reasons(r) == [("engine", "Length must be 1-100 characters")], r
+    assert answer(sdk.get(base), page_of(PG_DATABASE))["results"] == before
