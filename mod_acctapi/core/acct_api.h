@@ -1,8 +1,9 @@
 /*
  * Everything a handler sees, in one include: the request (acct_req.h), the
  * principal and settings it carries, the model's outcomes and the response
- * (acct_resp.h).  For api/, httpd/ and the CLI; the model includes
- * acct_req.h and acct_outcome.h and never this (tests/check-layers).
+ * (acct_resp.h).  For api/, httpd/ and the CLI.  Core files include the
+ * headers they use and the model includes acct_req.h and acct_outcome.h:
+ * neither ever includes this (tests/check-layers).
  */
 #ifndef ACCT_API_H
 #define ACCT_API_H

@@ -6,7 +6,8 @@
 #ifndef ACCT_BODY_H
 #define ACCT_BODY_H
 
-#include "acct_api.h"
+#include "acct_problems.h"
+#include "acct_req.h"
 
 /* Outcome of reading one optional field. */
 typedef enum {

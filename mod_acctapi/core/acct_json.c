@@ -1,5 +1,5 @@
 #include "acct_json.h"
-#include "acct_api.h"
+#include "acct_resp.h"
 #include "acct_store.h"
 #include "acct_time.h"
 

@@ -6,7 +6,9 @@
 #ifndef ACCT_LIST_H
 #define ACCT_LIST_H
 
-#include "acct_api.h"
+#include "acct_req.h"
+#include "acct_resp.h"
+#include "acct_store.h"
 #include "acct_store_filter.h"
 #include "acct_page.h"
 

@@ -9,7 +9,9 @@
 
 #include <apr_pools.h>
 
-#include "acct_api.h"
+#include "acct_req.h"
+#include "acct_resp.h"
+#include "acct_scope.h"
 
 /* Route flags. */
 #define ACCT_ROUTE_PUBLIC      0x01 /* no authentication; Authorization ignored */

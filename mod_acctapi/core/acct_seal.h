@@ -10,7 +10,10 @@
 #ifndef ACCT_SEAL_H
 #define ACCT_SEAL_H
 
-#include "acct_api.h"
+#include <apr_pools.h>
+
+#include "acct_req.h"
+#include "acct_resp.h"
 
 #define ACCT_SEAL_PREFIX "v1:"
 #define ACCT_SEAL_NONCE_LEN 12
