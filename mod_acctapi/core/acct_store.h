@@ -105,6 +105,14 @@ acct_dialect acct_store_dialect(const acct_store *st);
 void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
                            apr_global_mutex_t *writer_gate);
 
+/*
+ * Has the server ended this pooled connection since its last use (a
+ * restart of PostgreSQL, say)?  Found without waiting and without sending
+ * anything; such a connection is handed back, and the pool reconnects it
+ * at its next lease.  Always 0 for SQLite.
+ */
+int acct_store_lost(acct_store *st);
+
 /* Did a wait of this store run out of its limit?  Trying again at once
  * would only wait as long again. */
 int acct_store_gave_up(const acct_store *st);

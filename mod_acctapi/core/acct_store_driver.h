@@ -87,6 +87,9 @@ struct acct_store_driver {
                               const acct_sql *sql, int nargs,
                               const char *const *args, acct_rows **out,
                               acct_store_read *also);
+    /* Has the server ended this pooled connection since its last use
+     * (acct_store_lost; NULL: a driver whose connections cannot be). */
+    int (*lost)(acct_store *st);
 };
 
 extern const acct_store_driver acct_store_pgsql;

@@ -737,7 +737,41 @@ static acct_store_rc pg_begin(acct_store *st)
     return ACCT_STORE_OK;
 }
 
+/*
+ * An idle connection of a live session has nothing to read.  A server that
+ * restarted or ended the session has sent its farewell and closed the
+ * stream, which waits on the socket: read it now (one poll that does not
+ * wait), so that libpq marks the connection bad before a statement is sent
+ * on it.
+ */
+static int pg_lost(acct_store *st)
+{
+    PGconn *conn = pg_conn(st);
+    struct pollfd pfd;
+    int reads;
+
+    if (!conn || PQstatus(conn) != CONNECTION_OK || PQsocket(conn) < 0) {
+        return 1;
+    }
+    pfd.fd = PQsocket(conn);
+    pfd.events = POLLIN;
+    /* Readable while idle: a notice, or the server's last message (libpq
+     * keeps it as a notice too) and then the end of the stream, which only
+     * a further read sees. */
+    for (reads = 0; reads < 4; reads++) {
+        pfd.revents = 0;
+        if (poll(&pfd, 1, 0) <= 0) {
+            return 0;
+        }
+        if (!PQconsumeInput(conn) || PQstatus(conn) != CONNECTION_OK) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 const acct_store_driver acct_store_pgsql = {
     "pgsql", ACCT_DIALECT_PGSQL, pg_conn_init, NULL, pg_catalogued,
-    pg_dynamic, pg_script, pg_begin, NULL, pg_run_and_commit, pg_run_with
+    pg_dynamic, pg_script, pg_begin, NULL, pg_run_and_commit, pg_run_with,
+    pg_lost
 };

@@ -11,6 +11,7 @@
 #include <apr_atomic.h>
 #include <apr_global_mutex.h>
 #include <apr_optional.h>
+#include <apr_shm.h>
 
 #include "acctapi_config.h"
 #include "acctapi_lease.h"
@@ -47,11 +48,34 @@ typedef struct lease_rec {
  * BREAKER_RETRY_MS one request (the probe) tries the database, and its
  * success serves everyone again.  Per child, in atomics: no lock on the
  * path of a healthy database.
+ *
+ * A child need not wait for its own probe once another child has been
+ * answered: every answer is stamped in memory all children share
+ * (breaker_news), and a child whose breaker tripped before the newest stamp
+ * lets its requests through at once.  Once per outage only: if they fail
+ * again, the stamps of others may come from a database this child cannot
+ * reach, and only its own probes (or any answer of its own) count until one
+ * succeeds.  So once the database answers one request, no child answers 503
+ * for longer than it takes its next request to arrive.
  */
 #define BREAKER_RETRY_MS 1000
 static volatile apr_uint32_t db_found_down; /* 1: down */
 static volatile apr_uint32_t db_retry_at;   /* ms clock, wraps (see below) */
 static volatile apr_uint32_t db_probing;    /* 1: a probe is under way */
+static volatile apr_uint32_t db_tripped_at; /* ms clock of the last trip */
+static volatile apr_uint32_t db_heeds_news = 1; /* 0: own probes only */
+
+/*
+ * The newest answer of the database to any child of this server (ms clock).
+ * In shared memory created once in the parent's process pool and found
+ * again in httpd's retained data after each restart (as the writers' gate
+ * below), so old and new generations read the same stamp; set in
+ * post_config, before any child; NULL in programs without httpd.
+ */
+typedef struct breaker_news {
+    volatile apr_uint32_t answered_at;
+} breaker_news;
+static breaker_news *news;
 
 static apr_uint32_t breaker_now_ms(void)
 {
@@ -71,10 +95,28 @@ static apr_status_t breaker_probe_done(void *data)
     return APR_SUCCESS;
 }
 
+/* Has another child been answered since this one's breaker tripped? */
+static int breaker_heard_of_an_answer(void)
+{
+    return news && apr_atomic_read32(&db_heeds_news)
+           && (apr_int32_t)(apr_atomic_read32(&news->answered_at)
+                            - apr_atomic_read32(&db_tripped_at)) > 0;
+}
+
 /* May this request use the database? */
 static int breaker_admits(request_rec *r, acctapi_ctx *ctx)
 {
     if (!apr_atomic_read32(&db_found_down) || ctx->db_probe) {
+        return 1;
+    }
+    if (breaker_heard_of_an_answer()) {
+        /* Cleared before the news is spent: a thread that finds it spent
+         * finds the breaker cleared below. */
+        apr_atomic_set32(&db_found_down, 0);
+        apr_atomic_set32(&db_heeds_news, 0);
+        return 1;
+    }
+    if (!apr_atomic_read32(&db_found_down)) {
         return 1;
     }
     if ((apr_int32_t)(breaker_now_ms() - apr_atomic_read32(&db_retry_at)) < 0
@@ -89,7 +131,10 @@ static int breaker_admits(request_rec *r, acctapi_ctx *ctx)
 
 static void breaker_trip(acctapi_ctx *ctx)
 {
-    apr_atomic_set32(&db_retry_at, breaker_now_ms() + BREAKER_RETRY_MS);
+    apr_uint32_t now = breaker_now_ms();
+
+    apr_atomic_set32(&db_tripped_at, now);
+    apr_atomic_set32(&db_retry_at, now + BREAKER_RETRY_MS);
     apr_atomic_set32(&db_found_down, 1);
     if (ctx->db_probe) {
         ctx->db_probe = 0;
@@ -97,13 +142,25 @@ static void breaker_trip(acctapi_ctx *ctx)
     }
 }
 
-/* The database answered this request. */
+/* The database answered this request: clear a probe's breaker, heed
+ * other children's news again, and stamp this answer for them. */
 static void breaker_clear(acctapi_ctx *ctx)
 {
+    apr_uint32_t now;
+
     if (ctx->db_probe) {
         ctx->db_probe = 0;
         apr_atomic_set32(&db_found_down, 0);
         apr_atomic_set32(&db_probing, 0);
+    }
+    if (!apr_atomic_read32(&db_heeds_news)) {
+        apr_atomic_set32(&db_heeds_news, 1);
+    }
+    /* Written only when the clock has moved on: at most one store a
+     * millisecond per child on the shared line, however busy. */
+    now = breaker_now_ms();
+    if (news && (apr_int32_t)(now - apr_atomic_read32(&news->answered_at)) > 0) {
+        apr_atomic_set32(&news->answered_at, now);
     }
 }
 
@@ -197,11 +254,20 @@ static acct_store_rc check_schema(request_rec *r, acct_store *st)
     return ACCT_STORE_OK;
 }
 
+/*
+ * Pooled connections a lease hands back as lost before it gives up on
+ * finding a live one.  The pool is LIFO: a connection handed back comes
+ * next, reconnected, so one is the rule (several only when other threads
+ * take it first); each costs a poll that does not wait.
+ */
+#define LEASE_LOST_TRIES 64
+
 acct_store_rc acctapi_lease_open(request_rec *r, acctapi_ctx *ctx)
 {
     lease_rec *l;
     acct_store_rc rc;
     apr_int64_t offset = 0;
+    int lost = 0;
 
     if (ctx->store) {
         return ACCT_STORE_OK;
@@ -215,6 +281,7 @@ acct_store_rc acctapi_lease_open(request_rec *r, acctapi_ctx *ctx)
         ctx->db_down = 1;
         return ACCT_STORE_UNAVAILABLE;
     }
+lease:
     apr_pool_create(&ctx->lease, r->pool);
     ctx->dbd = dbd_open(ctx->lease, r->server);
     if (!ctx->dbd) {
@@ -247,6 +314,12 @@ acct_store_rc acctapi_lease_open(request_rec *r, acctapi_ctx *ctx)
     if (!ctx->store) {
         acctapi_lease_drop(ctx);
         return ACCT_STORE_FAILED;
+    }
+    if (acct_store_lost(ctx->store) && lost++ < LEASE_LOST_TRIES) {
+        /* The server ended it (a restart): its first statement would only
+         * fail.  Handed back, it is reconnected at its next lease. */
+        acctapi_lease_drop(ctx);
+        goto lease;
     }
     acct_store_set_limits(ctx->store, ctx->db_timeout, writer_gate);
     /* Registered after the release, so it runs first: no connection goes
@@ -339,6 +412,33 @@ int acctapi_lease_create_gate(server_rec *s)
     }
     kept = ap_retained_data_create(key, sizeof(*kept));
     *kept = writer_gate;
+    return OK;
+}
+
+/* The shared stamp of the breakers (breaker_news), kept as the gate is. */
+int acctapi_lease_create_breaker_news(server_rec *s)
+{
+    static const char key[] = "acctapi-breaker-news";
+    breaker_news **kept = ap_retained_data_get(key);
+    apr_shm_t *shm;
+    apr_status_t rv;
+
+    if (kept) {
+        news = *kept;
+        return OK;
+    }
+    /* Anonymous: no file to clean up, and every child inherits it. */
+    rv = apr_shm_create(&shm, sizeof(*news), NULL, s->process->pool);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, ACCTLOGNO(00185)
+                     "cannot create the shared memory of the database breakers");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    news = apr_shm_baseaddr_get(shm);
+    /* Now, not 0: a stamp is compared by signed difference with trips. */
+    news->answered_at = breaker_now_ms();
+    kept = ap_retained_data_create(key, sizeof(*kept));
+    *kept = news;
     return OK;
 }
 

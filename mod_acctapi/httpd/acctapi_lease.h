@@ -17,6 +17,10 @@ int acctapi_lease_find_dbd(server_rec *s);
  * (created by the first generation, found again by the others). */
 int acctapi_lease_create_gate(server_rec *s);
 
+/* post_config: the breakers' shared stamp of the database's newest answer,
+ * created once for the server's life (acctapi_lease.c, breaker_news). */
+int acctapi_lease_create_breaker_news(server_rec *s);
+
 /* child_init: attaches the child to that lock. */
 void acctapi_lease_child_init(apr_pool_t *pchild, server_rec *s);
 

@@ -773,7 +773,10 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
         int rc = create_rate_table(pconf, s);
 
-        return rc != OK ? rc : acctapi_lease_create_gate(s);
+        if (rc == OK) {
+            rc = acctapi_lease_create_gate(s);
+        }
+        return rc != OK ? rc : acctapi_lease_create_breaker_news(s);
     }
     return OK;
 }

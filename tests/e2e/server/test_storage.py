@@ -342,3 +342,85 @@ def test_frozen_postgres_answers_503_in_bounded_time(pg, expect_log):
     problems = [r for r in results if r[1] != 503 or r[2] is not None or r[3] != "5"]
     assert not problems, problems[:5]
     assert waits[-1] <= bound, sorted(results)[-6:]
+
+
+def test_every_child_serves_once_the_database_answers_one(pg, expect_log, tmp_path):
+    """Recovery is prompt in every child: once PostgreSQL, back after an
+    outage that tripped both children's breakers, has answered one request,
+    a burst right after it is answered 200 by every child, none 503 (a
+    child's breaker heeds another child's answer instead of waiting for a
+    probe of its own)."""
+    expect_log(DB_LINES)
+    backend, start_server = pg
+    log = tmp_path / "pid-status.log"
+    srv = start_server(name="httpd-recovery", extra=(
+        'LogFormat "%P %>s %{X-Phase}i" acctapi_pid_status\n'
+        f'CustomLog "{log}" acctapi_pid_status\n'))
+    headers = {"Authorization": f"Bearer {backend.token}", "Connection": "close"}
+
+    def burst(phase, n=80):
+        """n requests at once, each on a connection of its own (so that the
+        listener hands them to both children); their statuses."""
+        statuses = []
+        lock = threading.Lock()
+
+        def one():
+            r = requests.get(srv.base_url + "/profile", timeout=30,
+                             headers=dict(headers, **{"X-Phase": phase}))
+            why = classify(r)
+            with lock:
+                statuses.append(r.status_code if why is None else why)
+        harness.run_all(one, [()] * n, 60, what=f"{phase} requests")
+        return statuses
+
+    def children(phase, status):
+        """The children (pids) the access log shows answering `status` in `phase`."""
+        pids = set()
+        for line in log.read_text().splitlines():
+            pid, code, seen_phase = line.split()
+            if seen_phase == phase and code == str(status):
+                pids.add(pid)
+        return pids
+
+    def wait_logged(phase, count):
+        harness.wait_for(lambda: sum(1 for line in log.read_text().splitlines()
+                                     if line.endswith(" " + phase)) >= count,
+                         10, interval=0.05, what=f"{phase} requests logged")
+
+    assert set(burst("before")) == {200}
+    backend.cluster.stop()
+    # Down: bursts until both children have answered 503 (each has found
+    # the database gone, and its breaker has tripped).
+    for round_ in range(10):
+        phase = f"down{round_}"
+        assert set(burst(phase, 40)) == {503}
+        wait_logged(phase, 40)
+        if len(set().union(*(children(f"down{i}", 503) for i in range(round_ + 1)))) >= 2:
+            break
+    else:
+        raise AssertionError("the listener never handed a request to the second child")
+    backend.cluster.start()
+    # The first request the database answers.
+    c = srv.client(token=backend.token)
+    try:
+        def answered():
+            r = c.get("/profile", headers={"X-Phase": "first"})
+            assert classify(r.raw) is None, r
+            return r.status == 200
+        harness.wait_for(answered, 30, interval=0.05, what="a first answer after the restart")
+    finally:
+        c.close()
+    # Right after it: every request is answered, by both children (a burst
+    # the listener handed to one child only is followed by another).
+    served = set()
+    for round_ in range(5):
+        phase = f"after{round_}"
+        statuses = burst(phase)
+        assert statuses.count(200) == len(statuses), \
+            f"{phase}: {sorted(set(map(str, statuses)))}, {statuses.count(503)} x 503"
+        wait_logged(phase, len(statuses))
+        served |= children(phase, 200)
+        if len(served) >= 2:
+            break
+    else:
+        raise AssertionError("the listener never handed a request to the second child")
