@@ -344,8 +344,11 @@ def test_frozen_postgres_answers_503_in_bounded_time(pg, expect_log):
     assert waits[-1] <= bound, sorted(results)[-6:]
 
 
+OUTAGE_SECONDS = 10
+
+
 def test_every_child_serves_once_the_database_answers_one(pg, expect_log, tmp_path):
-    """Recovery is prompt in every child: once PostgreSQL, back after an
+    """Recovery is prompt in every child: once PostgreSQL, back after a 10 s
     outage that tripped both children's breakers, has answered one request,
     a burst right after it is answered 200 by every child, none 503 (a
     child's breaker heeds another child's answer instead of waiting for a
@@ -389,6 +392,7 @@ def test_every_child_serves_once_the_database_answers_one(pg, expect_log, tmp_pa
 
     assert set(burst("before")) == {200}
     backend.cluster.stop()
+    stopped_at = time.monotonic()
     # Down: bursts until both children have answered 503 (each has found
     # the database gone, and its breaker has tripped).
     for round_ in range(10):
@@ -399,6 +403,7 @@ def test_every_child_serves_once_the_database_answers_one(pg, expect_log, tmp_pa
             break
     else:
         raise AssertionError("the listener never handed a request to the second child")
+    time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - stopped_at)))
     backend.cluster.start()
     # The first request the database answers.
     c = srv.client(token=backend.token)
