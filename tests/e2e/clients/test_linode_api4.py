@@ -669,8 +669,9 @@ def delete_when_available(sdk, clock, path):
     """send_request_when_resource_available(300, db.delete): a DELETE,
     repeated every 10 s while the answer is 400, 500 or 503.  The database
     is still provisioning, which the module's required-status table
-    answers with a 400 (docs/emulator.md); the retries go on until it is
-    active (here: the clock moved past the provisioning)."""
+    answers with a 400 (docs/emulator.md).  The replay sends the two
+    requests that sequence comes to here, each with its asserted answer:
+    the 400, then (the clock moved past the provisioning) the 200."""
     r = sdk.delete(path)
     assert r.status == 400 and "provisioning" in r.json["errors"][0]["reason"], r
     clock("advance", "40m")
