@@ -185,10 +185,13 @@ def make_user(backend, server):
 
 @pytest.fixture
 def make_server(backend):
-    """Starts extra servers on the current backend; stops them after the test."""
+    """Starts extra servers on the current backend; stops them after the
+    test.  Their database pool is harness.EXTRA_SERVER_POOL a child unless
+    the test names one (dbd_max=None: the generated configuration's)."""
     started = []
 
     def start(**opts):
+        opts.setdefault("dbd_max", harness.EXTRA_SERVER_POOL)
         srv = Httpd(backend, backend.base, **opts)
         started.append(srv)
         return srv.start()

@@ -1,5 +1,6 @@
 """A prepared database (SQLite or PostgreSQL) and acctapi-admin; accounts; races."""
 
+import io
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import threading
 import time
 from pathlib import Path
 
+import psycopg2
 import requests
 
 from .base import *  # noqa: F401,F403
@@ -98,6 +100,13 @@ class Backend:
         self.driver = None
         self.params = None
         self.counter = 0
+        # The harness's own session on PostgreSQL for query() and execute():
+        # a psql process per statement costs a process and a server
+        # backend (0.15 CPU-seconds here), and the suite runs hundreds.
+        # Opened again after the cluster starts anew (PgCluster.generation).
+        self._session = None
+        self._session_generation = None
+        self._session_lock = threading.Lock()
 
     def setup(self):
         if self.kind == "sqlite":
@@ -242,9 +251,12 @@ class Backend:
                         for row in con.execute(sql)]
             finally:
                 con.close()
-        out = self.cluster.psql(f"COPY ({sql}) TO STDOUT", db="acctapi")
+        # COPY's text format: the values as psql printed them (no Python
+        # types in between), "\N" for NULL.
+        out = io.StringIO()
+        self._on_session(lambda cur: cur.copy_expert(f"COPY ({sql}) TO STDOUT", out))
         return [[None if v == r"\N" else v for v in line.split("\t")]
-                for line in out.splitlines()]
+                for line in out.getvalue().splitlines()]
 
     def execute(self, sql):
         """Runs writing statements directly on the database, in one
@@ -258,7 +270,35 @@ class Backend:
                 con.close()
             self._share_sqlite()   # files sqlite3 created must stay httpd's
         else:
-            self.cluster.psql(f"BEGIN; {sql}; COMMIT;", db="acctapi")
+            self._on_session(lambda cur: cur.execute(f"BEGIN; {sql}; COMMIT;"))
+
+    def _on_session(self, use):
+        """use(cursor) on the harness's session (autocommit: each call is
+        its own transaction, or the one its text opens and commits).  A
+        failure rolls back what it began and raises HarnessError."""
+        with self._session_lock:
+            if (self._session is None or self._session.closed
+                    or self._session_generation != self.cluster.generation):
+                if self._session is not None:
+                    self._session.close()
+                self._session = psycopg2.connect(
+                    host="127.0.0.1", port=self.cluster.port, user="postgres",
+                    dbname="acctapi", client_encoding="UTF8",
+                    application_name="acctapi-e2e-harness",
+                    # As psql's run() was bounded: a statement that hangs fails.
+                    options="-c statement_timeout=60s")
+                self._session.autocommit = True
+                self._session_generation = self.cluster.generation
+            try:
+                with self._session.cursor() as cur:
+                    use(cur)
+            except psycopg2.Error as e:
+                try:
+                    with self._session.cursor() as cur:
+                        cur.execute("ROLLBACK")
+                except psycopg2.Error:
+                    self._session.close()
+                raise HarnessError(f"PostgreSQL: {e}") from None
 
     def dump(self):
         """Everything the database holds: (text dump, raw bytes).  The raw
@@ -282,6 +322,8 @@ class Backend:
         return text, b""
 
     def destroy(self):
+        if self._session is not None:
+            self._session.close()
         if self.cluster:
             self.cluster.destroy()
 

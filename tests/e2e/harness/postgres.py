@@ -27,6 +27,9 @@ class PgCluster:
         self.log = self.dir / "postgres.log"
         self.port = None
         self.started = False
+        # Counts the server's starts, stops and restarts: a session opened
+        # before the last one is gone (harness.Backend's own session).
+        self.generation = 0
 
     def _as_owner(self, cmd):
         cmd = [str(c) for c in cmd]
@@ -62,18 +65,21 @@ class PgCluster:
         self._pg([PGBIN / "pg_ctl", "-D", self.data, "-l", self.log, "-o", opts,
                   "-w", "-t", "60", "start"], timeout=90)
         self.started = True
+        self.generation += 1
 
     def stop(self, mode="fast"):
         if self.started:
             self._pg([PGBIN / "pg_ctl", "-D", self.data, "-m", mode, "-w", "-t", "60", "stop"],
                      timeout=90, check=False)
             self.started = False
+            self.generation += 1
 
     def restart(self):
         self._pg([PGBIN / "pg_ctl", "-D", self.data, "-l", self.log, "-m", "fast", "-w", "-t", "60",
                   "restart"],
                  timeout=90)
         self.started = True
+        self.generation += 1
 
     def psql(self, sql, db="postgres", raw=False):
         """raw: unaligned, tuples only (aligned output pads every line of a

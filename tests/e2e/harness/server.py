@@ -25,6 +25,16 @@ E2E_RATE_LIMIT = "1000000 1000000"
 # 100 active tokens (every test mints its own): AcctapiMaxTokensPerUser at a
 # cap no test reaches; the tests of the cap start servers with small ones.
 E2E_MAX_TOKENS = 1000000
+# The database pool of the servers a test starts for a setting of its own
+# (the make_server fixture): 4 connections a child, DBDMin = DBDKeep =
+# DBDMax as the generated configuration sets them.  Each PostgreSQL
+# connection is a server process, which costs about 50 ms of CPU to start
+# and end on this project's machines, and the suite starts about a hundred
+# such servers a backend: at the generated 16 a child they took 2.5 of the
+# run's CPU-minutes, for settings that have nothing to do with the pool.
+# The tests of load, faults and floods run the generated pool
+# (make_server(dbd_max=None)); the shared servers always do.
+EXTRA_SERVER_POOL = 4
 
 
 class Httpd:
