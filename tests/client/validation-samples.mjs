@@ -22,7 +22,7 @@
 // "domain": body of the domain to create first (or null: the request makes
 // it), "record": body of the record to create first (or null), "method",
 // "path": "domains" | "domain" | "records" | "record", "body"}.  Domain
-// names hold NONCE000, which the test replaces with 8 random characters.
+// names hold NONCE000, which the test replaces with 8 hex digits unique in its run.
 
 import { readFileSync } from 'node:fs';
 import * as validation from '@linode/validation';
