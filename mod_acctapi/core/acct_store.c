@@ -127,6 +127,11 @@ void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
     st->writer_gate = writer_gate;
 }
 
+void acct_store_set_named_statements(acct_store *st, int named)
+{
+    st->unnamed_only = !named;
+}
+
 int acct_store_lost(acct_store *st)
 {
     return st->ops->lost && st->ops->lost(st);

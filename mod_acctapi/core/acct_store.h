@@ -106,6 +106,19 @@ void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
                            apr_global_mutex_t *writer_gate);
 
 /*
+ * Whether statements are prepared once per PostgreSQL session and run by
+ * name (1, the default: planning a statement costs PostgreSQL more than
+ * running it), or sent with their text each time as the unnamed statement
+ * (0), with no session setting made either.  0 is for a transaction
+ * pooler (PgBouncer's pool_mode = transaction before 1.21), which hands
+ * each transaction whichever server session is free: a statement prepared
+ * in one is missing in the next, and a name counted per client collides
+ * with another client's in the same server session.  No effect on sqlite3.
+ */
+void acct_store_set_named_statements(acct_store *st, int named);
+
+
+/*
  * Has the server ended this pooled connection since its last use (a
  * restart of PostgreSQL, say)?  Found without waiting and without sending
  * anything; such a connection is handed back, and the pool reconnects it

@@ -53,6 +53,7 @@ struct acct_store {
     apr_global_mutex_t *writer_gate; /* sqlite3: the writers' turn, or NULL */
     int gate_held;                   /* this store holds writer_gate */
     int gave_up;                     /* a wait ran out of wait_limit */
+    int unnamed_only;   /* pgsql: see acct_store_set_named_statements */
     unsigned exchanges;              /* see acct_store_exchanges */
     unsigned setup_exchanges;
 };

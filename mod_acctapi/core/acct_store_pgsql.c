@@ -22,6 +22,9 @@
  * PostgreSQL several times the work of the statement itself.  A libpq
  * reconnect (the driver's PQreset) starts a new backend session without
  * them: the backend's process id tells, and they are prepared again.
+ * Behind a transaction pooler no session outlives a transaction: there
+ * every statement goes as the unnamed one, with its text
+ * (acct_store_set_named_statements).
  */
 
 /* Beyond this many distinct dynamic texts a connection stops naming them. */
@@ -239,6 +242,12 @@ static PGconn *pg_session(acct_store *st)
         return NULL;
     }
     backend = PQbackendPID(conn);
+    if (st->unnamed_only) {
+        /* No session to set up: a pooler's next transaction may run in
+         * another server session (and a SET here would stay behind in
+         * this one, for whichever client gets it next). */
+        return conn;
+    }
     if (backend != cs->pg_backend) {
         apr_pool_clear(cs->pg_pool);
         cs->prepared = apr_hash_make(cs->pg_pool);
@@ -347,13 +356,17 @@ static const char *pg_named(acct_store *st, const acct_sql *sql,
 
 /*
  * The name to run `text` under (pg_named), or NULL for a dynamic text new
- * to a session that has named too many already: that one is planned for
- * this run only.  0, or -1 with *rc set when preparing failed.
+ * to a session that has named too many already, and for every text when
+ * the store names none (acct_store_set_named_statements): that one is
+ * planned for this run only.  0, or -1 with *rc set when preparing failed.
  */
 static int pg_name_of(acct_store *st, const acct_sql *sql, const char *text,
                       const char *what, const char **name, acct_store_rc *rc)
 {
     *name = NULL;
+    if (st->unnamed_only) {
+        return 0;
+    }
     if (sql || apr_hash_get(st->conn->dynamic, text, APR_HASH_KEY_STRING)
         || apr_hash_count(st->conn->dynamic) < PG_DYNAMIC_NAMED_MAX) {
         *name = pg_named(st, sql, text, what, rc);
@@ -497,8 +510,7 @@ static acct_store_rc pg_run_and_commit(acct_store *st, const acct_deferred *d)
     if (!pg_session(st)) {
         return pg_error(st, NULL, d->sql->name);
     }
-    q.name = pg_named(st, d->sql, text, d->sql->name, &rc);
-    if (!q.name) {
+    if (pg_name_of(st, d->sql, text, d->sql->name, &q.name, &rc) != 0) {
         return rc;
     }
     q.text = text;

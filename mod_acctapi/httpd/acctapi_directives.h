@@ -220,5 +220,13 @@ ACCTAPI_SRV("AcctapiHeaderWait", header_wait, NUM, apr_time_from_sec(20),
             "holding a worker thread (1 to 300, default 20), or off: "
             "httpd reads every header with a blocking worker")
 
+/* Per server: the connections of mod_dbd's pool are the server's. */
+ACCTAPI_SRV("AcctapiPreparedStatements", named_statements, BOOL, 1,
+            GLUE, FLAG, set_onoff, (),
+            "On: PostgreSQL statements are prepared once per connection "
+            "and run by name (default); Off: sent with their text each "
+            "time and no session setting made, for a transaction pooler "
+            "such as PgBouncer's pool_mode = transaction")
+
 #undef ACCTAPI_DIR
 #undef ACCTAPI_SRV

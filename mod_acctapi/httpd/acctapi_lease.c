@@ -322,6 +322,8 @@ lease:
         goto lease;
     }
     acct_store_set_limits(ctx->store, ctx->db_timeout, writer_gate);
+    acct_store_set_named_statements(ctx->store, acctapi_conf_named_statements(
+        ap_get_module_config(r->server->module_config, &acctapi_module)));
     /* Registered after the release, so it runs first: no connection goes
      * back to the pool with a transaction open. */
     acct_store_tx_guard(ctx->store, ctx->lease);

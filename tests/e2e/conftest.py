@@ -22,12 +22,16 @@ Environment:
   ACCTAPI_E2E_BACKENDS  the backends to run on, comma-separated (default
                       sqlite,pgsql); tests that use no backend run when
                       sqlite is among them.  scripts/test runs the two
-                      halves, which share nothing, side by side.
+                      halves, which share nothing, side by side, the
+                      second with pgbouncer too: PostgreSQL through a
+                      PgBouncer 1.18 in transaction mode, for the modules
+                      of POOLED_SUBSET only.
 """
 
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -36,8 +40,32 @@ from harness import Backend, Httpd, make_tmpdir
 
 
 BACKENDS = [b for b in os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql").split(",") if b]
-if not BACKENDS or set(BACKENDS) - {"sqlite", "pgsql"}:
-    raise pytest.UsageError(f"ACCTAPI_E2E_BACKENDS: sqlite and/or pgsql, not {BACKENDS}")
+if not BACKENDS or set(BACKENDS) - {"sqlite", "pgsql", "pgbouncer"}:
+    raise pytest.UsageError(f"ACCTAPI_E2E_BACKENDS: sqlite, pgsql and/or pgbouncer, "
+                            f"not {BACKENDS}")
+
+# The tests that also run through PgBouncer in transaction mode (the
+# "pgbouncer" backend, AcctapiPreparedStatements Off): together they send
+# every route a request that passes authorization and reaches the database
+# (the authorization matrix: every non-public route; the catalogue: the
+# public ones), the clients' own flows and every route and key they use,
+# and the races that must keep one winner when each transaction may run on
+# another server connection.
+POOLED_SUBSET = {
+    "protocol/test_authz_matrix.py",
+    "catalog/test_catalog.py",
+    "public/test_client_facts.py",
+    "clients/test_linode_api4.py",
+    "clients/test_terraform.py",
+    "clients/test_linode_cli.py",
+    "databases/test_databases.py",
+    "dns/test_domain_records.py",
+    "events/test_event_routes.py",
+    "server/test_concurrency.py",
+    "server/test_pooler.py",
+}
+# Modules about the pooler itself: on the pgbouncer backend only.
+POOLED_ONLY = {"server/test_pooler.py"}
 
 
 def pytest_configure(config):
@@ -46,13 +74,20 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests that use no backend run in the half that has SQLite."""
-    if "sqlite" in BACKENDS:
-        return
-    dropped = [i for i in items if "backend" not in i.fixturenames]
+    """The tests that use no backend run in the half that has SQLite; on
+    the pgbouncer backend, only those of POOLED_SUBSET."""
+    def kept(item):
+        if "backend" not in item.fixturenames:
+            return "sqlite" in BACKENDS
+        on = getattr(item, "callspec", None) and item.callspec.params.get("backend")
+        module = Path(str(item.fspath)).relative_to(Path(__file__).parent).as_posix()
+        if on == "pgbouncer":
+            return module in POOLED_SUBSET
+        return module not in POOLED_ONLY
+    dropped = [i for i in items if not kept(i)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = [i for i in items if "backend" in i.fixturenames]
+        items[:] = [i for i in items if kept(i)]
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -89,7 +124,8 @@ def e2e_tmp():
 
 @pytest.fixture(scope="session", params=BACKENDS)
 def backend(request, build, e2e_tmp):
-    b = Backend(request.param, e2e_tmp / request.param)
+    pooled = request.param == "pgbouncer"
+    b = Backend("pgsql" if pooled else request.param, e2e_tmp / request.param, pooled=pooled)
     b.base.mkdir()
     b.base.chmod(0o755)
     try:

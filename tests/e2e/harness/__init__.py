@@ -4,6 +4,8 @@
             (ACCTAPI_BUILD_DIR, ACCTAPI_SANITIZE ...), run(), ports, temporary
             directories, waiting, the figures printed at the end of the run
   postgres  a private PostgreSQL cluster (PgCluster)
+  pgbouncer a private PgBouncer in transaction mode in front of one
+            (PgBouncer)
   backend   a prepared database on SQLite or PostgreSQL and acctapi-admin
             (Backend), accounts of their own for tests (Account), run_all()
             and race() for concurrent requests
@@ -18,6 +20,7 @@ Tests import names from the package (`from harness import Client`,
 
 from .base import *  # noqa: F401,F403
 from .postgres import *  # noqa: F401,F403
+from .pgbouncer import *  # noqa: F401,F403
 from .openapi_doc import *  # noqa: F401,F403
 from .client import *  # noqa: F401,F403
 from .backend import *  # noqa: F401,F403

@@ -17,6 +17,7 @@ import requests
 
 from .base import *  # noqa: F401,F403
 from .postgres import *  # noqa: F401,F403
+from .pgbouncer import *  # noqa: F401,F403
 from .openapi_doc import *  # noqa: F401,F403
 
 
@@ -93,12 +94,17 @@ class Backend:
     """A migrated database holding one account, its unrestricted user and an
     all-scopes token (self.token)."""
 
-    def __init__(self, kind, base):
+    def __init__(self, kind, base, pooled=False):
         self.kind = kind                      # "sqlite" or "pgsql"
         self.base = Path(base)
         self.cluster = None
         self.driver = None
-        self.params = None
+        self.params = None                    # acctapi-admin's (direct)
+        # pgsql only: the module's servers reach the database through a
+        # PgBouncer in transaction mode (harness.pgbouncer), with
+        # AcctapiPreparedStatements Off.
+        self.pooled = pooled
+        self.bouncer = None
         self.counter = 0
         # The harness's own session on PostgreSQL for query() and execute():
         # a psql process per statement costs a process and a server
@@ -120,6 +126,9 @@ class Backend:
             self.cluster.start()
             self.driver = "pgsql"
             self.params = self.cluster.create_database("acctapi", "acctapi")
+        if self.pooled:
+            self.bouncer = PgBouncer(self.base, self.cluster, "acctapi", "acctapi")
+            self.bouncer.start()
         self.admin("migrate")
         if self.kind == "sqlite":
             self._share_sqlite()
@@ -128,6 +137,12 @@ class Backend:
         self.account_id, self.uid, self.token = self.create_account_with_owner(
             "e2e-account", self.username, email="owner@example.com", label="e2e-all")
         return self
+
+    @property
+    def server_params(self):
+        """The DBDParams of the module's servers: through PgBouncer when
+        pooled, else the same as acctapi-admin's."""
+        return self.bouncer.params() if self.bouncer else self.params
 
     def _share_sqlite(self):
         """httpd's children run as www-data: they need to write the database
@@ -324,6 +339,8 @@ class Backend:
     def destroy(self):
         if self._session is not None:
             self._session.close()
+        if self.bouncer:
+            self.bouncer.stop()
         if self.cluster:
             self.cluster.destroy()
 

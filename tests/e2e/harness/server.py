@@ -67,7 +67,7 @@ class Httpd:
 
     def write_conf(self):
         args = [HTTPD_CONF, "--root", self.root, "--port", self.port, "--module", MODULE,
-                "--db-driver", self.backend.driver, "--db-params", self.backend.params,
+                "--db-driver", self.backend.driver, "--db-params", self.backend.server_params,
                 "--test-clock", self.test_clock]
         if self.rate_limit is not None:
             args += ["--rate-limit", self.rate_limit]
@@ -101,6 +101,9 @@ class Httpd:
             if IS_ROOT:
                 shutil.chown(cores, HTTPD_USER, HTTPD_USER)
             extra_text = f'CoreDumpDirectory "{cores}"\n' + extra_text
+        if self.backend.pooled:
+            # PgBouncer in transaction mode keeps no prepared statement.
+            extra_text = "AcctapiPreparedStatements Off\n" + extra_text
         if self.max_tokens is not None:
             # First, so that a test's own extra text may set it again.
             extra_text = (f'<Location "/v4">\n    AcctapiMaxTokensPerUser {self.max_tokens}\n'

@@ -16,6 +16,11 @@ class OtherDatabase:
     is not this build's."""
 
     driver = "sqlite3"
+    pooled = False
+
+    @property
+    def server_params(self):
+        return self.params
 
     def __init__(self, source, version):
         self.dir = make_tmpdir("acctapi-schema-")
