@@ -2,6 +2,8 @@
 runs (@linode/api-v4, @linode/validation), pinned by its package-lock.json
 and installed with `npm ci` when missing or older than the lock file."""
 
+import fcntl
+import os
 import shutil
 import subprocess
 
@@ -23,16 +25,23 @@ def installed_stale():
 
 def ensure_installed():
     """CLIENT_DIR, its packages installed; skips without node (scripts/deps
-    installs it)."""
+    installs it).  The check and the install hold a lock on CLIENT_DIR:
+    scripts/test's two halves run at once, and `npm ci` starts by removing
+    node_modules, under the other half's feet."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed (scripts/deps installs it)")
-    if installed_stale():
-        npm = shutil.which("npm")
-        assert npm, "node is installed but npm is not (scripts/deps installs both)"
-        p = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=CLIENT_DIR,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=NPM_TIMEOUT)
-        if p.returncode != 0:
-            pytest.fail(f"npm ci in {CLIENT_DIR} failed (exit {p.returncode}):\n{p.stdout}",
-                        pytrace=False)
+    fd = os.open(CLIENT_DIR, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if installed_stale():
+            npm = shutil.which("npm")
+            assert npm, "node is installed but npm is not (scripts/deps installs both)"
+            p = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=CLIENT_DIR,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=NPM_TIMEOUT)
+            if p.returncode != 0:
+                pytest.fail(f"npm ci in {CLIENT_DIR} failed (exit {p.returncode}):\n"
+                            f"{p.stdout}", pytrace=False)
+    finally:
+        os.close(fd)
     return CLIENT_DIR
