@@ -132,6 +132,11 @@ void acct_store_set_named_statements(acct_store *st, int named)
     st->unnamed_only = !named;
 }
 
+int acct_store_refused_by_server(const acct_store *st)
+{
+    return st->refused_by_server;
+}
+
 int acct_store_lost(acct_store *st)
 {
     return st->ops->lost && st->ops->lost(st);

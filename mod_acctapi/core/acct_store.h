@@ -117,6 +117,15 @@ void acct_store_set_limits(acct_store *st, apr_interval_time_t wait_limit,
  */
 void acct_store_set_named_statements(acct_store *st, int named);
 
+/*
+ * 1 when a statement of this store was "unavailable" because the database
+ * server, reached and answering, refused it for now (PostgreSQL: a hot
+ * standby refusing a write, a server shutting down or out of
+ * connections), rather than because it could not be reached: the caller
+ * answers 503 all the same, but it is no outage of the database.
+ */
+int acct_store_refused_by_server(const acct_store *st);
+
 
 /*
  * Has the server ended this pooled connection since its last use (a

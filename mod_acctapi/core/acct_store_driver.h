@@ -54,6 +54,7 @@ struct acct_store {
     int gate_held;                   /* this store holds writer_gate */
     int gave_up;                     /* a wait ran out of wait_limit */
     int unnamed_only;   /* pgsql: see acct_store_set_named_statements */
+    int refused_by_server; /* see acct_store_refused_by_server */
     unsigned exchanges;              /* see acct_store_exchanges */
     unsigned setup_exchanges;
 };

@@ -36,12 +36,28 @@ static PGconn *pg_conn(const acct_store *st)
 }
 
 /*
- * An error of `res` (or of the connection when res is NULL) as our outcome:
- * a lost connection means "try again later" (503), anything else is a
- * failure of ours (500).  The server's text names tables and constraints:
- * it goes to the log only.
+ * Is the SQLSTATE one of a server that cannot serve the statement now but
+ * may soon: a connection exception (class 08), insufficient resources (53:
+ * too many connections, out of memory or disk), operator intervention (57P:
+ * shutting down, starting up, crashed), or a read-only transaction
+ * (25006): the server is a hot standby, or was demoted, and a promoted
+ * primary takes writes in a moment.
  */
-static acct_store_rc pg_error(const acct_store *st, const PGresult *res,
+static int pg_state_is_transient(const char *state)
+{
+    return state
+           && (strncmp(state, "08", 2) == 0 || strncmp(state, "53", 2) == 0
+               || strncmp(state, "57P", 3) == 0 || strcmp(state, "25006") == 0);
+}
+
+/*
+ * An error of `res` (or of the connection when res is NULL) as our outcome:
+ * a lost connection, or a server that cannot serve now
+ * (pg_state_is_transient), means "try again later" (503), anything else is
+ * a failure of ours (500).  The server's text names tables and
+ * constraints: it goes to the log only.
+ */
+static acct_store_rc pg_error(acct_store *st, const PGresult *res,
                               const char *what)
 {
     PGconn *conn = pg_conn(st);
@@ -53,6 +69,12 @@ static acct_store_rc pg_error(const acct_store *st, const PGresult *res,
 
     if (!conn || PQstatus(conn) != CONNECTION_OK) {
         out = ACCT_STORE_UNAVAILABLE;
+    }
+    else if (res && pg_state_is_transient(
+                        PQresultErrorField(res, PG_DIAG_SQLSTATE))) {
+        /* The server is there and said so itself: not an outage. */
+        out = ACCT_STORE_UNAVAILABLE;
+        st->refused_by_server = 1;
     }
     /* libpq's messages end with a newline, some span several lines. */
     apr_cpystrn(line, text && *text ? text : "no detail", sizeof(line));

@@ -165,11 +165,14 @@ static void breaker_clear(acctapi_ctx *ctx)
 }
 
 /* Is an unavailable answer the database's absence (rather than SQLite's
- * writers queueing, which is load, not an outage)? */
+ * writers queueing, which is load, or PostgreSQL answering that it cannot
+ * take this statement now, a hot standby refusing a write: the server is
+ * there, and the requests it can serve should reach it)? */
 static int outage(const acctapi_ctx *ctx)
 {
     return ctx->pool_refused
-           || (ctx->store && acct_store_dialect(ctx->store) == ACCT_DIALECT_PGSQL);
+           || (ctx->store && acct_store_dialect(ctx->store) == ACCT_DIALECT_PGSQL
+               && !acct_store_refused_by_server(ctx->store));
 }
 
 /*
