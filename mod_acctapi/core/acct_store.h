@@ -126,7 +126,6 @@ void acct_store_set_named_statements(acct_store *st, int named);
  */
 int acct_store_refused_by_server(const acct_store *st);
 
-
 /*
  * Has the server ended this pooled connection since its last use (a
  * restart of PostgreSQL, say)?  Found without waiting and without sending

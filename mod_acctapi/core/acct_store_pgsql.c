@@ -263,13 +263,13 @@ static PGconn *pg_session(acct_store *st)
     if (!conn || PQstatus(conn) != CONNECTION_OK) {
         return NULL;
     }
-    backend = PQbackendPID(conn);
     if (st->unnamed_only) {
         /* No session to set up: a pooler's next transaction may run in
          * another server session (and a SET here would stay behind in
          * this one, for whichever client gets it next). */
         return conn;
     }
+    backend = PQbackendPID(conn);
     if (backend != cs->pg_backend) {
         apr_pool_clear(cs->pg_pool);
         cs->prepared = apr_hash_make(cs->pg_pool);
