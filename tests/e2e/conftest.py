@@ -21,7 +21,8 @@ Environment:
                       clock from it (harness.SuiteClock)
   ACCTAPI_E2E_BACKENDS  the backends to run on, comma-separated (default
                       sqlite,pgsql); tests that use no backend run when
-                      sqlite is among them.  scripts/test runs the two
+                      sqlite is among them, but those with a PostgreSQL
+                      of their own (the `pg` fixture) when pgsql is.  scripts/test runs the two
                       halves, which share nothing, side by side, the
                       second with pgbouncer too: PostgreSQL through a
                       PgBouncer 1.18 in transaction mode, for the modules
@@ -74,10 +75,14 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests that use no backend run in the half that has SQLite; on
-    the pgbouncer backend, only those of POOLED_SUBSET."""
+    """The tests that use no backend run in the half that has SQLite, but
+    those that start a PostgreSQL of their own (outage.pg: its outages are
+    seconds of waiting) in the half that has PostgreSQL, which has fewer
+    such waits; on the pgbouncer backend, only those of POOLED_SUBSET."""
     def kept(item):
         if "backend" not in item.fixturenames:
+            if "pg" in item.fixturenames:
+                return "pgsql" in BACKENDS
             return "sqlite" in BACKENDS
         on = getattr(item, "callspec", None) and item.callspec.params.get("backend")
         module = Path(str(item.fspath)).relative_to(Path(__file__).parent).as_posix()
