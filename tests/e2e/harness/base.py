@@ -109,10 +109,54 @@ def run(cmd, *, check=True, timeout=60, **kw):
     return p
 
 
+def _port_slice():
+    """(first, last) of the ports this process's servers listen on: below
+    the kernel's ephemeral range, where no outgoing connection takes a
+    port (a port found free by binding port 0 comes from that range, and
+    any of the suite's thousands of client, PostgreSQL and PgBouncer
+    connections could take it before the server binds it), and a slice of
+    its own for each half of scripts/test (named by the first backend it
+    runs), so that the halves side by side never pick the same port.  None
+    when the ephemeral range leaves no room below it."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    first = 16384
+    if low - first < 4 * 1024:
+        return None
+    width = (low - first) // 4
+    backends = os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite").split(",")
+    index = {"sqlite": 0, "pgsql": 1, "pgbouncer": 2}.get(backends[0], 3)
+    return first + index * width, first + (index + 1) * width - 1
+
+
+_PORTS = _port_slice()
+_next_port = [None]
+
+
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port that nothing listens on, for a server to listen on:
+    the next free one of this process's slice (_port_slice), in turn, so
+    that a server just stopped does not get its port again at once."""
+    if _PORTS is None:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    first, last = _PORTS
+    if _next_port[0] is None:
+        _next_port[0] = first + (os.getpid() % (last - first + 1))
+    for _ in range(last - first + 1):
+        port = _next_port[0]
+        _next_port[0] = first if port >= last else port + 1
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise HarnessError(f"no free port in {first}..{last}")
 
 
 def port_open(port, host="127.0.0.1"):
