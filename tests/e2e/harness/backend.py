@@ -296,13 +296,10 @@ class Backend:
                     or self._session_generation != self.cluster.generation):
                 if self._session is not None:
                     self._session.close()
-                self._session = psycopg2.connect(
-                    host="127.0.0.1", port=self.cluster.port, user="postgres",
-                    dbname="acctapi", client_encoding="UTF8",
+                self._session = self.cluster.connect(
                     application_name="acctapi-e2e-harness",
                     # As psql's run() was bounded: a statement that hangs fails.
                     options="-c statement_timeout=60s")
-                self._session.autocommit = True
                 self._session_generation = self.cluster.generation
             try:
                 with self._session.cursor() as cur:

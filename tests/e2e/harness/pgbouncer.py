@@ -13,6 +13,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import psycopg2
+
 from .base import *  # noqa: F401,F403
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
@@ -76,7 +78,6 @@ class PgBouncer:
 
     def show(self, what):
         """Rows of the console's SHOW `what` as dicts (its own columns)."""
-        import psycopg2
         con = psycopg2.connect(host="127.0.0.1", port=self.port, user="pgbouncer",
                                dbname="pgbouncer")
         try:

@@ -5,6 +5,8 @@ import shutil
 import socket
 from pathlib import Path
 
+import psycopg2
+
 from .base import *  # noqa: F401,F403
 
 
@@ -40,7 +42,9 @@ class PgCluster:
     def _pg(self, args, timeout=60, check=True):
         return run(self._as_owner(args), timeout=timeout, check=check, cwd=str(self.dir))
 
-    def init(self):
+    def make_dirs(self):
+        """The cluster's directory and socket directory, owned by the
+        server's user (before initdb, or pg_basebackup for a standby)."""
         self.dir.mkdir(parents=True)
         self.sock.mkdir()
         if IS_ROOT:
@@ -48,6 +52,17 @@ class PgCluster:
             shutil.chown(self.dir, PG_SYSTEM_USER, PG_SYSTEM_USER)
             shutil.chown(self.sock, PG_SYSTEM_USER, PG_SYSTEM_USER)
         self.dir.chmod(0o755)
+
+    def connect(self, db="acctapi", **kw):
+        """A psycopg2 session as postgres on `db`, autocommit (each statement
+        its own transaction, or the one its text opens)."""
+        con = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres",
+                               dbname=db, client_encoding="UTF8", **kw)
+        con.autocommit = True
+        return con
+
+    def init(self):
+        self.make_dirs()
         self._pg([PGBIN / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust",
                   "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"],
                  timeout=120)

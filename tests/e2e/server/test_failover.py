@@ -31,7 +31,6 @@ import shutil
 import threading
 import time
 
-import psycopg2
 import requests
 
 import pytest
@@ -66,10 +65,10 @@ class Hosts:
 
 
 def query(cluster, sql):
-    con = psycopg2.connect(host="127.0.0.1", port=cluster.port, user="postgres",
-                           dbname="acctapi", connect_timeout=5)
+    """Rows of `sql` on `cluster` (None for a statement without rows), on a
+    session of its own: the clusters of this test die and change roles."""
+    con = cluster.connect(connect_timeout=5)
     try:
-        con.autocommit = True
         with con.cursor() as cur:
             cur.execute(sql)
             return cur.fetchall() if cur.description else None
@@ -80,11 +79,7 @@ def query(cluster, sql):
 def make_standby(base, primary):
     """A streaming standby of `primary`, made by pg_basebackup and started."""
     standby = PgCluster(base / "standby")
-    standby.dir.mkdir(parents=True)
-    standby.sock.mkdir()
-    if harness.IS_ROOT:
-        shutil.chown(standby.dir, harness.PG_SYSTEM_USER, harness.PG_SYSTEM_USER)
-        shutil.chown(standby.sock, harness.PG_SYSTEM_USER, harness.PG_SYSTEM_USER)
+    standby.make_dirs()
     standby._pg([PGBIN / "pg_basebackup", "-h", "127.0.0.1", "-p", primary.port,
                  "-U", "postgres", "-D", standby.data, "-X", "stream", "-R"], timeout=120)
     # -R wrote primary_conninfo; the standby names itself for
