@@ -2,9 +2,8 @@
 
 import json
 
-import requests
-
 from .openapi_doc import *  # noqa: F401,F403
+from .wire import Http, request_once  # noqa: F401
 
 
 _DEFAULT = object()
@@ -39,14 +38,16 @@ class Resp:
 
 
 class Client:
-    """requests around one base URL (…/v4) and an optional default token."""
+    """Requests to one base URL (…/v4) with an optional default token, over
+    harness.wire's transport (requests' requests and answers, http.client's
+    cost); each answer is checked against the OpenAPI document."""
 
     def __init__(self, base_url, token=None, verify=None, timeout=15):
         self.base_url = base_url
         self.token = token
         self.verify = verify if verify is not None else True
         self.timeout = timeout
-        self.session = requests.Session()
+        self.session = Http()
 
     def request(self, method, path, *, token=_DEFAULT, authorization=None, headers=None,
                 xfilter=None, **kw):
@@ -96,18 +97,7 @@ class Client:
         raise AssertionError(f"{path}: more than 50 pages")
 
     def close(self):
-        """Closes the client's connections; it may still be used (it opens
-        new ones)."""
-        # urllib3 2.x's PoolManager.clear() (what Session.close() calls) only
-        # forgets its pools: an idle keep-alive connection stays open as long
-        # as anything refers to its pool (every Resp does, through
-        # raw.raw._pool), and httpd's graceful stop then waits out its
-        # lingering close (2 s) on it.  Closing the pools closes them now.
-        for adapter in self.session.adapters.values():
-            pools = getattr(adapter, "poolmanager", None)
-            if pools is not None:
-                for key in list(pools.pools.keys()):
-                    pool = pools.pools.get(key)
-                    if pool is not None:
-                        pool.close()
+        """Closes the client's idle connections (httpd's graceful stop would
+        wait out their lingering close); it may still be used (it opens new
+        ones)."""
         self.session.close()
