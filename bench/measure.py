@@ -147,16 +147,19 @@ def cpu_ticks(pid):
 class ProcSampler:
     """While in use, samples every `interval` seconds the children of
     `parent` (httpd) and of `db_parent` (the PostgreSQL postmaster, when
-    there is one): peak_kb is the largest VmRSS of a single httpd child,
+    there is one), and the `pooler` process (PgBouncer, when there is one
+    between them): peak_kb is the largest VmRSS of a single httpd child,
     peak_total_kb the largest sum; cpu_seconds() the CPU time the server side
-    (httpd's children and the database's backends) spent meanwhile, which
+    (httpd's children, the pooler and the database's backends) spent
+    meanwhile, which
     the other users of a shared machine disturb far less than throughput."""
 
     TICK = os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, parent, db_parent=None, interval=0.2):
+    def __init__(self, parent, db_parent=None, interval=0.2, pooler=None):
         self.parent = parent
         self.db_parent = db_parent
+        self.pooler = pooler             # PgBouncer's pid, between the two
         self.interval = interval
         self.peak_kb = 0
         self.peak_total_kb = 0
@@ -173,6 +176,8 @@ class ProcSampler:
             db = [p for p in children(self.db_parent) if self._is_client_backend(p)]
             self._db_pids.update(db)
             pids += db
+        if self.pooler:
+            pids.append(self.pooler)
         return pids
 
     def _is_client_backend(self, pid):
@@ -206,9 +211,15 @@ class ProcSampler:
             self._stop.wait(self.interval)
 
     def cpu_seconds(self, which=None):
-        """CPU seconds of the server side; which: "httpd" or "db" only."""
+        """CPU seconds of the server side; which: "httpd", "db" or "pooler"
+        only."""
+        def side(pid):
+            if pid == self.pooler:
+                return "pooler"
+            return "db" if pid in self._db_pids else "httpd"
+
         def wanted(pid):
-            return which is None or (pid in self._db_pids) == (which == "db")
+            return which is None or side(pid) == which
         # A process born during the run counts from zero.
         return sum(t - self._base.get(pid, 0) for pid, t in self._last.items()
                    if wanted(pid)) / self.TICK

@@ -94,7 +94,7 @@ class Backend:
     """A migrated database holding one account, its unrestricted user and an
     all-scopes token (self.token)."""
 
-    def __init__(self, kind, base, pooled=False):
+    def __init__(self, kind, base, pooled=False, pool_size=4):
         self.kind = kind                      # "sqlite" or "pgsql"
         self.base = Path(base)
         self.cluster = None
@@ -104,6 +104,7 @@ class Backend:
         # PgBouncer in transaction mode (harness.pgbouncer), with
         # AcctapiPreparedStatements Off.
         self.pooled = pooled
+        self.pool_size = pool_size            # PgBouncer's server connections
         self.bouncer = None
         self.counter = 0
         # The harness's own session on PostgreSQL for query() and execute():
@@ -127,7 +128,8 @@ class Backend:
             self.driver = "pgsql"
             self.params = self.cluster.create_database("acctapi", "acctapi")
         if self.pooled:
-            self.bouncer = PgBouncer(self.base, self.cluster, "acctapi", "acctapi")
+            self.bouncer = PgBouncer(self.base, self.cluster, "acctapi", "acctapi",
+                                     pool_size=self.pool_size)
             self.bouncer.start()
         self.admin("migrate")
         if self.kind == "sqlite":

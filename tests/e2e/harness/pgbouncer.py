@@ -89,6 +89,13 @@ class PgBouncer:
         finally:
             con.close()
 
+    def pid(self):
+        """The running PgBouncer's process id (its pid file), or None."""
+        try:
+            return int((self.dir / "pgbouncer.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def log_text(self):
         try:
             return self.log.read_text(errors="replace")[-3000:]
