@@ -156,10 +156,21 @@ class ProcSampler:
 
     TICK = os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, parent, db_parent=None, interval=0.2, pooler=None):
+    # How often the database's connections are looked at (their process
+    # titles): a request holds one for a millisecond or so.
+    TITLE_INTERVAL = 0.02
+
+    def __init__(self, parent, db_parent=None, interval=0.2, pooler=None, db_user=None):
         self.parent = parent
         self.db_parent = db_parent
         self.pooler = pooler             # PgBouncer's pid, between the two
+        # The module's role: its connections are counted, open and busy.
+        self.db_user = db_user
+        self.open_max = 0
+        self.busy_max = 0
+        self._busy_sum = 0
+        self._title_samples = 0
+        self._titles = threading.Thread(target=self._run_titles, daemon=True)
         self.interval = interval
         self.peak_kb = 0
         self.peak_total_kb = 0
@@ -210,6 +221,38 @@ class ProcSampler:
             self._sample()
             self._stop.wait(self.interval)
 
+    def _sample_titles(self):
+        """PostgreSQL shows each backend's state in its process title
+        ("postgres: USER DB HOST(PORT) idle", "... SELECT", "... idle in
+        transaction"): every connection of the module's role that is not
+        idle has a statement running or a transaction open at this instant."""
+        open_, busy = 0, 0
+        for pid in children(self.db_parent):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    title = f.read().split(b"\0")[0].decode("utf-8", "replace")
+            except OSError:
+                continue
+            words = title.split()
+            if len(words) < 5 or words[0] != "postgres:" or words[1] != self.db_user:
+                continue
+            open_ += 1
+            busy += words[4:] != ["idle"]
+        self.open_max = max(self.open_max, open_)
+        self.busy_max = max(self.busy_max, busy)
+        self._busy_sum += busy
+        self._title_samples += 1
+
+    def _run_titles(self):
+        while not self._stop.is_set():
+            self._sample_titles()
+            self._stop.wait(self.TITLE_INTERVAL)
+
+    def busy_mean(self):
+        """The mean number of the module's connections PostgreSQL was
+        working on at once."""
+        return self._busy_sum / self._title_samples if self._title_samples else None
+
     def cpu_seconds(self, which=None):
         """CPU seconds of the server side; which: "httpd", "db" or "pooler"
         only."""
@@ -230,11 +273,15 @@ class ProcSampler:
             if t is not None:
                 self._base[pid] = t
         self._thread.start()
+        if self.db_parent and self.db_user:
+            self._titles.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+        if self._titles.is_alive():
+            self._titles.join()
         self._sample()
         return False
 

@@ -12,6 +12,8 @@
   server    httpd started from scripts/httpd-conf with the module of the
             build tree (Httpd), its error log checked after every test
   client    the HTTP client of the tests (Client, Resp)
+  wire      its transport: requests' request preparation and response
+            object over http.client (Http, request_once)
   openapi_doc  every response checked against the OpenAPI document
 
 Tests import names from the package (`from harness import Client`,

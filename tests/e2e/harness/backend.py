@@ -19,6 +19,7 @@ from .base import *  # noqa: F401,F403
 from .postgres import *  # noqa: F401,F403
 from .pgbouncer import *  # noqa: F401,F403
 from .openapi_doc import *  # noqa: F401,F403
+from .wire import Http
 
 
 class AdminSession:
@@ -368,7 +369,7 @@ def race(server, token, calls):
 
     def worker(method, path, body):
         r = None
-        with requests.Session() as s:
+        with Http() as s:
             try:
                 barrier.wait(timeout=30)
                 r = s.request(method, server.base_url + path, json=body, timeout=60,
