@@ -3,7 +3,7 @@
 import json
 
 from .openapi_doc import *  # noqa: F401,F403
-from .wire import Http, request_once  # noqa: F401
+from .wire import Http, Verbs, request_once  # noqa: F401
 
 
 _DEFAULT = object()
@@ -37,7 +37,7 @@ class Resp:
                 f"{dict(self.headers)} {self.body[:800]!r}>")
 
 
-class Client:
+class Client(Verbs):
     """Requests to one base URL (…/v4) with an optional default token, over
     harness.wire's transport (requests' requests and answers, http.client's
     cost); each answer is checked against the OpenAPI document."""
@@ -66,21 +66,6 @@ class Client:
         r = self.session.request(method, url, headers=h, **kw)
         check_response(r)
         return Resp(r)
-
-    def get(self, path, **kw):
-        return self.request("GET", path, **kw)
-
-    def head(self, path, **kw):
-        return self.request("HEAD", path, **kw)
-
-    def post(self, path, **kw):
-        return self.request("POST", path, **kw)
-
-    def put(self, path, **kw):
-        return self.request("PUT", path, **kw)
-
-    def delete(self, path, **kw):
-        return self.request("DELETE", path, **kw)
 
     def all_pages(self, path, **kw):
         """Every item of a list, with page_size 500, following pages (bounded)."""

@@ -18,6 +18,7 @@ fails.
 """
 
 import errno
+import functools
 import http.client
 import select
 import socket
@@ -30,14 +31,16 @@ import requests
 from requests.structures import CaseInsensitiveDict
 from requests.utils import default_headers, get_encoding_from_headers
 
-__all__ = ["Http", "request_once"]
+__all__ = ["Http", "Verbs", "request_once"]
 
 _DEFAULT_HEADERS = default_headers()
 
 
+@functools.lru_cache(maxsize=None)
 def _tls_context(verify):
     """An SSL context as requests builds one for `verify`: True (the
-    system's authorities), a CA file's path, or False (no checks)."""
+    system's authorities), a CA file's path, or False (no checks); one per
+    value, shared by its connections."""
     if verify is False:
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
@@ -82,7 +85,27 @@ def _headers(pairs):
     return h
 
 
-class Http:
+class Verbs:
+    """get/head/post/put/delete(target, **kw): request(METHOD, target, **kw)
+    of the class that mixes them in."""
+
+    def get(self, target, **kw):
+        return self.request("GET", target, **kw)
+
+    def head(self, target, **kw):
+        return self.request("HEAD", target, **kw)
+
+    def post(self, target, **kw):
+        return self.request("POST", target, **kw)
+
+    def put(self, target, **kw):
+        return self.request("PUT", target, **kw)
+
+    def delete(self, target, **kw):
+        return self.request("DELETE", target, **kw)
+
+
+class Http(Verbs):
     """A requests.Session-like client without a Session's per-call cost:
     request(method, url, headers=, params=, json=, data=, timeout=,
     verify=, allow_redirects=) and get/post/put/delete/head.  Redirects
@@ -183,20 +206,6 @@ class Http:
         r.request = prep
         return r
 
-    def get(self, url, **kw):
-        return self.request("GET", url, **kw)
-
-    def head(self, url, **kw):
-        return self.request("HEAD", url, **kw)
-
-    def post(self, url, **kw):
-        return self.request("POST", url, **kw)
-
-    def put(self, url, **kw):
-        return self.request("PUT", url, **kw)
-
-    def delete(self, url, **kw):
-        return self.request("DELETE", url, **kw)
 
 
 def request_once(method, url, **kw):
