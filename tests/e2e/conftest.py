@@ -143,12 +143,8 @@ def backend(request, build, e2e_tmp):
 @pytest.fixture(scope="session")
 def server(backend, e2e_tmp):
     """The shared server of a backend: HTTP, AcctapiTestClock On, defaults."""
-    srv = Httpd(backend, backend.base, name="httpd")
-    try:
-        srv.start()
+    with harness.serving(backend, name="httpd") as srv:
         yield srv
-    finally:
-        srv.stop_and_check()
 
 
 # The public service's own values, the ones today's clients' tests assert
@@ -168,12 +164,8 @@ PUBLIC_VALUES = """<LocationMatch "^/v4(beta)?(/|$)">
 @pytest.fixture(scope="session")
 def public_server(backend):
     """A server of `backend` with the public service's values (above)."""
-    srv = Httpd(backend, backend.base, name="httpd-public-values", extra=PUBLIC_VALUES)
-    try:
-        srv.start()
+    with harness.serving(backend, name="httpd-public-values", extra=PUBLIC_VALUES) as srv:
         yield srv
-    finally:
-        srv.stop_and_check()
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import rawhttp
 import harness
 from accounts import world_fixture
 from checks import assert_envelope, assert_error, assert_json
-from harness import ADMIN, Httpd
+from harness import ADMIN
 from otp import server_now, totp
 
 LAYOUT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
@@ -555,12 +555,8 @@ def beta_server(backend, server):
     if re.search(r"<Location(Match)?\s[^>]*beta", server.conf.read_text()):
         yield server
         return
-    srv = Httpd(backend, backend.base, extra=BETA_LOCATION, name="httpd-beta")
-    try:
-        srv.start()
+    with harness.serving(backend, extra=BETA_LOCATION, name="httpd-beta") as srv:
         yield srv
-    finally:
-        srv.stop_and_check()
 
 
 def beta_pair(srv, token, method, path, **kw):

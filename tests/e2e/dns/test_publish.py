@@ -8,6 +8,7 @@ The directory is first filled with `acctapi-admin zones publish` (named
 needs zones.conf to start), which also publishes the zones other tests left
 in the shared database."""
 
+import contextlib
 import os
 import re
 import secrets
@@ -17,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import HTTPD_USER, IS_ROOT, make_tmpdir, race, wait_for
+from harness import (EXTRA_SERVER_POOL, HTTPD_USER, IS_ROOT, make_tmpdir, race, serving,
+                     wait_for)
 from named import RNDC, Named
 
 DEFAULT_NS = ["ns1.example.com.", "ns2.example.com.", "ns3.example.com."]
@@ -40,7 +42,7 @@ class Publishing:
     """A zone directory, a named that includes its zones.conf, and an httpd
     publishing into it (reload: named's rndc unless `reload` is given)."""
 
-    def __init__(self, backend, make_server, reload=None, acl="none"):
+    def __init__(self, backend, start_server, reload=None, acl="none"):
         self.backend = backend
         self.dir = make_tmpdir(f"{backend.base}/zones-")
         out = backend.admin("zones", "publish", self.dir)
@@ -53,7 +55,7 @@ class Publishing:
         self.ns.start(timeout=60)
         self.rndc = f"{RNDC} -c {self.ns.rndc_conf} reload"
         self.reload = self.rndc if reload is None else reload
-        self.srv = make_server(extra='<Location "/v4">\n'
+        self.srv = start_server(extra='<Location "/v4">\n'
                                      f'    AcctapiZoneDir "{self.dir}"\n'
                                      f'    AcctapiZoneReloadCommand "{self.reload}"\n'
                                      "</Location>\n")
@@ -132,13 +134,20 @@ class Publishing:
         wait_for(lambda: self.refused(name), timeout, 0.2, f"named to drop {name}")
 
 
-@pytest.fixture
-def pub(backend, make_server):
-    p = Publishing(backend, make_server)
-    try:
-        yield p
-    finally:
-        p.close()
+@pytest.fixture(scope="module")
+def pub(backend):
+    """The publishing set-up that the tests of everyday changes share: each
+    works on domains of its own, so none sees another's (the tests of the
+    reload command, and the hidden primary, have set-ups of their own)."""
+    with contextlib.ExitStack() as servers:
+        def start_server(**opts):
+            return servers.enter_context(
+                serving(backend, dbd_max=EXTRA_SERVER_POOL, name="httpd-publish", **opts))
+        p = Publishing(backend, start_server)
+        try:
+            yield p
+        finally:
+            p.close()
 
 
 def httpd_zombies(srv):

@@ -1,5 +1,6 @@
 """httpd started from scripts/httpd-conf with the module of the build tree, and its error log."""
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -336,3 +337,17 @@ class Httpd:
         c = Client(self.base_url, token=token, verify=verify)
         self.clients.add(c)
         return c
+
+
+@contextlib.contextmanager
+def serving(backend, **opts):
+    """A server of `backend` (Httpd's options) for the length of a
+    with-block, which is how a module- or session-scoped fixture shares one
+    among its tests: started on entry; on exit stopped, and its error log
+    checked for what was logged since the last test's scan."""
+    srv = Httpd(backend, backend.base, **opts)
+    try:
+        srv.start()
+        yield srv
+    finally:
+        srv.stop_and_check()

@@ -18,7 +18,6 @@ import pytest
 import harness
 from accounts import world_fixture
 from checks import assert_error, assert_headers, assert_json
-from harness import Httpd
 from otp import server_now, totp
 
 ROUTE = "/profile/tokens"
@@ -32,12 +31,8 @@ JSON_CT = {"Content-Type": "application/json"}
 @pytest.fixture(scope="module")
 def small_server(backend):
     """A server with AcctapiMaxBodySize 1024."""
-    srv = Httpd(backend, backend.base, max_body=LIMIT, name="httpd-small")
-    try:
-        srv.start()
+    with harness.serving(backend, max_body=LIMIT, name="httpd-small") as srv:
         yield srv
-    finally:
-        srv.stop_and_check()
 
 
 @pytest.fixture

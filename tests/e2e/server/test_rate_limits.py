@@ -35,17 +35,21 @@ def scope_conf(scope):
     return f'<Location "/v4">\n    AcctapiRateLimitScope {scope}\n</Location>\n'
 
 
-@pytest.fixture(params=["node", "database"])
+@pytest.fixture(scope="module", params=["node", "database"])
 def scope(request):
     """Every behaviour holds with the counters in the server's shared memory
     (the default) and in the database."""
     return request.param
 
 
-@pytest.fixture
-def limited(make_server, scope):
-    return make_server(name=f"rate-{scope}", rate_limit=f"{LISTS} {OTHERS}",
-                       extra=scope_conf(scope))
+@pytest.fixture(scope="module")
+def limited(backend, scope):
+    """A server with small budgets, per counter scope, that the tests share:
+    each spends the budgets of users of its own, or the address's budget in
+    a minute of its own (every test that takes it takes `window`)."""
+    with harness.serving(backend, name=f"rate-{scope}", dbd_max=harness.EXTRA_SERVER_POOL,
+                         rate_limit=f"{LISTS} {OTHERS}", extra=scope_conf(scope)) as srv:
+        yield srv
 
 
 def user_token(backend):
