@@ -141,11 +141,8 @@ int main(int argc, char **argv)
         }
     }
     else {
-        /* fuzz_NAME (libtool may run it as lt-fuzz_NAME): corpus/NAME. */
+        /* fuzz_NAME: corpus/NAME. */
         base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
-        if (strncmp(base, "lt-", 3) == 0) {
-            base += 3;
-        }
         if (strncmp(base, "fuzz_", 5) != 0) {
             fprintf(stderr, "%s: not named fuzz_NAME: give the inputs\n", self);
             return 1;

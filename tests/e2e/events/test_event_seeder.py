@@ -27,7 +27,7 @@ def acct(backend, server):
 
 
 def test_seeded_events_are_the_module_s(acct, backend, server):
-    assert SEEDER.exists(), f"{SEEDER} is not built (make check builds it)"
+    assert SEEDER.exists(), f"{SEEDER} is not built (make bench/seed-events)"
     c = acct.client
     r = c.post("/domains", json={"domain": backend.unique("seed-") + ".example",
                                  "type": "master", "soa_email": "a@seed.example"})

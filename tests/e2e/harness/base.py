@@ -16,7 +16,7 @@ import requests
 
 REPO = Path(__file__).resolve().parents[3]
 BUILD = Path(os.environ.get("ACCTAPI_BUILD_DIR", str(REPO))).resolve()
-MODULE = BUILD / ".libs" / "mod_acctapi.so"
+MODULE = BUILD / "mod_acctapi.so"
 ADMIN = BUILD / "acctapi-admin"
 HTTPD_CONF = REPO / "scripts" / "httpd-conf"
 SMS_TO_FILE = REPO / "scripts" / "sms-to-file"

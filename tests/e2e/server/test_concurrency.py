@@ -10,6 +10,7 @@ import requests
 
 import harness
 from dbaccounts import MY, Account as DbAccount
+from harness.wire import Http
 
 THREADS = 8
 PER_THREAD = 40
@@ -21,7 +22,7 @@ def hammer(server, token, paths, method="GET", body=None):
     deadline = time.monotonic() + 60
 
     def worker(n):
-        s = requests.Session()
+        s = Http()
         try:
             for i in range(PER_THREAD):
                 if time.monotonic() > deadline:
@@ -38,7 +39,6 @@ def hammer(server, token, paths, method="GET", body=None):
                     results.append(item)
                 if i % 8 == 7:           # new connection: spread over children
                     s.close()
-                    s = requests.Session()
         finally:
             s.close()
 
