@@ -22,11 +22,15 @@ def capped_conf(cap):
     return f'<Location "/v4">\n    AcctapiMaxTokensPerUser {cap}\n</Location>\n'
 
 
-@pytest.fixture
-def capped(make_server):
-    # The harness's own (huge) cap comes first in the configuration: the
-    # test's later one wins, as a more specific setting would.
-    return make_server(name="token-cap", extra=capped_conf(CAP))
+@pytest.fixture(scope="module")
+def capped(backend):
+    """A server with a cap of CAP, which the tests share: each counts the
+    tokens of users of its own.  The harness's own (huge) cap comes first
+    in the configuration: the later one wins, as a more specific setting
+    would."""
+    with harness.serving(backend, name="token-cap", dbd_max=harness.EXTRA_SERVER_POOL,
+                         extra=capped_conf(CAP)) as srv:
+        yield srv
 
 
 def new_user(backend):
