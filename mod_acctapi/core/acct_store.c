@@ -367,8 +367,7 @@ static apr_status_t tx_guard_cleanup(void *data)
 
 void acct_store_tx_guard(acct_store *st, apr_pool_t *pool)
 {
-    apr_pool_cleanup_register(pool, st, tx_guard_cleanup,
-                              apr_pool_cleanup_null);
+    apr_pool_pre_cleanup_register(pool, st, tx_guard_cleanup);
 }
 
 int acct_rows_col(const acct_rows *rows, const char *column)

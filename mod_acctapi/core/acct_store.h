@@ -210,8 +210,10 @@ acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
  * the start instead of failing at their first write); begin's `pool` must
  * live as long as the transaction: acct_store_exec_deferred keeps its
  * statement there.  acct_store_tx_guard
- * registers a cleanup on `pool` that rolls back a transaction still open when
- * the pool dies, so a connection never returns to the pool mid-transaction.
+ * registers a pre-cleanup on `pool` (it runs before the pool's subpools go,
+ * where a connection's own pool may be) that rolls back a transaction still
+ * open when the pool dies, so a connection never returns to the pool
+ * mid-transaction.
  */
 acct_store_rc acct_store_begin(acct_store *st, apr_pool_t *pool);
 acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool);

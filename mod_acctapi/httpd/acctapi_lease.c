@@ -301,8 +301,13 @@ lease:
     l->dbd = ctx->dbd;
     acctapi_status_lease(1);
     ctx->lease_count++;
-    apr_pool_cleanup_register(ctx->lease, l, lease_release,
-                              apr_pool_cleanup_null);
+    /* A pre-cleanup: it must run before the lease pool destroys its
+     * subpools.  With DBDPersist Off, mod_dbd makes the once-only
+     * connection's pool inside the pool it is given, the lease's, and
+     * ap_dbd_close destroys that pool: as a plain cleanup, the release came
+     * after the subpool was gone and destroyed it a second time (answers
+     * sent from freed memory, crashed children). */
+    apr_pool_pre_cleanup_register(ctx->lease, l, lease_release);
     /* mod_dbd keeps a request waiting while every pooled connection is
      * leased: behind requests stuck on an unanswering database, until one
      * of them gives up.  Ask the breaker again, or each request queued
@@ -327,8 +332,8 @@ lease:
     acct_store_set_limits(ctx->store, ctx->db_timeout, writer_gate);
     acct_store_set_named_statements(ctx->store, acctapi_conf_named_statements(
         ap_get_module_config(r->server->module_config, &acctapi_module)));
-    /* Registered after the release, so it runs first: no connection goes
-     * back to the pool with a transaction open. */
+    /* A pre-cleanup too, registered after the release, so it runs first:
+     * no connection goes back to the pool with a transaction open. */
     acct_store_tx_guard(ctx->store, ctx->lease);
     rc = check_schema(r, ctx->store);
     if (rc == ACCT_STORE_OK && ctx->settings.test_clock) {

@@ -77,6 +77,38 @@ def test_pool_exhaustion_waits(make_server, backend):
     assert not bad, bad[:5]
 
 
+def test_once_only_connections(make_server, backend):
+    """DBDPersist Off: each request opens a connection of its own and
+    closes it at its end.  Reads (the profile from the token lookup's own
+    row, lists, a list read beside the lookup), writes in a transaction and
+    concurrent requests all answer as with the pool (the harness checks
+    each body against the OpenAPI document); no child crashes (the log
+    guard)."""
+    srv = make_server(name="dbd-once-only", extra="DBDPersist Off\n")
+    c = srv.client(token=backend.token)
+    try:
+        profile = c.get("/profile")
+        assert profile.status == 200 and profile.json["username"] == backend.username, profile
+        name = f"{backend.unique('once')}.example"
+        r = c.post("/domains", json={"domain": name, "type": "master",
+                                     "soa_email": f"admin@{name}"})
+        assert r.status == 200, r
+        did = r.json["id"]
+        r = c.post(f"/domains/{did}/records", json={"type": "A", "name": "www",
+                                                    "target": "192.0.2.9"})
+        assert r.status == 200 and r.json["target"] == "192.0.2.9", r
+        for path in ("/domains", f"/domains/{did}/records", "/profile/tokens", "/tags"):
+            r = c.get(path)
+            assert r.status == 200 and r.json["results"] >= 0, (path, r)
+        assert c.delete(f"/domains/{did}").status == 200
+    finally:
+        c.close()
+    results = hammer(srv, backend.token, ["/profile", "/domains", "/profile/tokens"])
+    assert len(results) == THREADS * PER_THREAD
+    bad = [r for r in results if r[1] != 200]
+    assert not bad, bad[:5]
+
+
 # --------------------------------------------------------------------------
 # Status-bound database operations: the status check is the WHERE of the
 # statement that changes it, so on PostgreSQL's READ COMMITTED a loser
