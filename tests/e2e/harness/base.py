@@ -25,19 +25,25 @@ HTTPD = os.environ.get("ACCTAPI_HTTPD", "/usr/sbin/apache2")
 # scripts/test --sanitize: the module is built with -fsanitize=address,
 # undefined; httpd runs in single-process mode (-X) with AddressSanitizer
 # preloaded (and, if ACCTAPI_APR_DEBUG_LIB names one, another libapr), and
-# every report it writes (to sanitizer.* in the server root) fails the test.
+# every report it writes (to sanitizer/report.* in the server root, or, when
+# it cannot write there, to the console) fails the test.
 SANITIZE = bool(os.environ.get("ACCTAPI_SANITIZE"))
+# What the sanitizers print on the console of httpd -X: a report they could
+# not write to their log ("Can't open file": the report directory is not the
+# child's user's), or one that went to the console anyway.
+SANITIZER_CONSOLE = re.compile(r"Sanitizer|runtime error:|Can't open file")
 
 
-def sanitizer_env(root):
-    """The environment of an instrumented httpd whose reports go to root."""
+def sanitizer_env(report_dir):
+    """The environment of an instrumented httpd whose reports go to
+    report_dir, which the user httpd runs as must be able to write."""
     env = dict(os.environ)
     asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], check=True,
                           capture_output=True, text=True).stdout.strip()
     env["LD_PRELOAD"] = asan
     if os.environ.get("ACCTAPI_APR_DEBUG_LIB"):
         env["LD_LIBRARY_PATH"] = os.environ["ACCTAPI_APR_DEBUG_LIB"]
-    log = f"log_path={root}/sanitizer"
+    log = f"log_path={report_dir}/report"
     # httpd's own start-up allocations live as long as the process: leak
     # reports at exit would be about httpd, not about requests.
     env["ASAN_OPTIONS"] = f"{log}:detect_leaks=0:abort_on_error=0:use_sigaltstack=0"

@@ -134,9 +134,15 @@ class Httpd:
         if SANITIZE:
             # -X does not detach: it is this process's child until stopped.
             self.console = open(self.root / "console.log", "ab")
+            reports = self.root / "sanitizer"
+            reports.mkdir(exist_ok=True)
+            if IS_ROOT:
+                # -X serves as the configured user too: the reports it
+                # writes at run time are written as that user.
+                shutil.chown(reports, HTTPD_USER, HTTPD_USER)
             self.proc = subprocess.Popen([HTTPD, "-X", "-f", str(self.conf)],
                                          stdout=self.console, stderr=subprocess.STDOUT,
-                                         env=sanitizer_env(self.root),
+                                         env=sanitizer_env(reports),
                                          start_new_session=True)
         else:
             p = run([HTTPD, "-f", self.conf, "-k", "start"], check=False, timeout=timeout)
@@ -323,14 +329,25 @@ class Httpd:
         return out
 
     def sanitizer_reports(self):
-        """New AddressSanitizer/UBSan reports of this server (each once)."""
+        """New AddressSanitizer/UBSan reports of this server (each once), and
+        the console's sanitizer lines not read before (a report that could
+        not be written to its file is printed there)."""
         seen = self.__dict__.setdefault("_reports_seen", set())
         out = []
-        for path in sorted(self.root.glob("sanitizer*")):
+        for path in sorted((self.root / "sanitizer").glob("report*")):
             if path in seen or not path.stat().st_size:
                 continue
             seen.add(path)
             out.append(f"{path}:\n{path.read_text(errors='replace')[:4000]}")
+        console = self.root / "console.log"
+        if console.exists():
+            with open(console, "rb") as f:
+                f.seek(self.__dict__.get("_console_read", 0))
+                text = f.read()
+                self._console_read = f.tell()
+            lines = text.decode("utf-8", "replace").splitlines()
+            if any(SANITIZER_CONSOLE.search(ln) for ln in lines):
+                out.append(f"{console}:\n" + "\n".join(lines[-80:]))
         return out
 
     def client(self, token=None, verify=None):
