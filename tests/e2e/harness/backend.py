@@ -276,6 +276,24 @@ class Backend:
         return [[None if v == r"\N" else v for v in line.split("\t")]
                 for line in out.getvalue().splitlines()]
 
+    def query_plan(self, sql, settings=()):
+        """The plan the database chooses for `sql`, as one text: SQLite's
+        EXPLAIN QUERY PLAN details, PostgreSQL's EXPLAIN lines, the latter
+        under `settings` ("enable_seqscan = off", ...) for this query only."""
+        if self.kind == "sqlite":
+            return "\n".join(row[-1] for row in self.query(f"EXPLAIN QUERY PLAN {sql}"))
+        lines = []
+
+        def explain(cur):
+            cur.execute("BEGIN")
+            for setting in settings:
+                cur.execute(f"SET LOCAL {setting}")
+            cur.execute(f"EXPLAIN {sql}")
+            lines.extend(row[0] for row in cur.fetchall())
+            cur.execute("ROLLBACK")
+        self._on_session(explain)
+        return "\n".join(lines)
+
     def execute(self, sql):
         """Runs writing statements directly on the database, in one
         transaction (test set-up an operator would do with SQL: grants, bulk

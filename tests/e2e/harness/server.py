@@ -297,7 +297,7 @@ class Httpd:
         end = self.log_size()
         text = self.log_text(self.checked, end)
         self.checked = end
-        bad = self.sanitizer_reports()
+        bad = self.sanitizer_reports() if SANITIZE else []
         crashed = False
         for line in text.splitlines():
             if CRASH.search(line):
