@@ -206,8 +206,15 @@ class Httpd:
             c.close()
         proc = self.proc
         if proc:
-            # What "-k stop" sends; an uninstrumented apache2 cannot load
-            # the instrumented module to read the configuration.
+            # httpd -X knows no graceful stop: SIGTERM (what "-k stop" sends;
+            # an uninstrumented apache2 cannot load the instrumented module
+            # to read the configuration) closes, from the main thread, the
+            # sockets its workers are serving, which reads freed memory
+            # when a worker is just closing one (httpd's race: a SEGV in
+            # apr_os_sock_get under AddressSanitizer).  The connections the
+            # clients just closed are first let go by the server; a test's
+            # own connection still open (a slow client) bounds the wait.
+            wait_quietly(lambda: not server_side_connections(self.port), 5)
             os.kill(self.pid, signal.SIGTERM)
         else:
             # Graceful: "-k stop" (SIGTERM) makes httpd's event MPM close the
@@ -354,6 +361,39 @@ class Httpd:
         c = Client(self.base_url, token=token, verify=verify)
         self.clients.add(c)
         return c
+
+
+# TCP states of a connection the server has not closed yet (/proc/net/tcp):
+# ESTABLISHED, and CLOSE_WAIT (the client closed, the server not yet).
+_OPEN_STATES = {"01", "08"}
+
+
+def server_side_connections(port):
+    """Accepted connections on local `port` that the server still holds."""
+    n = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if (int(fields[1].rsplit(":", 1)[1], 16) == port
+                            and fields[3] in _OPEN_STATES):
+                        n += 1
+        except FileNotFoundError:
+            continue
+    return n
+
+
+def wait_quietly(predicate, timeout, interval=0.02):
+    """Waits until predicate() holds or timeout seconds pass, whichever is
+    first, and says which (True: it held)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+    return True
 
 
 @contextlib.contextmanager
