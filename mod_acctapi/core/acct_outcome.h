@@ -8,13 +8,13 @@
 #ifndef ACCT_OUTCOME_H
 #define ACCT_OUTCOME_H
 
-#include "acct_problems.h"
 #include "acct_store.h"
 
 typedef enum {
     ACCT_OUT_DONE = 0,   /* it happened (or the check passed) */
-    ACCT_OUT_INVALID,    /* the input breaks a rule: see problems, or field
-                          * and reason */
+    ACCT_OUT_INVALID,    /* the input breaks a rule: see field and reason
+                          * (a body's several problems go to the caller's
+                          * acct_problems instead) */
     ACCT_OUT_NOT_FOUND,  /* no such object the principal may see */
     ACCT_OUT_FORBIDDEN,  /* the principal may see it but not do this */
     ACCT_OUT_STORE       /* the store failed: see store */
@@ -23,8 +23,6 @@ typedef enum {
 typedef struct acct_outcome {
     acct_outcome_kind kind;
     acct_store_rc store;             /* ACCT_OUT_STORE: how it failed */
-    const acct_problems *problems;   /* ACCT_OUT_INVALID: every problem, or
-                                      * NULL for the one below */
     const char *field;               /* ACCT_OUT_INVALID: the field at
                                       * fault (NULL: the whole body) */
     const char *reason;              /* ACCT_OUT_INVALID: why (static or
@@ -33,7 +31,7 @@ typedef struct acct_outcome {
 
 static inline acct_outcome acct_out(acct_outcome_kind kind)
 {
-    acct_outcome o = { kind, ACCT_STORE_OK, NULL, NULL, NULL };
+    acct_outcome o = { kind, ACCT_STORE_OK, NULL, NULL };
     return o;
 }
 
@@ -57,14 +55,6 @@ static inline acct_outcome acct_out_invalid(const char *field,
     acct_outcome o = acct_out(ACCT_OUT_INVALID);
     o.field = field;
     o.reason = reason;
-    return o;
-}
-
-/* Every problem of a list that holds at least one. */
-static inline acct_outcome acct_out_problems(const acct_problems *p)
-{
-    acct_outcome o = acct_out(ACCT_OUT_INVALID);
-    o.problems = p;
     return o;
 }
 

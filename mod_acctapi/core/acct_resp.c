@@ -221,12 +221,7 @@ int acct_resp_outcome(acct_resp *resp, apr_pool_t *pool, acct_outcome out)
     case ACCT_OUT_DONE:
         return 0;
     case ACCT_OUT_INVALID:
-        if (out.problems && acct_problems_any(out.problems)) {
-            acct_resp_problems(resp, pool, out.problems);
-        }
-        else {
-            acct_resp_invalid(resp, pool, out.field, out.reason);
-        }
+        acct_resp_invalid(resp, pool, out.field, out.reason);
         return -1;
     case ACCT_OUT_NOT_FOUND:
         acct_resp_error(resp, pool, ACCT_HTTP_NOT_FOUND, ACCT_R_NOT_FOUND, NULL);

@@ -275,7 +275,6 @@ static void test_model_outcomes(void **state)
     /* Still provisioning: refused with DECISIONS' reason, no field. */
     out = acct_db_require_status(req->pool, db, acct_db_when_active);
     assert_int_equal(out.kind, ACCT_OUT_INVALID);
-    assert_null(out.problems);
     assert_null(out.field);
     assert_string_equal(out.reason, "Your database is provisioning; please "
                         "wait until provisioning is complete to perform "
