@@ -363,26 +363,37 @@ class Httpd:
         return c
 
 
-# TCP states of a connection the server has not closed yet (/proc/net/tcp):
-# ESTABLISHED, and CLOSE_WAIT (the client closed, the server not yet).
+# TCP states in /proc/net/tcp: a connection the server has not closed yet
+# (ESTABLISHED, and CLOSE_WAIT: the client closed, the server not yet), and
+# a listening socket.
 _OPEN_STATES = {"01", "08"}
+_LISTEN = "0A"
 
 
-def server_side_connections(port):
-    """Accepted connections on local `port` that the server still holds."""
-    n = 0
+def _local_tcp(port):
+    """(state, rx_queue) of every IPv4 and IPv6 socket on local `port`; a
+    listening socket's rx_queue is its accept queue (connections the kernel
+    has completed and the server has not accepted yet)."""
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             with open(table) as f:
                 next(f)
                 for line in f:
                     fields = line.split()
-                    if (int(fields[1].rsplit(":", 1)[1], 16) == port
-                            and fields[3] in _OPEN_STATES):
-                        n += 1
+                    if int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        yield fields[3], int(fields[4].split(":")[1], 16)
         except FileNotFoundError:
             continue
-    return n
+
+
+def server_side_connections(port):
+    """Accepted connections on local `port` that the server still holds."""
+    return sum(1 for state, _ in _local_tcp(port) if state in _OPEN_STATES)
+
+
+def accept_queue(port):
+    """Connections waiting in the accept queue of the listener on `port`."""
+    return sum(queued for state, queued in _local_tcp(port) if state == _LISTEN)
 
 
 def wait_quietly(predicate, timeout, interval=0.02):

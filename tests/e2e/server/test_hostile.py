@@ -410,6 +410,13 @@ def test_slow_clients_leave_normal_requests_answered(make_server, backend):
     slow = []
     try:
         slow, refused = open_half_header_connections(srv.port, n)
+        # The kernel completes the slow connections' handshakes before httpd
+        # accepts them: an ordinary client that came while hundreds still
+        # waited in the listener's accept queue (ListenBacklog) could find
+        # it full and have its SYN sent again a second later.  The slow ones
+        # holding on, all accepted, is the state under test.
+        harness.wait_for(lambda: harness.accept_queue(srv.port) == 0, 20, 0.05,
+                         what="httpd to accept every slow connection")
         # Ordinary clients, each on a new connection, while the slow ones
         # hold on.
         c = srv.client()
