@@ -214,7 +214,9 @@ class Httpd:
             # apr_os_sock_get under AddressSanitizer).  The connections the
             # clients just closed are first let go by the server; a test's
             # own connection still open (a slow client) bounds the wait.
-            wait_quietly(lambda: not server_side_connections(self.port), 5)
+            with contextlib.suppress(HarnessError):
+                wait_for(lambda: not server_side_connections(self.port), 5, 0.02,
+                         what="the server to close its connections")
             os.kill(self.pid, signal.SIGTERM)
         else:
             # Graceful: "-k stop" (SIGTERM) makes httpd's event MPM close the
@@ -387,24 +389,14 @@ def _local_tcp(port):
 
 
 def server_side_connections(port):
-    """Accepted connections on local `port` that the server still holds."""
+    """Connections on local `port` that the server has not closed yet
+    (accepted, or still in the listener's accept queue)."""
     return sum(1 for state, _ in _local_tcp(port) if state in _OPEN_STATES)
 
 
 def accept_queue(port):
     """Connections waiting in the accept queue of the listener on `port`."""
     return sum(queued for state, queued in _local_tcp(port) if state == _LISTEN)
-
-
-def wait_quietly(predicate, timeout, interval=0.02):
-    """Waits until predicate() holds or timeout seconds pass, whichever is
-    first, and says which (True: it held)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
-    return True
 
 
 @contextlib.contextmanager
