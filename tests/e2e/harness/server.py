@@ -212,10 +212,13 @@ class Httpd:
             # sockets its workers are serving, which reads freed memory
             # when a worker is just closing one (httpd's race: a SEGV in
             # apr_os_sock_get under AddressSanitizer).  The connections the
-            # clients just closed are first let go by the server; a test's
-            # own connection still open (a slow client) bounds the wait.
+            # clients just closed or reset are first let go by the server
+            # (held_connections: by the server's own sockets, since a reset
+            # one leaves the kernel's tables before httpd closes it); a
+            # test's own connection still open (a slow client) bounds the
+            # wait.
             with contextlib.suppress(HarnessError):
-                wait_for(lambda: not server_side_connections(self.port), 5, 0.02,
+                wait_for(lambda: not held_connections(self.pid, self.port), 5, 0.02,
                          what="the server to close its connections")
             os.kill(self.pid, signal.SIGTERM)
         else:
@@ -392,6 +395,57 @@ def server_side_connections(port):
     """Connections on local `port` that the server has not closed yet
     (accepted, or still in the listener's accept queue)."""
     return sum(1 for state, _ in _local_tcp(port) if state in _OPEN_STATES)
+
+
+# The kernel's socket tables, and the column of each that holds the inode.
+_SOCKET_TABLES = (("tcp", 9), ("tcp6", 9), ("udp", 9), ("udp6", 9),
+                  ("raw", 9), ("raw6", 9), ("unix", 6), ("netlink", 9))
+
+
+def _listed_sockets():
+    """inode -> (local port, state) of every socket the kernel lists (port
+    and state None outside TCP)."""
+    listed = {}
+    for table, column in _SOCKET_TABLES:
+        try:
+            with open(f"/proc/net/{table}") as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if len(fields) <= column:
+                        continue
+                    port = state = None
+                    if table.startswith("tcp"):
+                        port = int(fields[1].rsplit(":", 1)[1], 16)
+                        state = fields[3]
+                    listed[fields[column]] = (port, state)
+        except FileNotFoundError:
+            continue
+    return listed
+
+
+def held_connections(pid, port):
+    """Client connections that process `pid`, serving `port`, has not
+    finished with: those still queued or open on the port, and the sockets
+    it holds that the kernel no longer lists.  A client that closes with
+    unread data (a TLS client that never read the server's session tickets)
+    resets its connection, and the server's side of it leaves the kernel's
+    tables at once, while the server has yet to notice and close it."""
+    listed = _listed_sockets()
+    held = sum(1 for p, state in listed.values()
+               if p == port and state in _OPEN_STATES)
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return held
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] not in listed:
+            held += 1
+    return held
 
 
 def accept_queue(port):
