@@ -391,12 +391,6 @@ def _local_tcp(port):
             continue
 
 
-def server_side_connections(port):
-    """Connections on local `port` that the server has not closed yet
-    (accepted, or still in the listener's accept queue)."""
-    return sum(1 for state, _ in _local_tcp(port) if state in _OPEN_STATES)
-
-
 # The kernel's socket tables, and the column of each that holds the inode.
 _SOCKET_TABLES = (("tcp", 9), ("tcp6", 9), ("udp", 9), ("udp6", 9),
                   ("raw", 9), ("raw6", 9), ("unix", 6), ("netlink", 9))
