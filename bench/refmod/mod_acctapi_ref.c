@@ -1,5 +1,5 @@
 /*
- * mod_acctapi_ref: the ceilings of bench/run.  Three handlers that do the
+ * mod_acctapi_ref: the ceilings of bench/run.  Four handlers that do the
  * least an API request can do, served by the same httpd instance, MPM,
  * worker counts and mod_dbd pool as mod_acctapi, so that every figure of
  * the benchmark can be read as a ratio to what this machine allows:
@@ -14,6 +14,19 @@
  *                       connection and runs one prepared INSERT of a record
  *                       (autocommit); the domain id is the query string
  *                       (?domain=ID).
+ *   acctapi-ref-write   POST, PostgreSQL only: the least an authenticated
+ *                       record write can cost.  The token lookup of
+ *                       acctapi-ref-select, then one prepared statement,
+ *                       autocommitted, that makes the three changes every
+ *                       record POST owes (the domain's count and serial,
+ *                       the record, the event of the account's feed); two
+ *                       round trips in all.  It checks no rule beyond the
+ *                       record limit: a floor for any design, not a way to
+ *                       write records (a statement's snapshot predates the
+ *                       row lock it waits for, so checks of the domain's
+ *                       other records cannot share it).  SQLite has no
+ *                       data-modifying WITH, and its writes are serial: no
+ *                       such ceiling there (501).
  *
  * Statements are prepared once per pooled connection and kept with it:
  * on PostgreSQL a named server-side statement (apr_dbd_prepare with a
@@ -86,6 +99,26 @@ static const ref_sql q_insert = {
     " updated) VALUES (CAST(? AS BIGINT), 'A', ?, '192.0.2.1',"
     " CAST(? AS BIGINT), CAST(? AS BIGINT))",
     4
+};
+
+/* acctapi-ref-write's statement: arguments now, domain id, record name,
+ * now, now, now. */
+static const ref_sql q_write = {
+    "acctapi_ref_write",
+    "WITH d AS (UPDATE domains SET record_count = record_count + 1,"
+    " serial = serial + 1, updated = CAST(%s AS BIGINT)"
+    " WHERE id = CAST(%s AS BIGINT) AND record_count < 12000"
+    " RETURNING id, account_id, domain),"
+    " r AS (INSERT INTO domain_records (domain_id, type, name, target,"
+    " created, updated) SELECT d.id, 'A', %s, '192.0.2.1',"
+    " CAST(%s AS BIGINT), CAST(%s AS BIGINT) FROM d RETURNING id)"
+    " INSERT INTO events (account_id, action, created, username,"
+    " entity_type, entity_id, entity_label, entity_url, status)"
+    " SELECT d.account_id, 'domain_record_create', CAST(%s AS BIGINT),"
+    " 'ref', 'domain', d.id, d.domain, '/v4/domains/' || d.id,"
+    " 'notification' FROM d, r",
+    NULL,
+    6
 };
 
 static APR_OPTIONAL_FN_TYPE(ap_dbd_acquire) *dbd_acquire;
@@ -330,29 +363,83 @@ static int read_body(request_rec *r)
     return n < 0 ? -1 : 0;
 }
 
-static int ref_insert(request_rec *r)
+/*
+ * The domain id of a POST's "?domain=ID", its body read; NULL once the
+ * request is answered.
+ */
+static const char *write_domain(request_rec *r)
 {
-    const char *args[4], *domain;
+    const char *domain;
 
     if (r->method_number != M_POST) {
-        return write_json(r, HTTP_METHOD_NOT_ALLOWED, REF_ERROR("POST only"));
+        write_json(r, HTTP_METHOD_NOT_ALLOWED, REF_ERROR("POST only"));
+        return NULL;
     }
     domain = r->args && strncmp(r->args, "domain=", 7) == 0 ? r->args + 7
                                                             : NULL;
     if (!domain || !*domain || strspn(domain, "0123456789") != strlen(domain)) {
-        return write_json(r, HTTP_BAD_REQUEST, REF_ERROR("?domain=ID"));
+        write_json(r, HTTP_BAD_REQUEST, REF_ERROR("?domain=ID"));
+        return NULL;
     }
     if (read_body(r) != 0) {
-        return write_json(r, HTTP_BAD_REQUEST, REF_ERROR("unreadable body"));
+        write_json(r, HTTP_BAD_REQUEST, REF_ERROR("unreadable body"));
+        return NULL;
+    }
+    return domain;
+}
+
+/* A new name for every record, as the benchmark's API writes have. */
+static const char *new_name(request_rec *r)
+{
+    return apr_psprintf(r->pool, "ref-%ld-%ld-%" APR_TIME_T_FMT,
+                        (long)getpid(), (long)r->connection->id,
+                        apr_time_now());
+}
+
+static int ref_insert(request_rec *r)
+{
+    const char *args[4], *domain = write_domain(r);
+
+    if (!domain) {
+        return OK;
     }
     args[0] = domain;
-    /* A new name for every record, as the benchmark's API writes have. */
-    args[1] = apr_psprintf(r->pool, "ref-%ld-%ld-%" APR_TIME_T_FMT,
-                           (long)getpid(), (long)r->connection->id,
-                           apr_time_now());
+    args[1] = new_name(r);
     args[2] = args[3] = apr_psprintf(r->pool, "%" APR_TIME_T_FMT,
                                      apr_time_sec(r->request_time));
     if (run_sql(r, &q_insert, args, NULL, NULL) != 0) {
+        return OK;
+    }
+    return write_json(r, HTTP_OK, "{\"inserted\": 1}");
+}
+
+static int ref_write(request_rec *r)
+{
+    const char *args[6], *domain = write_domain(r), *token = NULL, *user = NULL;
+    ap_dbd_t *dbd;
+
+    if (!domain) {
+        return OK;
+    }
+    dbd = dbd_acquire(r);
+    if (dbd && is_sqlite(dbd)) {
+        return write_json(r, HTTP_NOT_IMPLEMENTED, REF_ERROR("PostgreSQL only"));
+    }
+    args[0] = token_hash(r);
+    if (!args[0]) {
+        return write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
+    }
+    if (run_sql(r, &q_token, args, &token, &user) != 0) {
+        return OK;
+    }
+    if (!token || !user) {
+        return write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
+    }
+    args[0] = args[3] = args[4] = args[5] =
+        apr_psprintf(r->pool, "%" APR_TIME_T_FMT, apr_time_sec(r->request_time));
+    args[1] = domain;
+    args[2] = new_name(r);
+    if (run_sql(r, &q_write, args, NULL, NULL) != 0) {
         return OK;
     }
     return write_json(r, HTTP_OK, "{\"inserted\": 1}");
@@ -371,6 +458,9 @@ static int ref_handler(request_rec *r)
     }
     if (strcmp(r->handler + 12, "insert") == 0) {
         return ref_insert(r);
+    }
+    if (strcmp(r->handler + 12, "write") == 0) {
+        return ref_write(r);
     }
     return DECLINED;
 }
