@@ -375,12 +375,14 @@ PLAIN_PAGE_COUNT = ("SELECT count(*) AS n FROM events e WHERE (e.account_id = {a
                     " AND e.created > {cutoff}) AND (1=1)")
 
 
-def test_plain_page_count_reads_the_account_index(acct, backend):
+def test_plain_page_count_reads_an_index_alone(acct, backend):
     """The unfiltered feed's count of an account's events reads an index
     alone: the count of a large feed fetches no event row.  On PostgreSQL
-    that index is events_account, which carries `created`; the planner's
+    events_account carries `created` for it (events_entity_order, which
+    leads with the account too, can answer it as well: the planner picks
+    one by the table's statistics, so either passes); the planner's
     cheaper choices on a small table (a sequential or bitmap scan) are
-    turned off, since what is asserted is that the index can answer the
+    turned off, since what is asserted is that an index can answer the
     count.  SQLite answers it from a covering index of its choice."""
     sql = PLAIN_PAGE_COUNT.format(account=int(acct.id), cutoff=0)
     if backend.kind == "sqlite":
@@ -389,7 +391,7 @@ def test_plain_page_count_reads_the_account_index(acct, backend):
         return
     plan = backend.query_plan(sql, settings=("enable_seqscan = off",
                                              "enable_bitmapscan = off"))
-    assert "Index Only Scan using events_account on events" in plan, plan
+    assert re.search(r"Index Only Scan using events_(account|entity_order) on events", plan), plan
 
 
 def test_seen_and_read(acct, backend):
