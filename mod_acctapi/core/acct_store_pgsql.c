@@ -311,28 +311,45 @@ static const char *pg_prepare(acct_store *st, const char *text,
     return name;
 }
 
-/* The rows of a PGresult, copied into `pool`; NULL for SQL NULL. */
-static acct_rows *rows_from_pg(apr_pool_t *pool, const PGresult *res)
+static apr_status_t pg_result_clear(void *res)
+{
+    PQclear(res);
+    return APR_SUCCESS;
+}
+
+/*
+ * The rows of a PGresult, which `pool` now owns (cleared with it): the
+ * cells point into it, NULL for SQL NULL.  Nothing is copied: a
+ * 500-record page has 6,500 cells, and copying them (one allocation each
+ * at first, then their lengths read twice) cost a fifth of the page.
+ * libpq keeps every value NUL-terminated until PQclear.
+ */
+static acct_rows *rows_from_pg(apr_pool_t *pool, PGresult *res)
 {
     acct_rows *rows = apr_pcalloc(pool, sizeof(*rows));
+    apr_size_t ncells;
+    const char **cells;
     int r, c;
 
+    apr_pool_cleanup_register(pool, res, pg_result_clear,
+                              apr_pool_cleanup_null);
     rows->ncols = PQnfields(res);
     rows->nrows = PQntuples(res);
     rows->names = apr_pcalloc(pool, sizeof(char *) * (rows->ncols + 1));
     for (c = 0; c < rows->ncols; c++) {
-        rows->names[c] = apr_pstrdup(pool, PQfname(res, c));
+        rows->names[c] = PQfname(res, c);
     }
     rows->values = apr_palloc(pool, sizeof(const char **)
                                     * (apr_size_t)(rows->nrows + 1));
+    /* Each row's cells and a NULL after them, as one array. */
+    ncells = (apr_size_t)rows->nrows * (apr_size_t)(rows->ncols + 1);
+    cells = apr_pcalloc(pool, sizeof(char *) * (ncells ? ncells : 1));
     for (r = 0; r < rows->nrows; r++) {
-        const char **vals = apr_pcalloc(pool, sizeof(char *)
-                                              * (rows->ncols + 1));
+        const char **vals = cells + (apr_size_t)r * (apr_size_t)(rows->ncols + 1);
 
         for (c = 0; c < rows->ncols; c++) {
             if (!PQgetisnull(res, r, c)) {
-                vals[c] = apr_pstrmemdup(pool, PQgetvalue(res, r, c),
-                                         (apr_size_t)PQgetlength(res, r, c));
+                vals[c] = PQgetvalue(res, r, c);
             }
         }
         rows->values[r] = vals;
@@ -618,13 +635,15 @@ static acct_store_rc pg_run(acct_store *st, apr_pool_t *pool,
         PQclear(res);
         return rc;
     }
-    if (out) {
-        *out = rows_from_pg(pool, res);
-    }
     if (affected) {
         *affected = atoi(PQcmdTuples(res));
     }
-    PQclear(res);
+    if (out) {
+        *out = rows_from_pg(pool, res);
+    }
+    else {
+        PQclear(res);
+    }
     return ACCT_STORE_OK;
 }
 
@@ -694,10 +713,10 @@ static acct_store_rc pg_run_with(acct_store *st, apr_pool_t *pool,
         return rc;
     }
     *out = rows_from_pg(pool, ra);
-    PQclear(ra);
     if ((*out)->nrows > 0) {
         if (pg_ran(rb)) {
             also->rows = rows_from_pg(pool, rb);
+            rb = NULL;
         }
         else if (pg_stale_statement(rb)) {
             pg_forget_all(st);

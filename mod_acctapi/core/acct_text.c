@@ -12,28 +12,19 @@ void acct_text_init(acct_text *t, apr_pool_t *pool, apr_size_t cap)
     t->data[0] = '\0';
 }
 
-char *acct_text_room(acct_text *t, apr_size_t more)
+char *acct_text_grow(acct_text *t, apr_size_t more)
 {
-    if (t->len + more + 1 > t->cap) {
-        apr_size_t cap = t->cap * 2;
-        char *bigger;
+    apr_size_t cap = t->cap * 2;
+    char *bigger;
 
-        while (t->len + more + 1 > cap) {
-            cap *= 2;
-        }
-        bigger = apr_palloc(t->pool, cap);
-        memcpy(bigger, t->data, t->len + 1);
-        t->data = bigger;
-        t->cap = cap;
+    while (t->len + more + 1 > cap) {
+        cap *= 2;
     }
+    bigger = apr_palloc(t->pool, cap);
+    memcpy(bigger, t->data, t->len + 1);
+    t->data = bigger;
+    t->cap = cap;
     return t->data + t->len;
-}
-
-void acct_text_put(acct_text *t, const char *s, apr_size_t n)
-{
-    memcpy(acct_text_room(t, n), s, n);
-    t->len += n;
-    t->data[t->len] = '\0';
 }
 
 void acct_text_puts(acct_text *t, const char *s)

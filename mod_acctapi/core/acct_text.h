@@ -8,6 +8,7 @@
 #define ACCT_TEXT_H
 
 #include <apr_pools.h>
+#include <string.h>
 
 typedef struct acct_text {
     apr_pool_t *pool;
@@ -19,14 +20,28 @@ typedef struct acct_text {
 /* An empty text with room for `cap` bytes (at least 1) before growing. */
 void acct_text_init(acct_text *t, apr_pool_t *pool, apr_size_t cap);
 
+/* acct_text_room's slow path: the buffer doubled until it has the room. */
+char *acct_text_grow(acct_text *t, apr_size_t more);
+
 /*
  * Room for `more` bytes and a NUL after the text: the place to write them,
- * which the caller then counts into t->len (and terminates).
+ * which the caller then counts into t->len (and terminates).  Inline, as
+ * acct_text_put: a 500-record page makes some 20,000 appends, and the call
+ * alone cost a sixth of its writer's instructions.
  */
-char *acct_text_room(acct_text *t, apr_size_t more);
+static inline char *acct_text_room(acct_text *t, apr_size_t more)
+{
+    return t->len + more + 1 <= t->cap ? t->data + t->len
+                                       : acct_text_grow(t, more);
+}
 
 /* Appends `n` bytes of `s` (which may hold NULs). */
-void acct_text_put(acct_text *t, const char *s, apr_size_t n);
+static inline void acct_text_put(acct_text *t, const char *s, apr_size_t n)
+{
+    memcpy(acct_text_room(t, n), s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+}
 
 /* Appends a C string. */
 void acct_text_puts(acct_text *t, const char *s);

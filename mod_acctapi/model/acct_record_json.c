@@ -79,13 +79,38 @@ static void out_string(text_out *o, const char *s)
     acct_json_text_str(&o->text, s);
 }
 
+/*
+ * Bytes of `s` when it is an integer written as jansson writes one (an
+ * optional minus, no leading zero, no "-0"), short enough to be one
+ * (18 digits at most): PostgreSQL's and SQLite's text of an integer
+ * column.  0 for anything else, which is parsed and written again.
+ */
+static apr_size_t canonical_integer(const char *s)
+{
+    const char *d = s + (*s == '-');
+    apr_size_t n = 0;
+
+    if (*d == '0') {
+        return d == s && d[1] == '\0' ? 1 : 0;
+    }
+    while (d[n] >= '0' && d[n] <= '9') {
+        n++;
+    }
+    return d[n] == '\0' && n > 0 && n <= 18 ? (apr_size_t)(d - s) + n : 0;
+}
+
 /* acct_json_int: the column's integer, 0 when NULL or not one. */
 static void out_integer(text_out *o, const char *s)
 {
     char digits[24], *d = digits + sizeof(digits);
     apr_int64_t v = 0;
     apr_uint64_t u;
+    apr_size_t n;
 
+    if (s && (n = canonical_integer(s)) > 0) {
+        out_bytes(o, s, n);
+        return;
+    }
     if (!s || acct_parse_i64(s, &v) != 0) {
         v = 0;
     }

@@ -75,14 +75,20 @@ static void test_record_writer_is_jansson_compact(void **state)
         {"3", "TXT", "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80",
          "not utf-8 \xff\xfe", "-1", "65535", "x", NULL, NULL, NULL, NULL,
          NULL, "1700000001"},
+        /* Integers as a column may hold them: written again unless already
+         * as jansson writes them (a leading zero, "-0", a plus, 18 digits
+         * and more, the most negative). */
+        {"4", "MX", "", "", "007", "-0", "+5", NULL, NULL,
+         "9223372036854775807", NULL, "-9223372036854775808",
+         "123456789012345678"},
     };
-    acct_rows *rows = record_rows(values, 3);
+    acct_rows *rows = record_rows(values, 4);
     apr_size_t len = 0;
     const char *text;
     json_t *doc, *page;
 
     (void)state;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         text = acct_record_object_text(pool, rows, i, &len);
         doc = assert_canonical(text, len);
         assert_int_equal(json_object_size(doc), 13);
@@ -99,12 +105,23 @@ static void test_record_writer_is_jansson_compact(void **state)
             assert_int_equal(json_integer_value(json_object_get(doc, "port")),
                              0);
         }
+        if (i == 3) {
+            assert_int_equal(json_integer_value(json_object_get(doc, "priority")),
+                             7);
+            assert_int_equal(json_integer_value(json_object_get(doc, "weight")),
+                             0);
+            /* Not an integer to acct_parse_i64: 0, as acct_json_int. */
+            assert_int_equal(json_integer_value(json_object_get(doc, "port")),
+                             0);
+            assert_true(json_integer_value(json_object_get(doc, "ttl_sec"))
+                        == APR_INT64_MAX);
+        }
         json_decref(doc);
     }
     text = acct_record_json_text(pool, rows, &len);
     page = assert_canonical(text, len);
-    assert_int_equal(json_array_size(page), 3);
-    for (int i = 0; i < 3; i++) {
+    assert_int_equal(json_array_size(page), 4);
+    for (int i = 0; i < 4; i++) {
         apr_size_t one_len = 0;
         const char *one = acct_record_object_text(pool, rows, i, &one_len);
         char *item = acct_json_dump(pool, json_array_get(page, (size_t)i), NULL);
