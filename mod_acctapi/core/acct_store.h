@@ -59,7 +59,11 @@ typedef struct acct_sql {
 #define ACCT_SQL(name, text) { (name), (text), (text) }
 #define ACCT_SQL2(name, sqlite_text, pgsql_text) { (name), (sqlite_text), (pgsql_text) }
 
-/* A result set copied into pool memory; values[row][col] NULL for SQL NULL. */
+/*
+ * A result set that lives as long as the pool it was read into (SQLite's
+ * copied into it; PostgreSQL's left in libpq's result, which the pool
+ * frees); values[row][col] NULL for SQL NULL.  Read-only.
+ */
 typedef struct acct_rows {
     int nrows;
     int ncols;
