@@ -320,9 +320,9 @@ static apr_status_t pg_result_clear(void *res)
 /*
  * The rows of a PGresult, which `pool` now owns (cleared with it): the
  * cells point into it, NULL for SQL NULL.  Nothing is copied: a
- * 500-record page has 6,500 cells, and copying them (one allocation each
- * at first, then their lengths read twice) cost a fifth of the page.
- * libpq keeps every value NUL-terminated until PQclear.
+ * 500-record page has 6,500 cells, and copying them (an allocation, a
+ * length and a copy each) cost a fifth of the page.  libpq keeps every
+ * value NUL-terminated until PQclear.
  */
 static acct_rows *rows_from_pg(apr_pool_t *pool, PGresult *res)
 {
