@@ -319,22 +319,36 @@ static int ref_fixed(request_rec *r)
     return write_json(r, HTTP_OK, REF_FIXED_BODY);
 }
 
-static int ref_select(request_rec *r)
+/*
+ * The bearer token looked up by its hash: its id and user's id in *token
+ * and *user; 0, or -1 once the request is answered (401, or the failure).
+ */
+static int authenticate(request_rec *r, const char **token, const char **user)
 {
-    const char *args[1], *token = NULL, *user = NULL;
+    const char *args[1];
 
-    if (ap_discard_request_body(r) != OK) {
-        return OK;
-    }
+    *token = *user = NULL;
     args[0] = token_hash(r);
     if (!args[0]) {
-        return write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
+        write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
+        return -1;
     }
-    if (run_sql(r, &q_token, args, &token, &user) != 0) {
+    if (run_sql(r, &q_token, args, token, user) != 0) {
+        return -1;
+    }
+    if (!*token || !*user) {
+        write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
+        return -1;
+    }
+    return 0;
+}
+
+static int ref_select(request_rec *r)
+{
+    const char *token, *user;
+
+    if (ap_discard_request_body(r) != OK || authenticate(r, &token, &user) != 0) {
         return OK;
-    }
-    if (!token || !user) {
-        return write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
     }
     return write_json(r, HTTP_OK, apr_psprintf(r->pool, "{\"token_id\": %s, "
                                                "\"user_id\": %s}", token,
@@ -415,7 +429,7 @@ static int ref_insert(request_rec *r)
 
 static int ref_write(request_rec *r)
 {
-    const char *args[6], *domain = write_domain(r), *token = NULL, *user = NULL;
+    const char *args[6], *domain = write_domain(r), *token, *user;
     ap_dbd_t *dbd;
 
     if (!domain) {
@@ -425,15 +439,8 @@ static int ref_write(request_rec *r)
     if (dbd && is_sqlite(dbd)) {
         return write_json(r, HTTP_NOT_IMPLEMENTED, REF_ERROR("PostgreSQL only"));
     }
-    args[0] = token_hash(r);
-    if (!args[0]) {
-        return write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
-    }
-    if (run_sql(r, &q_token, args, &token, &user) != 0) {
+    if (authenticate(r, &token, &user) != 0) {
         return OK;
-    }
-    if (!token || !user) {
-        return write_json(r, HTTP_UNAUTHORIZED, REF_ERROR("Invalid Token"));
     }
     args[0] = args[3] = args[4] = args[5] =
         apr_psprintf(r->pool, "%" APR_TIME_T_FMT, apr_time_sec(r->request_time));
