@@ -375,44 +375,41 @@ _OPEN_STATES = {"01", "08"}
 _LISTEN = "0A"
 
 
-def _local_tcp(port):
-    """(state, rx_queue) of every IPv4 and IPv6 socket on local `port`; a
-    listening socket's rx_queue is its accept queue (connections the kernel
-    has completed and the server has not accepted yet)."""
+def _tcp_sockets():
+    """(local port, state, rx_queue, inode) of every IPv4 and IPv6 TCP
+    socket the kernel lists; a listening socket's rx_queue is its accept
+    queue (connections the kernel has completed and the server has not
+    accepted yet)."""
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             with open(table) as f:
                 next(f)
                 for line in f:
                     fields = line.split()
-                    if int(fields[1].rsplit(":", 1)[1], 16) == port:
-                        yield fields[3], int(fields[4].split(":")[1], 16)
+                    yield (int(fields[1].rsplit(":", 1)[1], 16), fields[3],
+                           int(fields[4].split(":")[1], 16), fields[9])
         except FileNotFoundError:
             continue
 
 
-# The kernel's socket tables, and the column of each that holds the inode.
-_SOCKET_TABLES = (("tcp", 9), ("tcp6", 9), ("udp", 9), ("udp6", 9),
-                  ("raw", 9), ("raw6", 9), ("unix", 6), ("netlink", 9))
+# The kernel's other socket tables, and the column of each that holds the
+# inode.
+_OTHER_SOCKET_TABLES = (("udp", 9), ("udp6", 9), ("raw", 9), ("raw6", 9),
+                        ("unix", 6), ("netlink", 9))
 
 
 def _listed_sockets():
     """inode -> (local port, state) of every socket the kernel lists (port
     and state None outside TCP)."""
-    listed = {}
-    for table, column in _SOCKET_TABLES:
+    listed = {inode: (port, state) for port, state, _, inode in _tcp_sockets()}
+    for table, column in _OTHER_SOCKET_TABLES:
         try:
             with open(f"/proc/net/{table}") as f:
                 next(f)
                 for line in f:
                     fields = line.split()
-                    if len(fields) <= column:
-                        continue
-                    port = state = None
-                    if table.startswith("tcp"):
-                        port = int(fields[1].rsplit(":", 1)[1], 16)
-                        state = fields[3]
-                    listed[fields[column]] = (port, state)
+                    if len(fields) > column:
+                        listed[fields[column]] = (None, None)
         except FileNotFoundError:
             continue
     return listed
@@ -444,7 +441,8 @@ def held_connections(pid, port):
 
 def accept_queue(port):
     """Connections waiting in the accept queue of the listener on `port`."""
-    return sum(queued for state, queued in _local_tcp(port) if state == _LISTEN)
+    return sum(queued for p, state, queued, _ in _tcp_sockets()
+               if p == port and state == _LISTEN)
 
 
 @contextlib.contextmanager
