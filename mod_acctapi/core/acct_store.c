@@ -189,11 +189,11 @@ acct_store_rc acct_store_exec_deferred(acct_store *st, apr_pool_t *pool,
                                        const char *const *args)
 {
     acct_deferred *d;
+    const char **copy;
     acct_store_rc rc;
     int i;
 
-    /* A transaction's first statement goes with its BEGIN instead. */
-    if (!st->ops->run_and_commit || !st->in_tx || st->begin_pending) {
+    if (!st->ops->finish || !st->in_tx) {
         return acct_store_exec(st, pool, sql, NULL, nargs, args);
     }
     if ((rc = run_deferred(st)) != ACCT_STORE_OK) {
@@ -208,10 +208,11 @@ acct_store_rc acct_store_exec_deferred(acct_store *st, apr_pool_t *pool,
     d->sql = sql;
     d->pool = pool;
     d->nargs = nargs;
-    d->args = apr_palloc(pool, sizeof(char *) * (apr_size_t)(nargs + 1));
+    copy = apr_palloc(pool, sizeof(char *) * (apr_size_t)(nargs + 1));
     for (i = 0; i < nargs; i++) {
-        d->args[i] = args[i] ? apr_pstrdup(pool, args[i]) : NULL;
+        copy[i] = args[i] ? apr_pstrdup(pool, args[i]) : NULL;
     }
+    d->args = copy;
     st->deferred = d;
     return ACCT_STORE_OK;
 }
@@ -316,22 +317,77 @@ static int end_unsent(acct_store *st)
     return 1;
 }
 
+/*
+ * The driver's `finish`, and the transaction's end: one sent whole (its
+ * BEGIN still pending) is over on the server whatever the outcome; an
+ * explicit one that failed is rolled back.
+ */
+static acct_store_rc finish_tx(acct_store *st, apr_pool_t *pool,
+                               const acct_deferred *d,
+                               const acct_deferred *last, acct_rows **rows)
+{
+    int whole = st->begin_pending;
+    acct_store_rc rc = st->ops->finish(st, pool, d, last, rows);
+
+    if (rc != ACCT_STORE_OK && !whole) {
+        acct_store_rollback(st, pool);
+        return rc;
+    }
+    st->begin_pending = 0;
+    end_tx(st);
+    return rc;
+}
+
 acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool)
 {
     acct_deferred *d = st->deferred;
     acct_store_rc rc;
 
-    if (end_unsent(st)) {
+    /* Ended already (acct_store_select_commit), or never begun. */
+    if (!st->in_tx) {
         return ACCT_STORE_OK;
     }
     st->deferred = NULL;
-    rc = d ? st->ops->run_and_commit(st, d) : plain_query(st, "COMMIT");
-
+    if (d) {
+        return finish_tx(st, d->pool, d, NULL, NULL);
+    }
+    if (end_unsent(st)) {
+        return ACCT_STORE_OK;
+    }
+    rc = plain_query(st, "COMMIT");
     if (rc != ACCT_STORE_OK) {
         /* A failed COMMIT may leave the transaction open on sqlite3. */
         acct_store_rollback(st, pool);
     }
     end_tx(st);
+    return rc;
+}
+
+acct_store_rc acct_store_select_commit(acct_store *st, apr_pool_t *pool,
+                                       const acct_sql *sql, acct_rows **rows,
+                                       int nargs, const char *const *args)
+{
+    acct_deferred last, *d = st->deferred;
+    acct_store_rc rc;
+
+    *rows = NULL;
+    if (!st->in_tx || !st->ops->finish) {
+        rc = acct_store_select(st, pool, sql, rows, nargs, args);
+        if (rc != ACCT_STORE_OK) {
+            acct_store_rollback(st, pool);
+            return rc;
+        }
+        return acct_store_commit(st, pool);
+    }
+    last.sql = sql;
+    last.pool = pool;
+    last.nargs = nargs;
+    last.args = args;
+    st->deferred = NULL;
+    rc = finish_tx(st, pool, d, &last, rows);
+    if (rc != ACCT_STORE_OK) {
+        *rows = NULL;
+    }
     return rc;
 }
 
@@ -347,6 +403,11 @@ acct_store_rc acct_store_rollback(acct_store *st, apr_pool_t *pool)
     rc = plain_query(st, "ROLLBACK");
     end_tx(st);
     return rc;
+}
+
+int acct_store_pipelines(const acct_store *st)
+{
+    return st->ops->finish != NULL;
 }
 
 int acct_store_in_tx(const acct_store *st)

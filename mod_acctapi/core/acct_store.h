@@ -154,10 +154,11 @@ acct_store_rc acct_store_exec(acct_store *st, apr_pool_t *pool,
 
 /*
  * Runs a catalogue statement whose outcome nothing waits for (an event
- * written with a change), in the transaction that is open: where the
- * driver can, it goes with whatever the transaction sends next, so that a
- * transaction's last statement travels with its COMMIT (PostgreSQL: in one
- * pipeline, one round trip less).  Statements still run in the order they
+ * written with a change, a row lock that the next statement relies on), in
+ * the transaction that is open: where the driver can, it goes with
+ * whatever the transaction sends next (and with BEGIN, when it is the
+ * first), so that a transaction's last statement travels with its COMMIT
+ * (PostgreSQL: in one pipeline, one round trip less).  Statements still run in the order they
  * are called: the next one, and the COMMIT, wait for it.  Its failure is
  * then the failure of that statement or of the commit (the transaction
  * rolls back).  Outside a transaction, or with a driver that saves no
@@ -220,7 +221,28 @@ acct_store_rc acct_store_exec_script(acct_store *st, apr_pool_t *pool,
  * mid-transaction.
  */
 acct_store_rc acct_store_begin(acct_store *st, apr_pool_t *pool);
+/* No-op when no transaction is open (ended already, or never begun). */
 acct_store_rc acct_store_commit(acct_store *st, apr_pool_t *pool);
+/*
+ * acct_store_select as the open transaction's last statement, and COMMIT:
+ * where the driver pipelines (acct_store_pipelines), the deferred
+ * statement, this one and COMMIT go in one round trip (PostgreSQL: a
+ * transaction that has sent nothing yet goes whole, as one pipeline
+ * without BEGIN and COMMIT, which the server runs as one transaction).
+ * On return the transaction is over: committed when the outcome is OK,
+ * rolled back (and *rows NULL) otherwise.  Outside a transaction, a plain
+ * acct_store_select.
+ */
+acct_store_rc acct_store_select_commit(acct_store *st, apr_pool_t *pool,
+                                       const acct_sql *sql, acct_rows **rows,
+                                       int nargs, const char *const *args);
+/*
+ * Does the driver send several statements in one round trip (PostgreSQL's
+ * pipelines: acct_store_exec_deferred, acct_store_select_with,
+ * acct_store_select_commit)?  Where it does not (sqlite3, in process), a
+ * design that trades statements for round trips saves nothing.
+ */
+int acct_store_pipelines(const acct_store *st);
 acct_store_rc acct_store_rollback(acct_store *st, apr_pool_t *pool);
 int acct_store_in_tx(const acct_store *st);
 void acct_store_tx_guard(acct_store *st, apr_pool_t *pool);

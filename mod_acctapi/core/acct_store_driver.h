@@ -28,12 +28,12 @@ typedef struct conn_state {
 typedef struct acct_store_driver acct_store_driver;
 
 /* A statement acct_store_exec_deferred holds until the transaction's next
- * statement or its COMMIT. */
+ * statement or its COMMIT (also the last statement handed to `finish`). */
 typedef struct acct_deferred {
     const acct_sql *sql;
     apr_pool_t *pool;
     int nargs;
-    const char **args;
+    const char *const *args;
 } acct_deferred;
 
 struct acct_store {
@@ -80,9 +80,16 @@ struct acct_store_driver {
     acct_store_rc (*begin)(acct_store *st);
     /* After a transaction's end: releases what begin took (NULL: nothing). */
     void (*end)(acct_store *st);
-    /* Runs `d` and COMMIT together (NULL: the driver saves nothing so, and
-     * acct_store_exec_deferred runs statements at once). */
-    acct_store_rc (*run_and_commit)(acct_store *st, const acct_deferred *d);
+    /* Ends the transaction in one exchange: the deferred statement `d`
+     * and the last statement `last` (either may be NULL; last's rows in
+     * *out), then COMMIT, or, when BEGIN is still pending, the two as a
+     * transaction of their own, over on return whatever the outcome.
+     * NULL: the driver saves nothing so, acct_store_exec_deferred runs
+     * statements at once, and acct_store_select_commit runs the statement,
+     * then COMMIT. */
+    acct_store_rc (*finish)(acct_store *st, apr_pool_t *pool,
+                            const acct_deferred *d, const acct_deferred *last,
+                            acct_rows **out);
     /* acct_store_select_with outside a transaction (NULL: the driver saves
      * nothing so, and acct_store_run_then runs them). */
     acct_store_rc (*run_with)(acct_store *st, apr_pool_t *pool,

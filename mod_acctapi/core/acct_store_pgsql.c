@@ -437,31 +437,39 @@ typedef struct pg_query {
     const char *const *args;
 } pg_query;
 
+/* The most queries a pipeline of the store carries: BEGIN, a deferred
+ * statement, a transaction's last statement and COMMIT (pg_finish). */
+#define PG_PIPELINE_MAX 4
+
 /*
- * Sends `a` and `b` in one pipeline (one round trip) and collects their
- * results in ra and rb (NULL for one that did not come).  0, or -1 when
- * the pipeline could not be sent or did not finish.  The connection
+ * Sends the `n` queries `q` in one pipeline (one round trip) and collects
+ * their results in res[0..n-1] (NULL for one that did not come).  0, or -1
+ * when the pipeline could not be sent or did not finish.  The connection
  * leaves pipeline mode in every case: libpq resets it when it cannot.
  */
-static int pg_pipeline2(acct_store *st, apr_pool_t *pool, const pg_query *a,
-                        const pg_query *b, PGresult **ra, PGresult **rb)
+static int pg_pipeline(acct_store *st, apr_pool_t *pool, const pg_query *q,
+                       int n, PGresult **res)
 {
     PGconn *conn = pg_conn(st);
     apr_time_t deadline = pg_deadline(st);
-    int query = 0, sent, rounds;
+    int query = 0, sent = 1, rounds, i;
     PGresult *r;
 
-    *ra = *rb = NULL;
+    for (i = 0; i < n; i++) {
+        res[i] = NULL;
+    }
     if (PQenterPipelineMode(conn) != 1) {
         return -1;
     }
-    sent = pg_send(conn, pool, a->name, a->text, a->nargs, a->args)
-           && pg_send(conn, pool, b->name, b->text, b->nargs, b->args)
-           && PQpipelineSync(conn);
+    for (i = 0; i < n && sent; i++) {
+        sent = pg_send(conn, pool, q[i].name, q[i].text, q[i].nargs,
+                       q[i].args);
+    }
+    sent = sent && PQpipelineSync(conn);
     st->exchanges += sent;
     /* Each query's result, a NULL after each, then the sync's result; a
      * broken connection gives NULLs only (bounded by `rounds`). */
-    for (rounds = 0; sent && rounds < 8; rounds++) {
+    for (rounds = 0; sent && rounds < 2 * n + 4; rounds++) {
         r = pg_next_result(st, conn, deadline);
         if (!r) {
             if (PQstatus(conn) != CONNECTION_OK) {
@@ -474,11 +482,8 @@ static int pg_pipeline2(acct_store *st, apr_pool_t *pool, const pg_query *a,
             PQclear(r);
             break;
         }
-        if (query == 0 && !*ra) {
-            *ra = r;
-        }
-        else if (query == 1 && !*rb) {
-            *rb = r;
+        if (query < n && !res[query]) {
+            res[query] = r;
         }
         else {
             PQclear(r);
@@ -492,6 +497,22 @@ static int pg_pipeline2(acct_store *st, apr_pool_t *pool, const pg_query *a,
         sent = 0;
     }
     return sent ? 0 : -1;
+}
+
+/* pg_pipeline of two queries. */
+static int pg_pipeline2(acct_store *st, apr_pool_t *pool, const pg_query *a,
+                        const pg_query *b, PGresult **ra, PGresult **rb)
+{
+    pg_query q[2];
+    PGresult *res[2];
+    int rc;
+
+    q[0] = *a;
+    q[1] = *b;
+    rc = pg_pipeline(st, pool, q, 2, res);
+    *ra = res[0];
+    *rb = res[1];
+    return rc;
 }
 
 /* Did `res` run its statement? */
@@ -532,43 +553,103 @@ static PGresult *pg_begin_and_run(acct_store *st, apr_pool_t *pool,
     return res;
 }
 
+/* A statement of pg_finish's pipeline, named for the session; 0, or -1
+ * with *rc set when preparing it failed. */
+static int pg_finish_query(acct_store *st, const acct_deferred *d,
+                           pg_query *q, acct_store_rc *rc)
+{
+    q->text = acct_store_sql_text(st, d->sql);
+    q->nargs = d->nargs;
+    q->args = d->args;
+    return pg_name_of(st, d->sql, q->text, d->sql->name, &q->name, rc);
+}
+
 /*
- * acct_store_exec_deferred's statement, and COMMIT, in one pipeline: a
- * write's event, its last statement, costs no round trip of its own.  A
- * failure of the statement aborts the transaction, which COMMIT then
- * rolls back: the commit fails.
+ * The end of a transaction in one pipeline (the driver's `finish`): the
+ * deferred statement `d`, the last statement `last` (its rows in *out),
+ * and COMMIT: a write's event, or a whole short write, costs no round trip
+ * of its own.  A transaction whose BEGIN has not been sent yet is sent
+ * whole, with neither BEGIN nor COMMIT: the statements of one pipeline run
+ * in one transaction, which its Sync commits (or rolls back, after an
+ * error), and the server parses and runs two statements less.  A failure
+ * of a statement aborts the transaction and the rest of the pipeline is
+ * skipped: an explicit transaction is left for the caller to roll back.  A
+ * statement the session lost (pg_stale_statement) is named again and the
+ * whole pipeline sent once more when it was the whole transaction: nothing
+ * of it remains.
  */
-static acct_store_rc pg_run_and_commit(acct_store *st, const acct_deferred *d)
+static acct_store_rc pg_finish(acct_store *st, apr_pool_t *pool,
+                               const acct_deferred *d,
+                               const acct_deferred *last, acct_rows **out)
 {
     static const pg_query commit = {NULL, "COMMIT", 0, NULL};
-    const char *text = acct_store_sql_text(st, d->sql);
+    const acct_deferred *stmt[2];
+    const char *what[PG_PIPELINE_MAX];
+    PGresult *res[PG_PIPELINE_MAX];
+    pg_query q[PG_PIPELINE_MAX];
     acct_store_rc rc = ACCT_STORE_OK;
-    PGresult *res = NULL, *done = NULL;
-    pg_query q;
+    int attempt, whole, n, i, k, failed;
 
-    if (!pg_session(st)) {
-        return pg_error(st, NULL, d->sql->name);
-    }
-    if (pg_name_of(st, d->sql, text, d->sql->name, &q.name, &rc) != 0) {
+    stmt[0] = d;
+    stmt[1] = last;
+    for (attempt = 0; attempt < 2; attempt++) {
+        if (!pg_session(st)) {
+            return pg_error(st, NULL, "COMMIT");
+        }
+        whole = st->begin_pending;
+        n = 0;
+        for (k = 0; k < 2; k++) {
+            if (!stmt[k]) {
+                continue;
+            }
+            what[n] = stmt[k]->sql->name;
+            if (pg_finish_query(st, stmt[k], &q[n++], &rc) != 0) {
+                return rc;
+            }
+        }
+        if (!whole) {
+            what[n] = "COMMIT";
+            q[n++] = commit;
+        }
+        if (pg_pipeline(st, pool, q, n, res) != 0) {
+            for (i = 0; i < n; i++) {
+                PQclear(res[i]);
+            }
+            return pg_error(st, NULL, what[n - 1]);
+        }
+        for (failed = 0; failed < n && pg_ran(res[failed]); failed++) {
+        }
+        if (failed == n) {
+            break;
+        }
+        if (pg_stale_statement(res[failed])) {
+            pg_forget_all(st);
+            if (attempt == 0 && whole) {
+                for (i = 0; i < n; i++) {
+                    PQclear(res[i]);
+                }
+                continue;
+            }
+        }
+        rc = pg_error(st, res[failed], what[failed]);
+        for (i = 0; i < n; i++) {
+            PQclear(res[i]);
+        }
         return rc;
     }
-    q.text = text;
-    q.nargs = d->nargs;
-    q.args = d->args;
-    if (pg_pipeline2(st, d->pool, &q, &commit, &res, &done) != 0
-        || !pg_ran(res)) {
-        rc = pg_error(st, res, d->sql->name);
-    }
-    else if (!done || PQresultStatus(done) != PGRES_COMMAND_OK) {
-        rc = pg_error(st, done, "COMMIT");
-    }
-    else if (strcmp(PQcmdStatus(done), "ROLLBACK") == 0) {
+    if (!whole && strcmp(PQcmdStatus(res[n - 1]), "ROLLBACK") == 0) {
         acct_log(ACCT_LOG_ERR, ACCTLOGNO(00165) "database error: COMMIT rolled "
                  "back an aborted transaction");
         rc = ACCT_STORE_FAILED;
     }
-    PQclear(res);
-    PQclear(done);
+    else if (last && out) {
+        k = whole ? n - 1 : n - 2;
+        *out = rows_from_pg(pool, res[k]);
+        res[k] = NULL;
+    }
+    for (i = 0; i < n; i++) {
+        PQclear(res[i]);
+    }
     return rc;
 }
 
@@ -825,6 +906,6 @@ static int pg_lost(acct_store *st)
 
 const acct_store_driver acct_store_pgsql = {
     "pgsql", ACCT_DIALECT_PGSQL, pg_conn_init, NULL, pg_catalogued,
-    pg_dynamic, pg_script, pg_begin, NULL, pg_run_and_commit, pg_run_with,
+    pg_dynamic, pg_script, pg_begin, NULL, pg_finish, pg_run_with,
     pg_lost
 };
