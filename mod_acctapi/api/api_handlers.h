@@ -91,6 +91,7 @@ acct_handler api_openapi;
 /* api_records.c */
 acct_handler api_records_list;
 acct_handler api_record_create;
+acct_auth_read api_record_create_read;
 acct_handler api_record_get;
 acct_handler api_record_update;
 acct_handler api_record_delete;

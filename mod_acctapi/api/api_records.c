@@ -6,11 +6,12 @@
  * keeps the domain's serial and record count with its records.
  *
  * Every write first takes the domain row (an UPDATE of it:
- * acct_domain_claim_slot, acct_domain_take, acct_dns_touch) and only then
- * reads the records it checks: writers of one domain queue on that row
- * (PostgreSQL's row lock; SQLite's writers are serial anyway), so the
- * checks and the write that follows them cannot race another writer.
- * The statements are the model's (acct_domain.h, acct_record.h).
+ * acct_domain_claim_slot, acct_domain_take, acct_dns_touch; or its lock,
+ * acct_domain_lock, in acct_record_create_at_once) and only then reads the
+ * records it checks: writers of one domain queue on that row (PostgreSQL's
+ * row lock; SQLite's writers are serial anyway), so the checks and the
+ * write that follows them cannot race another writer.  The statements are
+ * the model's (acct_domain.h, acct_record.h).
  */
 #include "api_handlers.h"
 #include "api_domains.h"
@@ -349,12 +350,88 @@ void api_record_get(acct_req *req, acct_resp *resp)
     }
 }
 
+/*
+ * api_record_create's domain, sent with the token lookup where that saves
+ * a round trip (acct_store_pipelines): the record is then read against
+ * the domain's name before the transaction, and the write takes one more
+ * round trip (create_at_once).
+ */
+int api_record_create_read(acct_req *req, const acct_token_ref *token,
+                           acct_store_read *out)
+{
+    apr_int64_t id;
+
+    if (!req->store || !acct_store_pipelines(req->store)
+        || acct_parse_i64(req->params[0], &id) != 0 || id <= 0) {
+        return -1;
+    }
+    acct_domain_read_by_token(req->pool, id, token, out);
+    return 0;
+}
+
+/*
+ * A new record written in one round trip (acct_record_create_at_once)
+ * when its domain came with the token lookup (api_record_create_read), the
+ * user may write every domain of the account, and the domain as read
+ * takes the record.  1 once answered (the record, or what is wrong with
+ * the body or the store); 0 to write it the long way in the transaction
+ * then open: the domain was not read so, or the write was refused (by a
+ * rule, or by a change of the domain since it was read), and the long way
+ * says why (or writes it, when what refused it is gone).
+ */
+static int create_at_once(acct_req *req, acct_resp *resp)
+{
+    const acct_rows *domain = req->auth_read;
+    acct_rows *rows = NULL;
+    acct_record_slot slot;
+    acct_record_zone zone;
+    acct_record rec;
+    apr_int64_t count = 0;
+
+    if (!domain || domain->nrows != 1 || req->who->restricted
+        || acct_domain_is_slave(domain, 0)
+        || acct_parse_i64(acct_rows_get(domain, 0, "record_count"),
+                          &count) != 0
+        || count >= ACCT_RECORD_LIMIT) {
+        return 0;
+    }
+    zone_of(req, domain, &zone);
+    if (read_record(req, resp, NULL, NULL, &zone, &rec) != 0) {
+        return 1;
+    }
+    slot.domain_id = domain_id(domain);
+    slot.account_id = req->who->account_id;
+    slot.zone = zone.domain;
+    if (acct_resp_store_failed(req, resp,
+                               acct_record_create_at_once(
+                                   req->store, req->pool, &slot, &rec,
+                                   req->who->username, req->now, &rows))
+        != 0) {
+        return 1;
+    }
+    if (!rows) {
+        return 0;
+    }
+    acct_req_note_ended(req);
+    if (rows->nrows == 0) {
+        /* Nothing was written: the long way, in a transaction of its own. */
+        return acct_resp_store_failed(req, resp, acct_req_reopen(req)) != 0;
+    }
+    /* Committed already: published once the request ends. */
+    acct_publish_note(req, slot.domain_id, NULL, ACCT_PUBLISH_ZONE);
+    answer_record(req, resp, rows);
+    return 1;
+}
+
 void api_record_create(acct_req *req, acct_resp *resp)
 {
     acct_rows *domain, *rows = NULL;
     acct_record_zone zone;
     acct_record rec;
 
+    if (create_at_once(req, resp)) {
+        return;
+    }
     /* The claim comes first: the row it takes and returns is the domain
      * the checks read.  Any refusal after it rolls it back. */
     domain = claim_slot(req, resp);

@@ -179,8 +179,11 @@ const acct_route acct_routes[] = {
                   ACCT_ROUTE_BODY),
     DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}/records", api_records_list,
                  ACCT_ROUTE_LIST),
-    DOMAINS_WRITE(ACCT_METHOD_POST, "/domains/{domainId}/records",
-                  api_record_create, ACCT_ROUTE_BODY),
+    /* The domain goes with the token lookup: a record is read against its
+     * name before the write, which then takes one round trip. */
+    {ACCT_METHOD_POST, "/domains/{domainId}/records", api_record_create,
+     ACCT_ROUTE_BODY, ACCT_FAM_DOMAINS, ACCT_LEVEL_READ_WRITE, NULL,
+     api_record_create_read},
     DOMAINS_READ(ACCT_METHOD_GET, "/domains/{domainId}/records/{recordId}",
                  api_record_get, 0),
     DOMAINS_WRITE(ACCT_METHOD_PUT, "/domains/{domainId}/records/{recordId}",

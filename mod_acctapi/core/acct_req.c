@@ -29,6 +29,13 @@ acct_store_rc acct_req_commit_now(acct_req *req)
     return rc;
 }
 
+void acct_req_note_ended(acct_req *req)
+{
+    if (req->store && !acct_store_in_tx(req->store)) {
+        req->tx_suspended = 1;
+    }
+}
+
 acct_store_rc acct_req_reopen(acct_req *req)
 {
     if (!req->tx_suspended) {

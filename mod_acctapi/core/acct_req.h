@@ -91,6 +91,10 @@ acct_store_rc acct_req_store(acct_req *req, acct_store **out);
  */
 acct_store_rc acct_req_commit_now(acct_req *req);
 acct_store_rc acct_req_reopen(acct_req *req);
+/* After a model call that ended the request's transaction itself (one
+ * built on acct_store_select_commit): acct_req_reopen then opens another,
+ * as after acct_req_commit_now. */
+void acct_req_note_ended(acct_req *req);
 acct_store_rc acct_req_checkpoint(acct_req *req);
 
 

@@ -38,6 +38,16 @@ typedef struct acct_auth_also {
     acct_store_read read;
 } acct_auth_also;
 
+/*
+ * For a read `build` makes when no account is known (acct_token_ref's
+ * hash alone): the account of the token stored under the hash, as a
+ * subquery of one %s (the hash).  Revocation and expiry are not looked at:
+ * the read's rows are kept only when the lookup has accepted the token.
+ */
+#define ACCT_TOKEN_ACCOUNT \
+    "(SELECT u.account_id FROM tokens t JOIN users u ON u.id = t.user_id" \
+    " WHERE t.token_hash = %s)"
+
 /* acct_authenticate_with's flags: the lookup brings the user's profile
  * columns too (who->user_row, for GET /profile; NULL without it). */
 #define ACCT_AUTH_PROFILE_ROW 0x1

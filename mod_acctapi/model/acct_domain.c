@@ -1,6 +1,7 @@
 #include "acct_domain.h"
 #include "acct_event.h"
 #include "acct_addr.h"
+#include "acct_auth.h"
 #include "acct_body.h"
 #include "acct_dns.h"
 #include "acct_grants.h"
@@ -76,11 +77,17 @@ static const acct_sql q_domain_delete = ACCT_SQL("domain_delete",
 /* See acct_domain_claim_slot: no row back when the domain is not there, is
  * a slave, or is full. */
 static const acct_sql q_slot_claim = ACCT_SQL("record_slot_claim",
-    "UPDATE domains SET record_count = record_count + 1," ACCT_DNS_TOUCH_SET
-    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)"
-    " AND type = '" ACCT_DOMAIN_MASTER "'"
-    " AND record_count < CAST(%s AS INTEGER)"
-    " RETURNING " ACCT_DOMAIN_COLUMNS_OF(""));
+    ACCT_DOMAIN_SLOT_CLAIM " RETURNING " ACCT_DOMAIN_COLUMNS_OF(""));
+
+/* See acct_domain_lock.  PostgreSQL only: SQLite's writers are serial. */
+static const acct_sql q_domain_lock = ACCT_SQL2("domain_lock", NULL,
+    "SELECT FROM domains WHERE id = CAST(%s AS BIGINT) FOR NO KEY UPDATE");
+
+/* Domain %s of the account `account` names (acct_domain_read_by_token):
+ * what a new record is read and judged against. */
+#define DOMAIN_OF_ACCOUNT(account) \
+    "SELECT d.id, d.domain, d.type, d.record_count FROM domains d" \
+    " WHERE d.id = CAST(%s AS BIGINT) AND d.account_id = " account
 
 /* See acct_domain_take: no row back when the domain is gone. */
 static const acct_sql q_domain_take = ACCT_SQL("record_domain_take",
@@ -612,6 +619,29 @@ acct_store_rc acct_domain_claim_slot(acct_store *st, apr_pool_t *pool,
     args[4] = acct_i64(pool, account_id);
     args[5] = acct_i64(pool, ACCT_RECORD_LIMIT);
     return take_row(st, pool, &q_slot_claim, now, 6, args, domain);
+}
+
+acct_store_rc acct_domain_lock(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t id)
+{
+    const char *arg = acct_i64(pool, id);
+
+    return acct_store_exec_deferred(st, pool, &q_domain_lock, 1, &arg);
+}
+
+void acct_domain_read_by_token(apr_pool_t *pool, apr_int64_t id,
+                               const acct_token_ref *token,
+                               acct_store_read *out)
+{
+    const char **args = apr_palloc(pool, 2 * sizeof(*args));
+
+    args[0] = acct_i64(pool, id);
+    args[1] = token->account ? acct_i64(pool, token->account) : token->hash;
+    memset(out, 0, sizeof(*out));
+    out->sql = token->account ? DOMAIN_OF_ACCOUNT("CAST(%s AS BIGINT)")
+                              : DOMAIN_OF_ACCOUNT(ACCT_TOKEN_ACCOUNT);
+    out->nargs = 2;
+    out->args = args;
 }
 
 acct_store_rc acct_domain_take(acct_store *st, apr_pool_t *pool,

@@ -186,6 +186,37 @@ acct_store_rc acct_domain_take(acct_store *st, apr_pool_t *pool,
                                apr_int64_t id, apr_int64_t now,
                                acct_rows **domain);
 
+/*
+ * acct_domain_claim_slot's UPDATE up to the end of its WHERE, for a
+ * statement that adds conditions of its own: six %s, the time three times
+ * (ACCT_DNS_TOUCH_SET), the domain, its account, ACCT_RECORD_LIMIT.
+ */
+#define ACCT_DOMAIN_SLOT_CLAIM \
+    "UPDATE domains SET record_count = record_count + 1," ACCT_DNS_TOUCH_SET \
+    " WHERE id = CAST(%s AS BIGINT) AND account_id = CAST(%s AS BIGINT)" \
+    " AND type = '" ACCT_DOMAIN_MASTER "'" \
+    " AND record_count < CAST(%s AS INTEGER)"
+
+/*
+ * Takes domain `id`'s row lock (FOR NO KEY UPDATE, the lock its UPDATEs
+ * take) in the open transaction, with the transaction's next statement
+ * (acct_store_exec_deferred), so that statement starts once every other
+ * writer of the domain has committed and sees what they wrote.  PostgreSQL
+ * only (acct_store_pipelines): SQLite's writers are serial already.
+ */
+acct_store_rc acct_domain_lock(acct_store *st, apr_pool_t *pool,
+                               apr_int64_t id);
+
+/*
+ * A route's read sent with the token lookup (acct_auth_read): the id,
+ * domain, type and record_count of domain `id` if it is in the account of
+ * `token`, whoever in it the token's user is (the handler judges the
+ * user's grants itself): what a new record is read and judged against.
+ */
+void acct_domain_read_by_token(apr_pool_t *pool, apr_int64_t id,
+                               const acct_token_ref *token,
+                               acct_store_read *out);
+
 /* Is row `i` of a domain a slave (whose records come from its master)? */
 int acct_domain_is_slave(const acct_rows *rows, int i);
 

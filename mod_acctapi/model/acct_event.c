@@ -1,4 +1,5 @@
 #include "acct_event.h"
+#include "acct_auth.h"
 #include "acct_db.h"
 #include "acct_grants.h"
 
@@ -48,12 +49,7 @@ static const acct_sql q_database = ACCT_SQL("event_database",
     " FROM databases db WHERE db.id = CAST(%s AS BIGINT)");
 
 static const acct_sql q_domain = ACCT_SQL("event_domain",
-    "INSERT INTO events (account_id, action, created, username, entity_type,"
-    " entity_id, entity_label, entity_url, status)"
-    " SELECT d.account_id, %s, CAST(%s AS BIGINT), %s,"
-    " '" ACCT_EVENT_ENTITY_DOMAIN "', d.id, d.domain, '/v4/domains/' || d.id,"
-    " '" ACCT_EVENT_NOTIFICATION "'"
-    " FROM domains d WHERE d.id = CAST(%s AS BIGINT)");
+    ACCT_EVENT_OF_DOMAIN "domains d WHERE d.id = CAST(%s AS BIGINT)");
 
 static const acct_sql q_user = ACCT_SQL("event_user",
     "INSERT INTO events (account_id, action, created, username, entity_type,"
@@ -127,8 +123,7 @@ static const acct_sql q_prune = ACCT_SQL("event_prune",
  * that is, when no hint names the account (TOKEN_NARGS arguments,
  * token_args, as ACCOUNT_EVENTS's). */
 #define TOKEN_ACCOUNT_EVENTS(t) \
-    t ".account_id = (SELECT u.account_id FROM tokens t" \
-    " JOIN users u ON u.id = t.user_id WHERE t.token_hash = %s)" \
+    t ".account_id = " ACCT_TOKEN_ACCOUNT \
     " AND " t ".created > CAST(%s AS BIGINT)"
 #define TOKEN_NARGS 2
 

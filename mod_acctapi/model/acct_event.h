@@ -126,6 +126,19 @@ acct_store_rc acct_event_database(acct_store *st, apr_pool_t *pool,
                                   apr_int64_t db_id, const char *action,
                                   const char *username, apr_int64_t now);
 
+/*
+ * acct_event_domain's statement up to its FROM: the event of domain row
+ * `d`, read from the table or from a statement's own rows (a
+ * data-modifying WITH that changed it) named after FROM.  Three %s:
+ * the action, the time, the username.
+ */
+#define ACCT_EVENT_OF_DOMAIN \
+    "INSERT INTO events (account_id, action, created, username, entity_type," \
+    " entity_id, entity_label, entity_url, status)" \
+    " SELECT d.account_id, %s, CAST(%s AS BIGINT), %s," \
+    " '" ACCT_EVENT_ENTITY_DOMAIN "', d.id, d.domain, '/v4/domains/' || d.id," \
+    " '" ACCT_EVENT_NOTIFICATION "' FROM "
+
 /* Writes notification `action` about domain `domain_id` (a zone or one of
  * its records) as its row is now. */
 acct_store_rc acct_event_domain(acct_store *st, apr_pool_t *pool,

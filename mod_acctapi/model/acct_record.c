@@ -3,6 +3,7 @@
 #include "acct_event.h"
 #include "acct_addr.h"
 #include "acct_dns.h"
+#include "acct_domain.h"
 #include "acct_text.h"
 
 #include <apr_strings.h>
@@ -604,31 +605,61 @@ static const acct_sql q_record_insert = ACCT_SQL("record_insert",
     " CAST(%s AS INTEGER), CAST(%s AS INTEGER), %s, %s, CAST(%s AS INTEGER),"
     " %s, CAST(%s AS BIGINT), CAST(%s AS BIGINT)) RETURNING id");
 
+/* A new record's row as a SELECT (row_args's 13 %s), for INSERT ... SELECT. */
+#define RECORD_INSERT_SELECT \
+    "INSERT INTO domain_records (domain_id, type, name, target, priority," \
+    " weight, port, service, protocol, ttl_sec, tag, created, updated)" \
+    " SELECT CAST(%s AS BIGINT), CAST(%s AS TEXT), CAST(%s AS TEXT)," \
+    " CAST(%s AS TEXT), CAST(%s AS INTEGER), CAST(%s AS INTEGER)," \
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS TEXT)," \
+    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS BIGINT)," \
+    " CAST(%s AS BIGINT)"
+
 /*
- * A new record, written only when no neighbour rule forbids it (the rules
- * of api_records.c's check_cname and check_mx, for a record without an
- * id), and returned as stored.
+ * The neighbour rules of a record without an id (api_records.c's
+ * check_cname and check_mx) as one condition, true when neither forbids
+ * it; rule_args's six %s: the domain, the name, the type, the domain, the
+ * type, 1 for a Null MX.
+ */
+#define RECORD_RULES_ALLOW \
+    "NOT EXISTS (SELECT 1 FROM domain_records o" \
+    "  WHERE o.domain_id = CAST(%s AS BIGINT)" \
+    "  AND lower(o.name) = lower(CAST(%s AS TEXT))" \
+    "  AND (o.type = '" ACCT_RECORD_TYPE_CNAME "'" \
+    "  OR CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_CNAME "'))" \
+    " AND NOT EXISTS (SELECT 1 FROM domain_records o" \
+    "  WHERE o.domain_id = CAST(%s AS BIGINT)" \
+    "  AND o.type = '" ACCT_RECORD_TYPE_MX "'" \
+    "  AND CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_MX "'" \
+    "  AND (CAST(%s AS INTEGER) = 1 OR (o.name = '' AND o.target = '')))"
+
+/*
+ * A new record, written only when no neighbour rule forbids it, and
+ * returned as stored.
  */
 static const acct_sql q_record_insert_checked = ACCT_SQL(
     "record_insert_checked",
-    "INSERT INTO domain_records (domain_id, type, name, target, priority,"
-    " weight, port, service, protocol, ttl_sec, tag, created, updated)"
-    " SELECT CAST(%s AS BIGINT), CAST(%s AS TEXT), CAST(%s AS TEXT),"
-    " CAST(%s AS TEXT), CAST(%s AS INTEGER), CAST(%s AS INTEGER),"
-    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS TEXT),"
-    " CAST(%s AS INTEGER), CAST(%s AS TEXT), CAST(%s AS BIGINT),"
-    " CAST(%s AS BIGINT)"
-    " WHERE NOT EXISTS (SELECT 1 FROM domain_records o"
-    "  WHERE o.domain_id = CAST(%s AS BIGINT)"
-    "  AND lower(o.name) = lower(CAST(%s AS TEXT))"
-    "  AND (o.type = '" ACCT_RECORD_TYPE_CNAME "'"
-    "  OR CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_CNAME "'))"
-    " AND NOT EXISTS (SELECT 1 FROM domain_records o"
-    "  WHERE o.domain_id = CAST(%s AS BIGINT)"
-    "  AND o.type = '" ACCT_RECORD_TYPE_MX "'"
-    "  AND CAST(%s AS TEXT) = '" ACCT_RECORD_TYPE_MX "'"
-    "  AND (CAST(%s AS INTEGER) = 1 OR (o.name = '' AND o.target = '')))"
+    RECORD_INSERT_SELECT " WHERE " RECORD_RULES_ALLOW
     " RETURNING " ACCT_RECORD_COLUMNS);
+
+/*
+ * acct_record_create_at_once's statement (PostgreSQL only: SQLite has no
+ * data-modifying WITH): the slot claimed on the domain still named as the
+ * record was read (ACCT_DOMAIN_SLOT_CLAIM and one %s, the name) when the
+ * rules allow the record (RECORD_RULES_ALLOW), then the record from the
+ * claimed row (RECORD_INSERT_SELECT) and the domain's event
+ * (ACCT_EVENT_OF_DOMAIN), all or nothing.  The claim's own row lock is
+ * held already (acct_domain_lock, the statement before): a statement takes
+ * its snapshot when it starts, so rules judged in the statement that
+ * waited for the lock would not see what the writer it waited for wrote.
+ */
+static const acct_sql q_record_create_at_once = ACCT_SQL2(
+    "record_create_at_once", NULL,
+    "WITH d AS (" ACCT_DOMAIN_SLOT_CLAIM " AND domain = %s"
+    " AND " RECORD_RULES_ALLOW " RETURNING id, account_id, domain),"
+    " r AS (" RECORD_INSERT_SELECT " FROM d RETURNING " ACCT_RECORD_COLUMNS "),"
+    " e AS (" ACCT_EVENT_OF_DOMAIN "d)"
+    " SELECT " ACCT_RECORD_COLUMNS " FROM r");
 
 /* One statement, so a clone holds exactly the records of one moment. */
 static const acct_sql q_records_copy = ACCT_SQL("domain_records_copy",
@@ -799,6 +830,17 @@ acct_store_rc acct_record_copy_all(acct_store *st, apr_pool_t *pool,
     return set_count(st, pool, to, copied);
 }
 
+/* RECORD_RULES_ALLOW's six arguments for `rec`, new in domain `domain`
+ * (acct_i64 of the domain id). */
+static void rule_args(const char *domain, const acct_record *rec,
+                      const char **args)
+{
+    args[0] = args[3] = domain;
+    args[1] = rec->name;
+    args[2] = args[4] = rec->type;
+    args[5] = acct_record_is_null_mx(rec) ? "1" : "0";
+}
+
 acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
                                  apr_int64_t domain_id, const acct_record *rec,
                                  const char *username, apr_int64_t now,
@@ -808,16 +850,47 @@ acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
     acct_store_rc rc;
 
     row_args(pool, domain_id, rec, now, args);
-    args[13] = args[16] = args[0];
-    args[14] = rec->name;
-    args[15] = args[17] = rec->type;
-    args[18] = acct_record_is_null_mx(rec) ? "1" : "0";
+    rule_args(args[0], rec, args + 13);
     *rows = NULL;
     rc = acct_store_select(st, pool, &q_record_insert_checked, rows, 19, args);
     return rc != ACCT_STORE_OK || (*rows)->nrows == 0
            ? rc : acct_event_domain(st, pool, domain_id,
                                     ACCT_EVENT_DNS_RECORD_CREATE, username,
                                     now);
+}
+
+acct_store_rc acct_record_create_at_once(acct_store *st, apr_pool_t *pool,
+                                         const acct_record_slot *slot,
+                                         const acct_record *rec,
+                                         const char *username,
+                                         apr_int64_t now, acct_rows **rows)
+{
+    const char *args[29];
+    acct_store_rc rc;
+
+    *rows = NULL;
+    if (!acct_store_pipelines(st) || !acct_store_in_tx(st)) {
+        return ACCT_STORE_OK;
+    }
+    /* ACCT_DOMAIN_SLOT_CLAIM's six, the name, RECORD_RULES_ALLOW's six,
+     * row_args's thirteen, ACCT_EVENT_OF_DOMAIN's three. */
+    args[0] = args[1] = args[2] = acct_i64(pool, now);
+    args[3] = acct_i64(pool, slot->domain_id);
+    args[4] = acct_i64(pool, slot->account_id);
+    args[5] = acct_i64(pool, ACCT_RECORD_LIMIT);
+    args[6] = slot->zone;
+    rule_args(args[3], rec, args + 7);
+    row_args(pool, slot->domain_id, rec, now, args + 13);
+    args[26] = ACCT_EVENT_DNS_RECORD_CREATE;
+    args[27] = args[0];
+    args[28] = username;
+    rc = acct_domain_lock(st, pool, slot->domain_id);
+    if (rc != ACCT_STORE_OK) {
+        acct_store_rollback(st, pool);
+        return rc;
+    }
+    return acct_store_select_commit(st, pool, &q_record_create_at_once, rows,
+                                    29, args);
 }
 
 /* Record `id` of domain `domain_id` as the two arguments that name it. */

@@ -152,6 +152,32 @@ acct_store_rc acct_record_create(acct_store *st, apr_pool_t *pool,
                                  const char *username, apr_int64_t now,
                                  acct_rows **rows);
 
+/* The domain a new record goes to, as the record was read against it. */
+typedef struct acct_record_slot {
+    apr_int64_t domain_id;
+    apr_int64_t account_id;     /* the acting user's */
+    const char *zone;           /* the domain's name (acct_record_zone) */
+} acct_record_slot;
+
+/*
+ * POST records' write as one round trip where the store pipelines
+ * (acct_store_pipelines), ending the open transaction: BEGIN, the
+ * domain's row lock (acct_domain_lock), then one statement that claims a
+ * slot as acct_domain_claim_slot does on the domain still named
+ * `slot->zone`, stores `rec` as acct_record_create does and writes the
+ * domain's event, then COMMIT.  *rows: the record as stored; no row when
+ * anything refused it, and then nothing was written (the transaction
+ * committed only its lock): acct_domain_claim_slot and acct_record_create,
+ * in a new transaction, tell what.  *rows NULL, with nothing sent, where
+ * the store does not pipeline or no transaction is open.  On any failure
+ * the transaction is rolled back.
+ */
+acct_store_rc acct_record_create_at_once(acct_store *st, apr_pool_t *pool,
+                                         const acct_record_slot *slot,
+                                         const acct_record *rec,
+                                         const char *username,
+                                         apr_int64_t now, acct_rows **rows);
+
 /* Record `id` of domain `domain_id` (ACCT_RECORD_COLUMNS); no row: none. */
 acct_store_rc acct_record_get(acct_store *st, apr_pool_t *pool,
                               apr_int64_t domain_id, apr_int64_t id,

@@ -16,6 +16,7 @@ import harness
 from accounts import account_fixtures
 
 from checks import assert_envelope, assert_error, assert_headers, assert_json
+from holding import start_holding
 
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
@@ -636,3 +637,27 @@ def test_parallel_cnames_of_one_name(acct, server):
     else:
         assert types == {"A"} and len(stored) == 10, stored
     assert len([s for s, _ in results if s == 200]) == len(stored)
+
+
+def test_a_domain_renamed_before_the_write_is_read_again(acct, backend):
+    """A record read against the domain's name is written only while the
+    domain still has that name.  Here a rename holds the domain's row while
+    the record is posted: the record's name lies in the old zone, and once
+    the rename commits, outside the new one.  Refused, nothing written.  (On
+    PostgreSQL the domain is read with the token lookup and the write in
+    one round trip refuses a domain renamed since; the long way then reads
+    the new name and says why.  On SQLite the request waits for the
+    rename's commit before it reads anything.)"""
+    d = acct.domain()
+    did, old = d["id"], d["domain"]
+    new = new_name("renamed")
+    acct.add(did, type="A", name="warm", target="192.0.2.1")
+    before = domain_row(backend, did)
+    holder = start_holding(backend, f"UPDATE domains SET domain = '{new}' WHERE id = {did}", 1.5)
+    r = acct.client.post(f"/domains/{did}/records",
+                         json={"type": "A", "name": f"www.{old}.", "target": "192.0.2.2"})
+    holder.join(timeout=30)
+    assert not holder.is_alive()
+    assert_error(r, 400, f"name www.{old}. is outside the domain {new}", field="name")
+    assert domain_row(backend, did) == before
+    assert [x["name"] for x in acct.records(did)] == ["warm"]

@@ -2,39 +2,18 @@
 is the route the Terraform provider polls while it waits): on PostgreSQL
 the lookup and the page are one round trip, and on both backends the page
 read before the principal is known is used only when it is what the
-principal would have read.
-
-LogLevel acctapi:debug's trace line counts each request's exchanges with
-the database (PostgreSQL: round trips; SQLite: statements), and of them
-those that set a connection up (PostgreSQL prepares a statement the first
-time a connection meets it).  Each request waits for the trace line of the
-one before it: httpd writes a request's line after its answer has gone,
-and an answer that closes the connection (a 400) lets the next request
-start on another connection, and another thread, before that line is
-written.  The servers run one
-child: what a process does once (the schema check, the token's account
-hint) is then done once, even when the client's keep-alive connection is
-closed (KeepAliveTimeout on a loaded machine) and opened again, which on
-two children may land on the other one."""
+principal would have read.  Each request's exchanges with the database
+are counted from its trace line (exchanges.py)."""
 
 import hashlib
 import json
-import re
 
 import harness
 from checks import assert_envelope, assert_error, assert_json
+from exchanges import TRACED_ONE_CHILD, ExchangeCount, trace_pattern
 
-TRACE = re.compile(r"ACCT00059: GET /v4/account/events(?:/\w+)?: route \S+, principal (\S+) "
-                   r"\(user \d+, token \d+\), status (\d+), \d+ us, \d+ database "
-                   r"connection\(s\), (\d+) database exchange\(s\) "
-                   r"\((\d+) to set a connection up\)")
 SCOPE_REASON = "Your OAuth token is not authorized to use this endpoint."
-# The trace lines, and one child process with the threads of the generated
-# configuration's two (httpd -X, under the sanitizers, is one process).
-TRACED_ONE_CHILD = "LogLevel warn acctapi:debug\n" + (
-    "" if harness.SANITIZE else
-    "StartServers 1\nServerLimit 1\nThreadLimit 400\nThreadsPerChild 400\n"
-    "MaxRequestWorkers 400\n")
+EVENT_REQUESTS = r"GET /v4/account/events(?:/\w+)?"
 
 
 def poll_filter(domain_id):
@@ -63,36 +42,24 @@ def test_page_goes_with_the_token_lookup(make_server, backend):
                       "--id", str(mine[1]), "--permissions", "read_only")
         no_scope = backend.mint_token(scopes="domains:read_only", user=owner.uid)
         c = srv.client()
-        start = srv.log_size()
-        # Per request, in order: (principal, status) and the exchanges it
-        # needs (PostgreSQL, SQLite), besides the test clock's read.
-        expected, exchanges = [], []
-        # The owner's read goes with the lookup: one round trip on
+        count = ExchangeCount(srv, backend, EVENT_REQUESTS)
+        # Per request (PostgreSQL, SQLite), besides the test clock's read:
+        # the owner's read goes with the lookup: one round trip on
         # PostgreSQL; SQLite runs it after the lookup.  A restricted user's
         # own read comes after them.  A refusal found before the read is
         # built (a malformed id, an invalid X-Filter) sends the lookup only;
         # SQLite skips the read of an unknown token.
         WITH_LOOKUP, OWN_READ, LOOKUP_ONLY = (1, 2), (2, 3), (1, 1)
 
-        def trace_lines():
-            return sum(1 for line in srv.log_text(start).splitlines() if TRACE.search(line))
-
-        def traced(path, token, principal, status, cost, **kw):
-            r = c.get(path, token=token, **kw)
-            expected.append((principal, str(status)))
-            exchanges.append(cost[0] if backend.kind == "pgsql" else cost[1])
-            assert r.status == status, r
-            harness.wait_for(lambda: trace_lines() >= len(expected), 10,
-                             what="the request's trace line")
-            return r
-
         def poll(token, xfilter, principal, cost=WITH_LOOKUP, status=200):
-            r = traced("/account/events", token, principal, status, cost, xfilter=xfilter)
+            r = count.note(c.get("/account/events", token=token, xfilter=xfilter),
+                           principal, status, cost)
             return assert_envelope(assert_json(r)) if status == 200 else r
 
         def one_event(token, event_id, principal, cost=WITH_LOOKUP, status=200):
             """linodego's WaitForEventFinished: the event by id."""
-            r = traced(f"/account/events/{event_id}", token, principal, status, cost)
+            r = count.note(c.get(f"/account/events/{event_id}", token=token),
+                           principal, status, cost)
             return assert_json(r) if status == 200 else r
 
         owner_name = owner.client.get("/profile").json["username"]
@@ -138,20 +105,12 @@ def test_page_goes_with_the_token_lookup(make_server, backend):
             assert_error(one_event(owner.client.token, "first", owner_name, LOOKUP_ONLY,
                                    status=404), 404)
 
-        # The second round's exchanges are counted: a child checks the
-        # schema on its first request, which may be one of the first round.
         one_round()
-        first = len(expected)
+        count.count_from_here()
         one_round()
         c.close()
         srv.stop()   # every trace line written
-        traces = [m.groups() for m in map(TRACE.search, srv.log_text(start).splitlines()) if m]
-        assert [t[:2] for t in traces] == expected, traces
-        # Less what set a connection up, and the read of the test clock
-        # (AcctapiTestClock On, which the suite's servers run with) that
-        # opens each request's lease.
-        got = [int(t[2]) - int(t[3]) - 1 for t in traces[first:]]
-        assert got == exchanges[first:], list(zip(expected[first:], got, exchanges[first:]))
+        count.check()
     finally:
         owner.close()
         other.close()
@@ -202,7 +161,8 @@ def test_a_hint_the_lookup_contradicts_is_dropped(make_server, backend):
         assert get(f"/account/events/{theirs['id']}", WITH_LOOKUP) == theirs
         c.close()
         srv.stop()
-        traces = [m.groups() for m in map(TRACE.search, srv.log_text(start).splitlines()) if m]
+        traces = [m.groups() for m in map(trace_pattern(EVENT_REQUESTS).search,
+                                          srv.log_text(start).splitlines()) if m]
         assert len(traces) == len(exchanges), traces
         # The first request may check the schema: counted from the second.
         got = [int(t[2]) - int(t[3]) - 1 for t in traces]
