@@ -396,6 +396,51 @@ apr_size_t acct_json_escape_byte(unsigned char c, char *out)
     return 2;
 }
 
+/*
+ * What acct_json_text_str does at each byte: copy it with the run (0), end
+ * the string (the NUL), escape it (a control byte, '"', '\\'), or check a
+ * UTF-8 sequence (a byte from 0x80).  A table, so that the loop over a
+ * run of plain bytes (nearly every byte of a page of records) is one load
+ * and one test a byte.
+ */
+enum { JSON_PLAIN = 0, JSON_END, JSON_ESCAPE, JSON_UTF8 };
+
+static const unsigned char json_byte_class[256] = {
+    JSON_END,
+    /* 0x01-0x1f: control bytes */
+    JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE,
+    JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE,
+    JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE,
+    JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE,
+    JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE,
+    JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE, JSON_ESCAPE,
+    JSON_ESCAPE,
+    ['"'] = JSON_ESCAPE,
+    ['\\'] = JSON_ESCAPE,
+    [0x80] = JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8, JSON_UTF8,
+    JSON_UTF8, JSON_UTF8
+};
+
 void acct_json_text_str(acct_text *t, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s, *run = p;
@@ -407,8 +452,14 @@ void acct_json_text_str(acct_text *t, const char *s)
         return;
     }
     ACCT_TEXT_LITERAL(t, "\"");
-    while (*p) {
-        if (*p >= 0x80) {
+    for (;;) {
+        while (json_byte_class[*p] == JSON_PLAIN) {
+            p++;
+        }
+        if (json_byte_class[*p] == JSON_END) {
+            break;
+        }
+        if (json_byte_class[*p] == JSON_UTF8) {
             if (!(n = acct_utf8_sequence(p))) {
                 /* json_string refuses it: acct_json_str's null. */
                 t->len = start;
@@ -417,15 +468,11 @@ void acct_json_text_str(acct_text *t, const char *s)
                 return;
             }
             p += n;
+            continue;
         }
-        else if (*p < 0x20 || *p == '"' || *p == '\\') {
-            acct_text_put(t, (const char *)run, (apr_size_t)(p - run));
-            acct_text_put(t, escaped, acct_json_escape_byte(*p, escaped));
-            run = ++p;
-        }
-        else {
-            p++;
-        }
+        acct_text_put(t, (const char *)run, (apr_size_t)(p - run));
+        acct_text_put(t, escaped, acct_json_escape_byte(*p, escaped));
+        run = ++p;
     }
     acct_text_put(t, (const char *)run, (apr_size_t)(p - run));
     ACCT_TEXT_LITERAL(t, "\"");
