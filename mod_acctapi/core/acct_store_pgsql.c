@@ -341,17 +341,20 @@ static acct_rows *rows_from_pg(apr_pool_t *pool, PGresult *res)
     }
     rows->values = apr_palloc(pool, sizeof(const char **)
                                     * (apr_size_t)(rows->nrows + 1));
-    /* Each row's cells and a NULL after them, as one array. */
+    /* Each row's cells and a NULL after them, as one array, every entry
+     * written (no zeroing first: 6,500 cells on a 500-record page). */
     ncells = (apr_size_t)rows->nrows * (apr_size_t)(rows->ncols + 1);
-    cells = apr_pcalloc(pool, sizeof(char *) * (ncells ? ncells : 1));
+    cells = apr_palloc(pool, sizeof(char *) * (ncells ? ncells : 1));
     for (r = 0; r < rows->nrows; r++) {
         const char **vals = cells + (apr_size_t)r * (apr_size_t)(rows->ncols + 1);
 
         for (c = 0; c < rows->ncols; c++) {
-            if (!PQgetisnull(res, r, c)) {
-                vals[c] = PQgetvalue(res, r, c);
-            }
+            /* libpq gives "" for NULL: only an empty value needs asking. */
+            const char *v = PQgetvalue(res, r, c);
+
+            vals[c] = *v || !PQgetisnull(res, r, c) ? v : NULL;
         }
+        vals[rows->ncols] = NULL;
         rows->values[r] = vals;
     }
     return rows;
