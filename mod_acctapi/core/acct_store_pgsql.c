@@ -440,9 +440,19 @@ typedef struct pg_query {
     const char *const *args;
 } pg_query;
 
-/* The most queries a pipeline of the store carries: BEGIN, a deferred
+/* The most queries a pipeline of the store carries: a deferred
  * statement, a transaction's last statement and COMMIT (pg_finish). */
-#define PG_PIPELINE_MAX 4
+#define PG_PIPELINE_MAX 3
+
+/* Clears the `n` results of a pipeline (NULL ones included). */
+static void pg_clear_all(PGresult **res, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        PQclear(res[i]);
+    }
+}
 
 /*
  * Sends the `n` queries `q` in one pipeline (one round trip) and collects
@@ -591,7 +601,7 @@ static acct_store_rc pg_finish(acct_store *st, apr_pool_t *pool,
     PGresult *res[PG_PIPELINE_MAX];
     pg_query q[PG_PIPELINE_MAX];
     acct_store_rc rc = ACCT_STORE_OK;
-    int attempt, whole, n, i, k, failed;
+    int attempt, whole, n, k, failed;
 
     stmt[0] = d;
     stmt[1] = last;
@@ -615,9 +625,7 @@ static acct_store_rc pg_finish(acct_store *st, apr_pool_t *pool,
             q[n++] = commit;
         }
         if (pg_pipeline(st, pool, q, n, res) != 0) {
-            for (i = 0; i < n; i++) {
-                PQclear(res[i]);
-            }
+            pg_clear_all(res, n);
             return pg_error(st, NULL, what[n - 1]);
         }
         for (failed = 0; failed < n && pg_ran(res[failed]); failed++) {
@@ -628,16 +636,12 @@ static acct_store_rc pg_finish(acct_store *st, apr_pool_t *pool,
         if (pg_stale_statement(res[failed])) {
             pg_forget_all(st);
             if (attempt == 0 && whole) {
-                for (i = 0; i < n; i++) {
-                    PQclear(res[i]);
-                }
+                pg_clear_all(res, n);
                 continue;
             }
         }
         rc = pg_error(st, res[failed], what[failed]);
-        for (i = 0; i < n; i++) {
-            PQclear(res[i]);
-        }
+        pg_clear_all(res, n);
         return rc;
     }
     if (!whole && strcmp(PQcmdStatus(res[n - 1]), "ROLLBACK") == 0) {
@@ -650,9 +654,7 @@ static acct_store_rc pg_finish(acct_store *st, apr_pool_t *pool,
         *out = rows_from_pg(pool, res[k]);
         res[k] = NULL;
     }
-    for (i = 0; i < n; i++) {
-        PQclear(res[i]);
-    }
+    pg_clear_all(res, n);
     return rc;
 }
 
