@@ -13,7 +13,7 @@ TRACE = re.compile(r"ACCT00059: (\S+) (\S+): route (\S+), principal (\S+) \(user
 
 
 def test_debug_trace_and_access_log(make_server, backend):
-    access = make_tmpdir("acctapi-access-") / "access.log"
+    access = make_tmpdir(f"{backend.base}/access-") / "access.log"
     srv = make_server(name="traced", extra=(
         "LogLevel warn acctapi:debug\n"
         'LogFormat "%h %u \\"%r\\" %>s" acctapi_user\n'
