@@ -219,12 +219,14 @@ def make_user(backend, server):
 @pytest.fixture
 def make_server(backend):
     """Starts extra servers on the current backend; stops them after the
-    test.  Their database pool is harness.EXTRA_SERVER_POOL a child unless
-    the test names one (dbd_max=None: the generated configuration's)."""
+    test.  They are of harness.SMALL_SERVER's size unless the test names
+    another (size=None: the generated configuration's); a test may still
+    set one of its parts (dbd_max=1)."""
     started = []
 
-    def start(**opts):
-        opts.setdefault("dbd_max", harness.EXTRA_SERVER_POOL)
+    def start(size=harness.SMALL_SERVER, **opts):
+        for part, value in (size or {}).items():
+            opts.setdefault(part, value)
         srv = Httpd(backend, backend.base, **opts)
         started.append(srv)
         return srv.start()

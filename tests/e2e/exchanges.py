@@ -17,12 +17,14 @@ import re
 
 import harness
 
-# The trace lines, and one child process with the threads of the generated
-# configuration's two (httpd -X, under the sanitizers, is one process).
+# The trace lines, and one child process with the threads of a small
+# server's two (harness.SMALL_SERVER: make_server's; httpd -X, under the
+# sanitizers, is one process).
+_THREADS = 2 * harness.SMALL_SERVER["threads"]
 TRACED_ONE_CHILD = "LogLevel warn acctapi:debug\n" + (
     "" if harness.SANITIZE else
-    "StartServers 1\nServerLimit 1\nThreadLimit 400\nThreadsPerChild 400\n"
-    "MaxRequestWorkers 400\n")
+    f"StartServers 1\nServerLimit 1\nThreadLimit {_THREADS}\nThreadsPerChild {_THREADS}\n"
+    f"MaxRequestWorkers {_THREADS}\nMinSpareThreads 25\nMaxSpareThreads {_THREADS}\n")
 
 
 def trace_pattern(request):

@@ -189,7 +189,7 @@ def test_catalog_new_snapshot_renders_anew(backend):
     database holds now: nothing rendered from the old snapshot survives."""
     db = PrivateDatabase(backend)
     srv = harness.Httpd(db.b, backend.base, name="cache-ttl",
-                        extra="AcctapiCatalogCacheTTL 1\n")
+                        extra="AcctapiCatalogCacheTTL 1\n", **harness.SMALL_SERVER)
     try:
         srv.start()
         c = srv.client()

@@ -555,7 +555,8 @@ def beta_server(backend, server):
     if re.search(r"<Location(Match)?\s[^>]*beta", server.conf.read_text()):
         yield server
         return
-    with harness.serving(backend, extra=BETA_LOCATION, name="httpd-beta") as srv:
+    with harness.serving(backend, extra=BETA_LOCATION, name="httpd-beta",
+                         **harness.SMALL_SERVER) as srv:
         yield srv
 
 

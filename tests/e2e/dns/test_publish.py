@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import (EXTRA_SERVER_POOL, HTTPD_USER, IS_ROOT, make_tmpdir, race, serving,
+from harness import (HTTPD_USER, IS_ROOT, SMALL_SERVER, make_tmpdir, race, serving,
                      wait_for)
 from named import RNDC, Named
 
@@ -142,7 +142,7 @@ def pub(backend):
     with contextlib.ExitStack() as servers:
         def start_server(**opts):
             return servers.enter_context(
-                serving(backend, dbd_max=EXTRA_SERVER_POOL, name="httpd-publish", **opts))
+                serving(backend, name="httpd-publish", **SMALL_SERVER, **opts))
         p = Publishing(backend, start_server)
         try:
             yield p

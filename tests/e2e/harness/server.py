@@ -26,21 +26,23 @@ E2E_RATE_LIMIT = "1000000 1000000"
 # 100 active tokens (every test mints its own): AcctapiMaxTokensPerUser at a
 # cap no test reaches; the tests of the cap start servers with small ones.
 E2E_MAX_TOKENS = 1000000
-# The database pool of the servers a test starts for a setting of its own
-# (the make_server fixture): 4 connections a child, DBDMin = DBDKeep =
-# DBDMax as the generated configuration sets them.  Each PostgreSQL
-# connection is a server process, which costs about 50 ms of CPU to start
-# and end on this project's machines, and the suite starts about a hundred
-# such servers a backend: at the generated 16 a child they took 2.5 of the
-# run's CPU-minutes, for settings that have nothing to do with the pool.
-# The tests of load, faults and floods run the generated pool
-# (make_server(dbd_max=None)); the shared servers always do.
-EXTRA_SERVER_POOL = 4
+# The size of the servers a test starts for a setting of its own (the
+# make_server fixture, and harness.serving(..., **SMALL_SERVER)): two
+# children of 50 threads, each making one database connection at start and
+# up to 4 on the way of the requests that need them.  A server start costs
+# about 0.6 ms of CPU a thread (its start and exit) and 50 ms a PostgreSQL
+# connection (a server process's start and end) on this project's machines,
+# and the suite starts about a hundred such servers a backend: at the
+# generated 200 threads and 16 connections made at start a child, a server
+# cost 0.9 CPU-seconds to start and stop, at this size 0.35.  The tests of
+# load, faults and floods, and the shared servers, run the generated size
+# (make_server(size=None)).
+SMALL_SERVER = {"threads": 50, "dbd_min": 1, "dbd_max": 4}
 
 
 class Httpd:
     def __init__(self, backend, base, *, tls=None, max_body=None, extra=None,
-                 test_clock="On", dbd_max=None, name="httpd",
+                 test_clock="On", dbd_max=None, dbd_min=None, threads=None, name="httpd",
                  rate_limit=E2E_RATE_LIMIT, status=None, max_tokens=E2E_MAX_TOKENS):
         self.backend = backend
         self.root = make_tmpdir(f"{Path(base)}/{name}-") if base else make_tmpdir(f"acctapi-{name}-")
@@ -49,7 +51,9 @@ class Httpd:
         self.max_body = max_body
         self.extra = extra               # text appended to the configuration
         self.test_clock = test_clock
-        self.dbd_max = dbd_max
+        self.dbd_max = dbd_max           # None: the generated configuration's
+        self.dbd_min = dbd_min           # None: dbd_max
+        self.threads = threads           # threads a child; None: the generated 200
         self.rate_limit = rate_limit     # AcctapiRateLimit, or None: the module's
         self.status = status             # path of the module's counters, or None
         self.max_tokens = max_tokens     # AcctapiMaxTokensPerUser, or None: the module's
@@ -78,6 +82,11 @@ class Httpd:
             args += ["--max-body", self.max_body]
         if self.dbd_max is not None:
             args += ["--dbd-max", self.dbd_max]
+        if self.dbd_min is not None:
+            args += ["--dbd-min", self.dbd_min]
+        if self.threads is not None and not SANITIZE:
+            # (httpd -X: one process, with the threads set below.)
+            args += ["--threads", self.threads]
         if self.status is not None:
             args += ["--status", self.status]
         # Every server seals secrets with its own key and sends its text
@@ -226,9 +235,14 @@ class Httpd:
             # sockets its workers are serving from the main thread while
             # they finish and free them, which crashes a child now and then
             # when many connections end at once (httpd's race, not the
-            # module's).  GracefulShutdownTimeout bounds the wait.
-            run([HTTPD, "-f", self.conf, "-k", "graceful-stop"], check=False,
-                timeout=timeout)
+            # module's).  GracefulShutdownTimeout bounds the wait.  SIGWINCH
+            # is what "-k graceful-stop" sends the parent, without a process
+            # that loads every module and reads the configuration to send
+            # it (60 ms of CPU here, and the suite stops hundreds).
+            try:
+                os.kill(self.pid, signal.SIGWINCH)
+            except ProcessLookupError:
+                pass
         deadline = time.monotonic() + timeout
         nudged = 0.0
         # httpd -X exits without removing its pid file (only a parent does).

@@ -28,7 +28,7 @@ def capped(backend):
     tokens of users of its own.  The harness's own (huge) cap comes first
     in the configuration: the later one wins, as a more specific setting
     would."""
-    with harness.serving(backend, name="token-cap", dbd_max=harness.EXTRA_SERVER_POOL,
+    with harness.serving(backend, name="token-cap", **harness.SMALL_SERVER,
                          extra=capped_conf(CAP)) as srv:
         yield srv
 

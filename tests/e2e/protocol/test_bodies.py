@@ -31,7 +31,7 @@ JSON_CT = {"Content-Type": "application/json"}
 @pytest.fixture(scope="module")
 def small_server(backend):
     """A server with AcctapiMaxBodySize 1024."""
-    with harness.serving(backend, max_body=LIMIT, name="httpd-small") as srv:
+    with harness.serving(backend, max_body=LIMIT, name="httpd-small", **harness.SMALL_SERVER) as srv:
         yield srv
 
 

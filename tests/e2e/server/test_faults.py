@@ -135,7 +135,7 @@ def test_graceful_restart_under_load(make_server, backend, expect_log):
     # and starts the new children a moment later, while the listener queues
     # the connections.  What clients see of it is asserted below: nothing.
     expect_log(r"AH03490: scoreboard is full, not at MaxRequestWorkers")
-    srv = make_server(name="graceful", dbd_max=None)
+    srv = make_server(name="graceful", size=None)
     token = backend.mint_token()
     results, stop = [], threading.Event()
     lock = threading.Lock()
@@ -204,7 +204,7 @@ def test_graceful_restart_under_load(make_server, backend, expect_log):
 
 @pytest.mark.skipif(SANITIZE, reason="httpd -X serves from the one process the test would kill")
 def test_children_killed_mid_write_leave_no_partial_object(make_server, backend):
-    srv = make_server(name="killkids", dbd_max=None)
+    srv = make_server(name="killkids", size=None)
     acct = harness.Account(backend, srv, stem="e2e-killkids-")
     run = secrets.token_hex(3)
     stop = threading.Event()
@@ -280,8 +280,8 @@ def children_of(pid):
 # --------------------------------------------------------------------------
 
 def test_fleet_shares_objects_and_revocations(make_server, backend):
-    a = make_server(name="node-a", dbd_max=None)
-    b = make_server(name="node-b", dbd_max=None)
+    a = make_server(name="node-a", size=None)
+    b = make_server(name="node-b", size=None)
     acct = harness.Account(backend, a, stem="e2e-fleet-")
     on_a = acct.client
     on_b = b.client(token=on_a.token)

@@ -328,7 +328,7 @@ def flood(server, backend, n, threads=8):
 
 
 def test_ten_thousand_hostile_requests(make_server, backend):
-    srv = make_server(name="hostile", dbd_max=None)
+    srv = make_server(name="hostile", size=None)
     flood(srv, backend, 1000)                   # warm every child up
     before = child_rss(srv)
     started = time.monotonic()
@@ -404,7 +404,7 @@ def test_slow_clients_leave_normal_requests_answered(make_server, backend):
     wait in the event MPM's poll set (AcctapiHeaderWait), so ordinary
     clients are answered within a second, and the MPM closes the stalled
     connections after KeepAliveTimeout."""
-    srv = make_server(name="slow", dbd_max=None)
+    srv = make_server(name="slow", size=None)
     n = 4 * max_request_workers(srv)
     started = time.monotonic()
     slow = []

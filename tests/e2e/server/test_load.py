@@ -77,7 +77,7 @@ def run_clients(srv, token, domain_ids, clients, rounds):
 
 
 def test_two_hundred_keepalive_clients(make_server, backend):
-    srv = make_server(name="load", dbd_max=None)
+    srv = make_server(name="load", size=None)
     acct = Account(backend, srv, stem="load-")
     try:
         domain_ids = []

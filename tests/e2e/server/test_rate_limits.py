@@ -47,7 +47,7 @@ def limited(backend, scope):
     """A server with small budgets, per counter scope, that the tests share:
     each spends the budgets of users of its own, or the address's budget in
     a minute of its own (every test that takes it takes `window`)."""
-    with harness.serving(backend, name=f"rate-{scope}", dbd_max=harness.EXTRA_SERVER_POOL,
+    with harness.serving(backend, name=f"rate-{scope}", **harness.SMALL_SERVER,
                          rate_limit=f"{LISTS} {OTHERS}", extra=scope_conf(scope)) as srv:
         yield srv
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from checks import assert_error
-from harness import HTTPD_USER, IS_ROOT, Httpd, make_tmpdir
+from harness import HTTPD_USER, IS_ROOT, SMALL_SERVER, Httpd, make_tmpdir
 
 
 class OtherDatabase:
@@ -22,8 +22,8 @@ class OtherDatabase:
     def server_params(self):
         return self.params
 
-    def __init__(self, source, version):
-        self.dir = make_tmpdir("acctapi-schema-")
+    def __init__(self, base, source, version):
+        self.dir = make_tmpdir(f"{base}/schema-")
         self.params = str(self.dir / "acct.db")
         subprocess.run(["sqlite3", str(source), f".backup {self.params}"], check=True)
         subprocess.run(["sqlite3", self.params,
@@ -41,8 +41,8 @@ def test_schema_mismatch_is_503(backend, version, expect_log):
                 r"answering 503 to GET"]
     for regex in expected:
         expect_log(regex)
-    db = OtherDatabase(backend.db_file, version)
-    srv = Httpd(db, db.dir, name="schema").start(
+    db = OtherDatabase(backend.base, backend.db_file, version)
+    srv = Httpd(db, db.dir, name="schema", **SMALL_SERVER).start(
         allowed=[re.compile(regex) for regex in expected])
     try:
         c = srv.client(token=backend.token)

@@ -94,7 +94,7 @@ def test_slow_tls_handshakes_leave_others_answered(make_server, backend, certifi
     ClientHello and stall hold no worker thread (the handshake waits in the
     event MPM like a slow header): HTTPS clients are answered within a
     second meanwhile."""
-    srv = make_server(tls=(certificate["cert"], certificate["key"]), name="httpd-tls-slow", dbd_max=None)
+    srv = make_server(tls=(certificate["cert"], certificate["key"]), name="httpd-tls-slow", size=None)
     workers = int(re.search(r"^MaxRequestWorkers\s+(\d+)", srv.conf.read_text(), re.M).group(1))
     n = 4 * workers
     # A handshake record announcing 512 bytes, of which 4 arrive.
