@@ -146,6 +146,11 @@ FOUR_THREADS = ("StartServers 1\nServerLimit 1\nThreadsPerChild 4\nMaxRequestWor
                 "MinSpareThreads 1\nMaxSpareThreads 4\n")
 
 
+# As above: each of the 16 connections takes one of the four workers for a
+# moment (its handshake) before its half header waits in the poll set, and
+# on a busy machine the parent's once-a-second check may find all four
+# taken (AH00484).  What clients see is what the test asserts.
+@pytest.mark.expect_log(r"\[mpm_event:error\] .* AH00484: server reached MaxRequestWorkers")
 def test_slow_tls_headers_hold_no_worker(make_server, backend, certificate):
     """Clients that finish the TLS handshake, send half a request header and
     stall, four times as many as the server has threads, hold none of
