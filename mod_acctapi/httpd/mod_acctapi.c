@@ -20,6 +20,9 @@
 
 #include <apr_shm.h>
 #include <apr_strings.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "acctapi_config.h"
 #include "acctapi_headers.h"
@@ -781,11 +784,41 @@ static int acctapi_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
+/*
+ * How much free memory at the top of one of glibc's heaps stays with the
+ * heap instead of going back to the kernel, and how much more a heap grows
+ * by when it must.  libpq builds each result with malloc (a 500-record page
+ * is about 130 KB of it) and frees it with the request; with glibc's 128 KB
+ * default, every such request handed the top of its thread's heap back
+ * (madvise) and faulted it in again on the next one, and each hand-back
+ * flushes the TLBs of every core: on a 2-core VM a third of httpd's CPU on
+ * large pages (bench/RESULTS.md, "malloc's trimming").  Setting the
+ * threshold also stops glibc from moving it (and its mmap threshold) on its
+ * own.  At most this much is kept per heap (glibc makes up to 8 a core).
+ */
+#define MALLOC_KEEP_BYTES (1024 * 1024)
+#define MALLOC_GROW_BYTES (512 * 1024)
+
+static void keep_malloc_heaps(server_rec *s)
+{
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_TOP_PAD)
+    if (!mallopt(M_TRIM_THRESHOLD, MALLOC_KEEP_BYTES)
+        || !mallopt(M_TOP_PAD, MALLOC_GROW_BYTES)) {
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s, ACCTLOGNO(00186)
+                     "glibc refused the malloc settings: large answers "
+                     "cost more CPU");
+    }
+#else
+    (void)s;
+#endif
+}
+
 static void acctapi_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_status_t rv;
 
     log_server = s;
+    keep_malloc_heaps(s);
     acctapi_lease_child_init(pchild, s);
     if (rate_locks
         && (rv = acct_rate_locks_child_init(rate_locks, pchild))
