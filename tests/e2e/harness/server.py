@@ -32,9 +32,10 @@ E2E_MAX_TOKENS = 1000000
 # up to 4 on the way of the requests that need them.  A server start costs
 # about 0.6 ms of CPU a thread (its start and exit) and 50 ms a PostgreSQL
 # connection (a server process's start and end) on this project's machines,
-# and the suite starts about a hundred such servers a backend: at the
-# generated 200 threads and 16 connections made at start a child, a server
-# cost 0.9 CPU-seconds to start and stop, at this size 0.35.  The tests of
+# and the suite starts about a hundred such servers a backend: on
+# PostgreSQL a server of the generated size (200 threads and 16 connections
+# made at start a child) costs 1.9 CPU-seconds to start and stop, one of
+# 200 threads and 4 connections 0.86, one of this size 0.41.  The tests of
 # load, faults and floods, and the shared servers, run the generated size
 # (make_server(size=None)).
 SMALL_SERVER = {"threads": 50, "dbd_min": 1, "dbd_max": 4}
