@@ -19,14 +19,15 @@ Environment:
   ACCTAPI_TEST_CLOCK_START  start the servers' test clock at this UTC instant
                       (YYYY-MM-DDTHH:MM:SS), and every test that moves the
                       clock from it (harness.SuiteClock)
-  ACCTAPI_E2E_BACKENDS  the backends to run on, comma-separated (default
-                      sqlite,pgsql); tests that use no backend run when
-                      sqlite is among them, but those with a PostgreSQL
-                      of their own (the `pg` fixture) when pgsql is.  scripts/test runs the two
-                      halves, which share nothing, side by side, the
-                      second with pgbouncer too: PostgreSQL through a
-                      PgBouncer 1.18 in transaction mode, for the modules
-                      of POOLED_SUBSET only.
+  ACCTAPI_E2E_BACKENDS  what to run, comma-separated (default
+                      sqlite,pgsql,none): the tests on each backend named
+                      (sqlite, pgsql, pgbouncer), and with "none" the
+                      tests that use no backend of the suite's (they start
+                      servers, PostgreSQL clusters or quickstarts of their
+                      own).  pgbouncer is PostgreSQL through a PgBouncer
+                      1.18 in transaction mode, for the modules of
+                      POOLED_SUBSET only.  scripts/test runs three such
+                      parts, which share nothing, side by side.
 """
 
 import os
@@ -40,10 +41,12 @@ import harness
 from harness import Backend, Httpd, make_tmpdir
 
 
-BACKENDS = [b for b in os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql").split(",") if b]
-if not BACKENDS or set(BACKENDS) - {"sqlite", "pgsql", "pgbouncer"}:
-    raise pytest.UsageError(f"ACCTAPI_E2E_BACKENDS: sqlite, pgsql and/or pgbouncer, "
-                            f"not {BACKENDS}")
+CHOSEN = [b for b in os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql,none").split(",") if b]
+if not CHOSEN or set(CHOSEN) - {"sqlite", "pgsql", "pgbouncer", "none"}:
+    raise pytest.UsageError(f"ACCTAPI_E2E_BACKENDS: sqlite, pgsql, pgbouncer and/or none, "
+                            f"not {CHOSEN}")
+BACKENDS = [b for b in CHOSEN if b != "none"]
+BACKENDLESS = "none" in CHOSEN
 
 # The tests that also run through PgBouncer in transaction mode (the
 # "pgbouncer" backend, AcctapiPreparedStatements Off): together they send
@@ -75,16 +78,15 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests that use no backend run in the half that has SQLite, but
-    those that start a PostgreSQL of their own (outage.pg: its outages are
-    seconds of waiting) in the half that has PostgreSQL, which has fewer
-    such waits; on the pgbouncer backend, only those of POOLED_SUBSET."""
+    """Only the tests of the backends chosen (on the pgbouncer backend, only
+    those of POOLED_SUBSET), and the tests that use no backend if "none" is
+    chosen."""
     def kept(item):
         if "backend" not in item.fixturenames:
-            if "pg" in item.fixturenames:
-                return "pgsql" in BACKENDS
-            return "sqlite" in BACKENDS
+            return BACKENDLESS
         on = getattr(item, "callspec", None) and item.callspec.params.get("backend")
+        if on not in BACKENDS:
+            return False          # none chosen: the backend's tests unparametrized
         module = Path(str(item.fspath)).relative_to(Path(__file__).parent).as_posix()
         if on == "pgbouncer":
             return module in POOLED_SUBSET

@@ -26,8 +26,8 @@ def installed_stale():
 def ensure_installed():
     """CLIENT_DIR, its packages installed; skips without node (scripts/deps
     installs it).  The check and the install hold a lock on CLIENT_DIR:
-    scripts/test's two halves run at once, and `npm ci` starts by removing
-    node_modules, under the other half's feet."""
+    scripts/test's parts run at once, and `npm ci` starts by removing
+    node_modules, under another part's feet."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed (scripts/deps installs it)")
     fd = os.open(CLIENT_DIR, os.O_RDONLY | os.O_DIRECTORY)

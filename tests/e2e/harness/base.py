@@ -121,8 +121,8 @@ def _port_slice():
     port (a port found free by binding port 0 comes from that range, and
     any of the suite's thousands of client, PostgreSQL and PgBouncer
     connections could take it before the server binds it), and a slice of
-    its own for each half of scripts/test (named by the first backend it
-    runs), so that the halves side by side never pick the same port.  None
+    its own for each part of scripts/test (named by the first backend it
+    runs), so that the parts side by side never pick the same port.  None
     when the ephemeral range leaves no room below it."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
@@ -134,7 +134,7 @@ def _port_slice():
         return None
     width = (low - first) // 4
     backends = os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite").split(",")
-    index = {"sqlite": 0, "pgsql": 1, "pgbouncer": 2}.get(backends[0], 3)
+    index = {"sqlite": 0, "pgsql": 1, "pgbouncer": 2, "none": 3}.get(backends[0], 3)
     return first + index * width, first + (index + 1) * width - 1
 
 

@@ -43,7 +43,7 @@ def curl(url, token=None):
 def default_sigint():
     """In the quickstart's process, before it runs: Ctrl-C's default action,
     as a terminal's shell gives it.  A suite started in the background of a
-    non-interactive shell (as scripts/test starts its two halves, or as a CI
+    non-interactive shell (as scripts/test starts its parts, or as a CI
     runner may start it) runs with SIGINT ignored, which every child
     inherits, and bash can neither trap nor restore a signal ignored when
     it started: the quickstart would never see the Ctrl-C its test sends."""
