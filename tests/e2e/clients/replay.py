@@ -23,9 +23,8 @@ import socket
 import struct
 import subprocess
 import threading
-from pathlib import Path
 
-from harness import Client, run
+from harness import Client
 
 # linodego's and linode_api4's timestamp layout ("2006-01-02T15:04:05",
 # "%Y-%m-%dT%H:%M:%S"): anything else fails to parse in both.
@@ -184,29 +183,6 @@ def rsa_public_key(comment):
 
     blob = struct.pack(">I", 7) + b"ssh-rsa" + mpint(e) + mpint(n)
     return f"ssh-rsa {base64.b64encode(blob).decode()} {comment}"
-
-
-def make_tls(directory, san):
-    """A private CA and a server certificate it signed for `san` (an
-    openssl subjectAltName value, e.g. "IP:127.0.0.1,DNS:api.linode.com"),
-    in `directory`: {"ca", "cert", "key"} paths.  The first name is also the
-    common name, which mod_ssl compares with ServerName (127.0.0.1 in the
-    suite's configuration; AH01909 otherwise)."""
-    common = san.split(",")[0].split(":", 1)[1]
-    d = Path(directory)
-    ca_key, ca, key, csr, cert = (d / n for n in ("ca.key", "ca.pem", "key.pem",
-                                                 "server.csr", "cert.pem"))
-    ext = d / "server.ext"
-    ext.write_text("basicConstraints=critical,CA:FALSE\n"
-                   "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                   f"extendedKeyUsage=serverAuth\nsubjectAltName={san}\n")
-    run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "2",
-         "-subj", "/CN=acctapi client-suite CA", "-keyout", ca_key, "-out", ca])
-    run(["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-sha256",
-         "-subj", f"/CN={common}", "-keyout", key, "-out", csr])
-    run(["openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key,
-         "-CAcreateserial", "-days", "2", "-sha256", "-extfile", ext, "-out", cert])
-    return {"ca": ca, "cert": cert, "key": key}
 
 
 class ConnectProxy:

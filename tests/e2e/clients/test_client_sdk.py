@@ -16,9 +16,8 @@ import pytest
 
 import harness
 from checks import assert_error
-from harness import Account, make_tmpdir
+from harness import Account, make_tls, make_tmpdir
 from npm_client import CLIENT_DIR, ensure_installed
-from replay import make_tls
 
 SMOKE_TIMEOUT = 600
 CLOCK_STEP = "40m"   # past the longest provisioning time (30m) and any operation

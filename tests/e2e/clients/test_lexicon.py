@@ -26,8 +26,8 @@ import subprocess
 
 import pytest
 
-from harness import Account, Httpd, make_tmpdir
-from replay import ConnectProxy, Wire, answer, make_tls, page_of
+from harness import Account, Httpd, make_tls, make_tmpdir
+from replay import ConnectProxy, Wire, answer, page_of
 
 LEXICON = "/usr/bin/lexicon"
 DEBIAN_PYTHON = "/usr/bin/python3"

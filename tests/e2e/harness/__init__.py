@@ -15,6 +15,7 @@
   wire      its transport: requests' request preparation and response
             object over http.client (Http, request_once)
   openapi_doc  every response checked against the OpenAPI document
+  tls       a private CA and a server certificate it signed (make_tls)
 
 Tests import names from the package (`from harness import Client`,
 `harness.SANITIZE`).  Nothing here asserts API behaviour; the tests do.
@@ -27,3 +28,4 @@ from .openapi_doc import *  # noqa: F401,F403
 from .client import *  # noqa: F401,F403
 from .backend import *  # noqa: F401,F403
 from .server import *  # noqa: F401,F403
+from .tls import *  # noqa: F401,F403

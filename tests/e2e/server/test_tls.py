@@ -11,28 +11,14 @@ import pytest
 
 import harness
 from checks import CACHEABLE, assert_headers, assert_json
-from harness import Client, make_tmpdir, report_figure, run
+from harness import Client, make_tls, make_tmpdir, report_figure
 
 
 @pytest.fixture(scope="module")
 def certificate():
-    """A private CA and a server certificate for 127.0.0.1 signed by it
-    (mod_ssl warns about a self-signed CA certificate used as server cert)."""
+    """A private CA and a server certificate for 127.0.0.1 it signed."""
     d = make_tmpdir("acctapi-tls-")
-    ca_key, ca = d / "ca.key", d / "ca.pem"
-    key, csr, cert = d / "key.pem", d / "server.csr", d / "cert.pem"
-    ext = d / "server.ext"
-    ext.write_text("basicConstraints=critical,CA:FALSE\n"
-                   "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                   "extendedKeyUsage=serverAuth\n"
-                   "subjectAltName=IP:127.0.0.1\n")
-    run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "2",
-         "-subj", "/CN=acctapi e2e CA", "-keyout", ca_key, "-out", ca])
-    run(["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-sha256",
-         "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", csr])
-    run(["openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key,
-         "-CAcreateserial", "-days", "2", "-sha256", "-extfile", ext, "-out", cert])
-    yield {"cert": cert, "key": key, "ca": ca}
+    yield make_tls(d, "IP:127.0.0.1")
     shutil.rmtree(d, ignore_errors=True)
 
 
