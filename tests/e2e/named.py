@@ -223,19 +223,20 @@ options {{ default-key "rndc-key"; default-server 127.0.0.1; default-port {self.
     def rndc(self, *args, check=True):
         return run([RNDC, "-c", self.rndc_conf, *args], check=check, timeout=30)
 
-    def _query(self, name, rtype, extra):
-        """dnsquery's Answer to what `dig +norecurse +time=2 +tries=1 name
-        rtype *extra` asks; None when only dig can ask it (an option other
-        than +tcp, a zone transfer, a type or name dnsquery does not print
-        as dig).  HarnessError when named does not answer, as run() raises
-        when dig exits 9."""
+    def _query(self, name, rtype, extra, printed):
+        """What `dig +norecurse +time=2 +tries=1 name rtype *extra` prints,
+        asked by dnsquery and printed by printed(answer) (Answer.short or
+        Answer.text); None when only dig can ask or print it (an option
+        other than +tcp, a zone transfer, a type or name dnsquery does not
+        print as dig).  HarnessError when named does not answer, as run()
+        raises when dig exits 9."""
         tcp = False
         for option in extra:            # the last of +tcp and +notcp counts
             if option not in ("+tcp", "+notcp"):
                 return None
             tcp = option == "+tcp"
         try:
-            return dnsquery.query("127.0.0.1", self.port, name, rtype, tcp=tcp)
+            return printed(dnsquery.query("127.0.0.1", self.port, name, rtype, tcp=tcp))
         except dnsquery.Unsupported:
             return None
         except dnsquery.NoAnswer as e:
@@ -249,12 +250,9 @@ options {{ default-key "rndc-key"; default-server 127.0.0.1; default-port {self.
         named does not answer.  Asked from this process (dnsquery): tests
         poll with it, and a dig process per poll costs ~40 ms of CPU.  dig
         itself asks what dnsquery cannot (see _query)."""
-        answer = self._query(name, rtype, extra)
-        if answer is not None:
-            try:
-                return answer.short()
-            except dnsquery.Unsupported:
-                pass
+        lines = self._query(name, rtype, extra, dnsquery.Answer.short)
+        if lines is not None:
+            return lines
         p = run([DIG, "@127.0.0.1", "-p", self.port, "+short", "+norecurse",
                  "+time=2", "+tries=1", name, rtype, *extra], timeout=30)
         return [line for line in p.stdout.splitlines() if line.strip()]
@@ -264,12 +262,9 @@ options {{ default-key "rndc-key"; default-server 127.0.0.1; default-port {self.
         header, flags and sections as dig prints them, from this process
         (dnsquery) like dig(); a zone transfer (AXFR: "Transfer failed." or
         the records) and what dnsquery cannot ask are dig's own output."""
-        answer = self._query(name, rtype, extra)
-        if answer is not None:
-            try:
-                return answer.text()
-            except dnsquery.Unsupported:
-                pass
+        text = self._query(name, rtype, extra, dnsquery.Answer.text)
+        if text is not None:
+            return text
         return run([DIG, "@127.0.0.1", "-p", self.port, "+norecurse", "+time=2",
                     "+tries=1", name, rtype, *extra], timeout=30).stdout
 
