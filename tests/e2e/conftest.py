@@ -26,8 +26,11 @@ Environment:
                       servers, PostgreSQL clusters or quickstarts of their
                       own).  pgbouncer is PostgreSQL through a PgBouncer
                       1.18 in transaction mode, for the modules of
-                      POOLED_SUBSET only.  scripts/test runs three such
-                      parts, which share nothing, side by side.
+                      POOLED_SUBSET only.
+  ACCTAPI_E2E_PART    one of the parts scripts/test runs side by side, which
+                      share nothing (harness.PARTS: sqlite, server, pgsql,
+                      none): the backends and the area of tests/e2e it
+                      runs; not with ACCTAPI_E2E_BACKENDS.
 """
 
 import os
@@ -41,7 +44,19 @@ import harness
 from harness import Backend, Httpd, make_tmpdir
 
 
-CHOSEN = [b for b in os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql,none").split(",") if b]
+PART = os.environ.get("ACCTAPI_E2E_PART")
+if PART is not None:
+    if PART not in harness.PARTS:
+        raise pytest.UsageError(f"ACCTAPI_E2E_PART: one of {', '.join(harness.PARTS)}, "
+                                f"not {PART!r}")
+    if "ACCTAPI_E2E_BACKENDS" in os.environ:
+        raise pytest.UsageError("ACCTAPI_E2E_PART chooses the backends: "
+                                "not with ACCTAPI_E2E_BACKENDS")
+    CHOSEN, AREA = list(harness.PARTS[PART][0]), harness.PARTS[PART][1]
+else:
+    CHOSEN = [b for b in os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql,none").split(",")
+              if b]
+    AREA = None
 if not CHOSEN or set(CHOSEN) - {"sqlite", "pgsql", "pgbouncer", "none"}:
     raise pytest.UsageError(f"ACCTAPI_E2E_BACKENDS: sqlite, pgsql, pgbouncer and/or none, "
                             f"not {CHOSEN}")
@@ -80,14 +95,16 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """Only the tests of the backends chosen (on the pgbouncer backend, only
     those of POOLED_SUBSET), and the tests that use no backend if "none" is
-    chosen."""
+    chosen; of a part's area only (harness.PARTS)."""
     def kept(item):
+        module = Path(str(item.fspath)).relative_to(Path(__file__).parent).as_posix()
+        if AREA is not None and (module.split("/")[0] == "server") != (AREA == "server"):
+            return False
         if "backend" not in item.fixturenames:
             return BACKENDLESS
         on = getattr(item, "callspec", None) and item.callspec.params.get("backend")
         if on not in BACKENDS:
             return False          # none chosen: the backend's tests unparametrized
-        module = Path(str(item.fspath)).relative_to(Path(__file__).parent).as_posix()
         if on == "pgbouncer":
             return module in POOLED_SUBSET
         return module not in POOLED_ONLY

@@ -115,26 +115,50 @@ def run(cmd, *, check=True, timeout=60, **kw):
     return p
 
 
+# The parts scripts/test runs side by side, each a pytest of its own with
+# nothing shared (ACCTAPI_E2E_PART names one): the backends whose tests it
+# runs ("none": the tests that use no backend of the suite's), and which
+# area of tests/e2e ("server": the directory server/, the tests of the
+# server as a whole under load, faults, floods, TLS and races; "api": every
+# other directory; None: all).  The server tests take a third of each
+# backend's time and most of its CPU, in few long tests: a part of their
+# own, on every backend, leaves the API tests of SQLite and of PostgreSQL
+# parts of about the same length beside them.
+PARTS = {
+    "sqlite": (("sqlite",), "api"),
+    "server": (("sqlite", "pgsql", "pgbouncer"), "server"),
+    "pgsql": (("pgsql", "pgbouncer"), "api"),
+    "none": (("none",), None),
+}
+
+
 def _port_slice():
     """(first, last) of the ports this process's servers listen on: below
     the kernel's ephemeral range, where no outgoing connection takes a
     port (a port found free by binding port 0 comes from that range, and
     any of the suite's thousands of client, PostgreSQL and PgBouncer
     connections could take it before the server binds it), and a slice of
-    its own for each part of scripts/test (named by the first backend it
-    runs), so that the parts side by side never pick the same port.  None
-    when the ephemeral range leaves no room below it."""
+    its own for each part of scripts/test (PARTS; a process that is no part
+    takes the slice of its first backend's place in sqlite, pgsql,
+    pgbouncer, none), so that the parts side by side never pick the same
+    port.  None when the ephemeral range leaves no room below it."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
             low = int(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         return None
     first = 16384
-    if low - first < 4 * 1024:
+    slices = len(PARTS)
+    if low - first < slices * 1024:
         return None
-    width = (low - first) // 4
-    backends = os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite").split(",")
-    index = {"sqlite": 0, "pgsql": 1, "pgbouncer": 2, "none": 3}.get(backends[0], 3)
+    width = (low - first) // slices
+    part = os.environ.get("ACCTAPI_E2E_PART")
+    if part in PARTS:
+        index = list(PARTS).index(part)
+    else:
+        order = ["sqlite", "pgsql", "pgbouncer", "none"]
+        backend = os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite").split(",")[0]
+        index = order.index(backend) if backend in order else len(order) - 1
     return first + index * width, first + (index + 1) * width - 1
 
 
