@@ -120,10 +120,10 @@ def run(cmd, *, check=True, timeout=60, **kw):
 # runs ("none": the tests that use no backend of the suite's), and which
 # area of tests/e2e ("server": the directory server/, the tests of the
 # server as a whole under load, faults, floods, TLS and races; "api": every
-# other directory; None: all).  The server tests take a third of each
-# backend's time and most of its CPU, in few long tests: a part of their
-# own, on every backend, leaves the API tests of SQLite and of PostgreSQL
-# parts of about the same length beside them.
+# other directory; None: all).  The server tests are few and long (on
+# PostgreSQL about half of its time): a part of their own, on every
+# backend, leaves the API tests of SQLite and of PostgreSQL parts of about
+# the same length beside them.
 PARTS = {
     "sqlite": (("sqlite",), "api"),
     "server": (("sqlite", "pgsql", "pgbouncer"), "server"),
