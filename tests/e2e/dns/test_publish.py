@@ -380,6 +380,11 @@ def test_hidden_primary_feeds_a_secondary(backend, make_server):
         dom = p.create()
         d, did = dom["domain"], dom["id"]
         p.record(did, type="A", name="www", target="192.0.2.70")
+        # The primary loads the zone through a reload that runs after the
+        # answer: a secondary started before then is told NOTAUTH and asks
+        # again only after the SOA's retry interval (minutes), as a real one
+        # would.  The set-up's order is: primary serves, then secondary starts.
+        p.ns.wait_for_answer(f"www.{d}", "A", ["192.0.2.70"])
         # docs/dns.md's sed, on this zone's line only (the shared database
         # holds many other zones).
         entry = p.entry(d)
