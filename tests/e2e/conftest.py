@@ -29,8 +29,8 @@ Environment:
                       POOLED_SUBSET only.
   ACCTAPI_E2E_PART    one of the parts scripts/test runs side by side, which
                       share nothing (harness.PARTS: sqlite, server, pgsql,
-                      none): the backends and the area of tests/e2e it
-                      runs; not with ACCTAPI_E2E_BACKENDS.
+                      pgbouncer, none): the backends and the areas of
+                      tests/e2e it runs; not with ACCTAPI_E2E_BACKENDS.
 """
 
 import os
@@ -52,16 +52,16 @@ if PART is not None:
     if "ACCTAPI_E2E_BACKENDS" in os.environ:
         raise pytest.UsageError("ACCTAPI_E2E_PART chooses the backends: "
                                 "not with ACCTAPI_E2E_BACKENDS")
-    CHOSEN, AREA = list(harness.PARTS[PART][0]), harness.PARTS[PART][1]
+    # (backend, area) pairs: harness.PARTS.
+    SELECTED = list(harness.PARTS[PART])
 else:
-    CHOSEN = [b for b in os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql,none").split(",")
-              if b]
-    AREA = None
+    SELECTED = [(b, None) for b in
+                os.environ.get("ACCTAPI_E2E_BACKENDS", "sqlite,pgsql,none").split(",") if b]
+CHOSEN = list(dict.fromkeys(b for b, _ in SELECTED))
 if not CHOSEN or set(CHOSEN) - {"sqlite", "pgsql", "pgbouncer", "none"}:
     raise pytest.UsageError(f"ACCTAPI_E2E_BACKENDS: sqlite, pgsql, pgbouncer and/or none, "
                             f"not {CHOSEN}")
 BACKENDS = [b for b in CHOSEN if b != "none"]
-BACKENDLESS = "none" in CHOSEN
 
 # The tests that also run through PgBouncer in transaction mode (the
 # "pgbouncer" backend, AcctapiPreparedStatements Off): together they send
@@ -95,16 +95,18 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """Only the tests of the backends chosen (on the pgbouncer backend, only
     those of POOLED_SUBSET), and the tests that use no backend if "none" is
-    chosen; of a part's area only (harness.PARTS)."""
+    chosen; of a part's (backend, area) pairs only (harness.PARTS)."""
     def kept(item):
         module = Path(str(item.fspath)).relative_to(Path(__file__).parent).as_posix()
-        if AREA is not None and (module.split("/")[0] == "server") != (AREA == "server"):
+        area = "server" if module.split("/")[0] == "server" else "api"
+        if "backend" in item.fixturenames:
+            on = getattr(item, "callspec", None) and item.callspec.params.get("backend")
+        else:
+            on = "none"
+        # on is None for a test of the backend fixture when no backend is
+        # chosen (its tests are then not parametrized): never kept.
+        if not any(b == on and a in (None, area) for b, a in SELECTED):
             return False
-        if "backend" not in item.fixturenames:
-            return BACKENDLESS
-        on = getattr(item, "callspec", None) and item.callspec.params.get("backend")
-        if on not in BACKENDS:
-            return False          # none chosen: the backend's tests unparametrized
         if on == "pgbouncer":
             return module in POOLED_SUBSET
         return module not in POOLED_ONLY

@@ -116,19 +116,23 @@ def run(cmd, *, check=True, timeout=60, **kw):
 
 
 # The parts scripts/test runs side by side, each a pytest of its own with
-# nothing shared (ACCTAPI_E2E_PART names one): the backends whose tests it
-# runs ("none": the tests that use no backend of the suite's), and which
-# area of tests/e2e ("server": the directory server/, the tests of the
-# server as a whole under load, faults, floods, TLS and races; "api": every
-# other directory; None: all).  The server tests are few and long (on
-# PostgreSQL about half of its time): a part of their own, on every
-# backend, leaves the API tests of SQLite and of PostgreSQL parts of about
-# the same length beside them.
+# nothing shared (ACCTAPI_E2E_PART names one): which tests of which backend
+# it runs, as (backend, area) pairs.  The backend "none" stands for the
+# tests that use no backend of the suite's; the area "server" is the
+# directory server/ (the tests of the server as a whole under load, faults,
+# floods, TLS and races), "api" every other directory, None both.  A part
+# is one sequence of requests, each waiting for its answer: the parts are
+# cut so that each is of about the same length and that there are more of
+# them than cores, so that one part's waits are another's turn.  The server
+# tests are few and long (on PostgreSQL about half of its time): SQLite's
+# and PostgreSQL's together are a part; PgBouncer's few go with its API
+# tests (the pooled subset, the shortest of the API parts).
 PARTS = {
-    "sqlite": (("sqlite",), "api"),
-    "server": (("sqlite", "pgsql", "pgbouncer"), "server"),
-    "pgsql": (("pgsql", "pgbouncer"), "api"),
-    "none": (("none",), None),
+    "sqlite": (("sqlite", "api"),),
+    "server": (("sqlite", "server"), ("pgsql", "server")),
+    "pgsql": (("pgsql", "api"),),
+    "pgbouncer": (("pgbouncer", "api"), ("pgbouncer", "server")),
+    "none": (("none", None),),
 }
 
 
