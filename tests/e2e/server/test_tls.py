@@ -66,6 +66,10 @@ def test_https_header_in_pieces(make_server, backend, certificate):
     assert len(json.loads(body)["data"]) >= 10
 
 
+# Half of the generated configuration's RequestReadTimeout handshake=5.
+HANDSHAKE_WAIT_BOUND = 2.5
+
+
 @pytest.mark.skipif(harness.SANITIZE, reason="httpd -X under AddressSanitizer is "
                     "too slow to hold thousands of connections in time")
 # The parent's spare-thread check may find fewer than MinSpareThreads idle
@@ -78,8 +82,13 @@ def test_https_header_in_pieces(make_server, backend, certificate):
 def test_slow_tls_handshakes_leave_others_answered(make_server, backend, certificate):
     """4 x MaxRequestWorkers connections that send the start of a TLS
     ClientHello and stall hold no worker thread (the handshake waits in the
-    event MPM like a slow header): HTTPS clients are answered within a
-    second meanwhile."""
+    event MPM like a slow header): HTTPS clients are answered meanwhile,
+    within half the handshake deadline (RequestReadTimeout handshake=5).
+    Were the stalled handshakes holding threads, every worker would be
+    taken until that deadline dropped them, and the first clients would
+    wait for it: the bound tells the two apart, and leaves room for the
+    handshakes of a client on a machine whose cores are busy with the rest
+    of the suite (waits of up to 0.8 s seen there)."""
     srv = make_server(tls=(certificate["cert"], certificate["key"]), name="httpd-tls-slow", size=None)
     workers = int(re.search(r"^MaxRequestWorkers\s+(\d+)", srv.conf.read_text(), re.M).group(1))
     n = 4 * workers
@@ -120,10 +129,11 @@ def test_slow_tls_handshakes_leave_others_answered(make_server, backend, certifi
             s.close()
     report_figure(f"slow TLS handshakes ({backend.kind}): {n} stalled ClientHellos "
                   f"({len(pending)} not sent); {len(waits)} HTTPS requests, statuses "
-                  f"{statuses}, longest wait {max(waits) * 1000:.0f} ms (bound 1000 ms)")
+                  f"{statuses}, longest wait {max(waits) * 1000:.0f} ms "
+                  f"(bound {HANDSHAKE_WAIT_BOUND * 1000:.0f} ms)")
     assert not pending
     assert set(statuses) == {200}, statuses
-    assert max(waits) < 1.0, sorted(waits)[-5:]
+    assert max(waits) < HANDSHAKE_WAIT_BOUND, sorted(waits)[-5:]
 
 
 # A server of one child with four threads: four stalled clients would hold
