@@ -380,10 +380,9 @@ def test_hidden_primary_feeds_a_secondary(backend, make_server):
         dom = p.create()
         d, did = dom["domain"], dom["id"]
         p.record(did, type="A", name="www", target="192.0.2.70")
-        # The primary loads the zone through a reload that runs after the
-        # answer: a secondary started before then is told NOTAUTH and asks
-        # again only after the SOA's retry interval (minutes), as a real one
-        # would.  The set-up's order is: primary serves, then secondary starts.
+        # The primary loads the zone through the reload that runs after the
+        # API's answer (docs/dns.md): the set-up's order is that the primary
+        # serves the zone, then the secondary starts and transfers it.
         p.ns.wait_for_answer(f"www.{d}", "A", ["192.0.2.70"])
         # docs/dns.md's sed, on this zone's line only (the shared database
         # holds many other zones).
