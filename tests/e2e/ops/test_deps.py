@@ -35,9 +35,11 @@ done
 exit $rc
 ''',
     "apt-cache": r'''#!/bin/bash
-# apt-cache policy PKG...  (read, not $(cat ...): scripts/deps asks about
-# every package at once, and two processes a package cost more than the
-# rest of the test)
+# apt-cache [-o OPTION]... policy PKG...  (read, not $(cat ...): scripts/deps
+# asks about every package at once, and two processes a package cost more
+# than the rest of the test)
+echo "$*" >> "$STATE/apt-cache.log"
+while [ "$1" = -o ]; do shift 2; done
 shift
 for p in "$@"; do
     inst='(none)' cand='(none)'
@@ -96,7 +98,8 @@ class FakeApt:
     def packages(self, groups):
         """The package names scripts/deps lists in the given arrays."""
         out = subprocess.run(
-            ["bash", "-c", 'ACCTAPI_SKIP_DEPS=1; . "$0"; for g in "$@"; do '
+            ["bash", "-c", 'ACCTAPI_SKIP_DEPS=1 deps=$0; groups=("$@"); set --; . "$deps"; '
+             'for g in "${groups[@]}"; do '
              'declare -n a="$g"; printf "%s\\n" "${a[@]}"; unset -n a; done',
              str(DEPS)] + groups, check=True, capture_output=True, text=True).stdout
         return out.split()
@@ -129,18 +132,27 @@ class FakeApt:
         (self.state / "apr-built").write_text(built)
         (self.state / "apr-loaded").write_text(loaded)
 
-    def run(self, *args):
+    def run(self, *args, apt_cache=None):
+        """scripts/deps ARGS over the fakes; apt_cache: ACCTAPI_APT_CACHE
+        (unset otherwise, whatever the suite's environment holds)."""
         env = dict(os.environ, STATE=str(self.state),
                    PATH=f"{self.bin}:{os.environ.get('PATH', '/usr/bin:/bin')}",
                    ACCTAPI_HTTPD=str(self.bin / "apache2"),
                    ACCTAPI_HTTPD_MODULES=str(self.mods))
         env.pop("ACCTAPI_SKIP_DEPS", None)
+        env.pop("ACCTAPI_APT_CACHE", None)
+        if apt_cache is not None:
+            env["ACCTAPI_APT_CACHE"] = str(apt_cache)
         p = subprocess.run([str(DEPS)] + list(args), env=env, capture_output=True,
                            text=True, timeout=60)
         return p.returncode, p.stdout + p.stderr
 
     def apt_calls(self):
         log = self.state / "apt.log"
+        return log.read_text().splitlines() if log.exists() else []
+
+    def apt_cache_calls(self):
+        log = self.state / "apt-cache.log"
         return log.read_text().splitlines() if log.exists() else []
 
     def installed(self, name):
@@ -227,6 +239,44 @@ def test_apr_loaded_older_than_compiled(apt):
     assert "httpd was built against APR 1.7.4, loads 1.7.2" in out, out
     assert install_line(apt.apt_calls())[-1:] == ["libapr1"]
     assert apt.installed("libapr1") == "1.7.4-1"
+
+
+def test_apt_cache_kept_where_asked(apt, tmp_path):
+    """ACCTAPI_APT_CACHE=DIR: apt-cache is told to keep its package cache
+    in DIR, made if missing; unset, apt's own configuration stands."""
+    cache = tmp_path / "kept" / "apt"
+    rc, out = apt.run(apt_cache=cache)
+    assert (rc, out) == (0, ""), out
+    assert cache.is_dir()
+    words = apt.apt_cache_calls()[-1].split()
+    assert words[:5] == ["-o", f"Dir::Cache::pkgcache={cache}/pkgcache.bin",
+                         "-o", f"Dir::Cache::srcpkgcache={cache}/srcpkgcache.bin",
+                         "policy"], words
+    rc, out = apt.run()
+    assert (rc, out) == (0, ""), out
+    assert apt.apt_cache_calls()[-1].split()[0] == "policy"
+
+
+@pytest.mark.skipif(shutil.which("apt-cache") is None, reason="Debian's apt-cache is needed")
+def test_real_apt_cache_answers_alike_with_a_kept_cache(tmp_path):
+    """The options scripts/deps gives the real apt-cache are accepted: the
+    cache is written where asked, then read, and the answer is the same as
+    without them (a refused option would leave no library ever found
+    behind, apt-cache's errors being ignored)."""
+    cache = tmp_path / "apt"
+    cache.mkdir()
+    libs = ["libssl3", "libapr1", "libpq5"]
+
+    def policy(*opts):
+        return subprocess.run(["apt-cache", *opts, "policy", *libs], capture_output=True,
+                              text=True, check=True, timeout=60).stdout
+
+    kept = ("-o", f"Dir::Cache::pkgcache={cache}/pkgcache.bin",
+            "-o", f"Dir::Cache::srcpkgcache={cache}/srcpkgcache.bin")
+    first = policy(*kept)
+    assert (cache / "pkgcache.bin").stat().st_size > 0
+    assert "Installed:" in first, first
+    assert policy(*kept) == first == policy()
 
 
 def test_nothing_newer_available_fails_loudly(apt):
