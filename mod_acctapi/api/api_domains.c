@@ -14,6 +14,7 @@
 #include "acct_list.h"
 #include "acct_publish.h"
 #include "acct_record.h"
+#include "acct_record_store.h"
 #include "acct_tags.h"
 
 #include <apr_strings.h>

@@ -11,7 +11,7 @@
  * records it checks: writers of one domain queue on that row (PostgreSQL's
  * row lock; SQLite's writers are serial anyway), so the checks and the
  * write that follows them cannot race another writer.  The statements are
- * the model's (acct_domain.h, acct_record.h).
+ * the model's (acct_domain.h, acct_record_store.h).
  */
 #include "api_handlers.h"
 #include "api_domains.h"
@@ -26,6 +26,7 @@
 #include "acct_record.h"
 #include "acct_record_body.h"
 #include "acct_record_json.h"
+#include "acct_record_store.h"
 
 #include <apr_strings.h>
 #include <string.h>

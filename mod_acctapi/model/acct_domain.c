@@ -8,6 +8,7 @@
 #include "acct_ident.h"
 #include "acct_json.h"
 #include "acct_record.h"
+#include "acct_record_store.h"
 #include "acct_tags.h"
 
 #include <apr_strings.h>

@@ -16,6 +16,7 @@
 #include "acct_record.h"
 #include "acct_record_body.h"
 #include "acct_record_json.h"
+#include "acct_record_store.h"
 #include "api_handlers.h"
 
 #include "unit_records.h"
