@@ -1,5 +1,6 @@
 """httpd started from scripts/httpd-conf with the module of the build tree, and its error log."""
 
+import collections
 import contextlib
 import os
 import secrets
@@ -389,21 +390,33 @@ class Httpd:
 # a listening socket.
 _OPEN_STATES = {"01", "08"}
 _LISTEN = "0A"
+# A client's connection whose SYN has no answer yet, and a server's
+# half-open one (its SYN-ACK sent, the client's last ACK not yet taken).
+_SYN_SENT = "02"
+_SYN_RECV = "03"
+
+
+_TcpSocket = collections.namedtuple(
+    "_TcpSocket", "local_port remote_port state tx_queue rx_queue inode")
 
 
 def _tcp_sockets():
-    """(local port, state, rx_queue, inode) of every IPv4 and IPv6 TCP
-    socket the kernel lists; a listening socket's rx_queue is its accept
-    queue (connections the kernel has completed and the server has not
-    accepted yet)."""
+    """A _TcpSocket for every IPv4 and IPv6 TCP socket the kernel lists.  A
+    connection's tx_queue is the bytes it has sent that its peer has not
+    acknowledged yet, its rx_queue those it has received that its process
+    has not read; a listening socket's rx_queue is its accept queue
+    (connections the kernel has completed and the server has not accepted
+    yet)."""
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             with open(table) as f:
                 next(f)
                 for line in f:
                     fields = line.split()
-                    yield (int(fields[1].rsplit(":", 1)[1], 16), fields[3],
-                           int(fields[4].split(":")[1], 16), fields[9])
+                    tx_queue, rx_queue = (int(q, 16) for q in fields[4].split(":"))
+                    yield _TcpSocket(int(fields[1].rsplit(":", 1)[1], 16),
+                                     int(fields[2].rsplit(":", 1)[1], 16),
+                                     fields[3], tx_queue, rx_queue, fields[9])
         except FileNotFoundError:
             continue
 
@@ -417,7 +430,7 @@ _OTHER_SOCKET_TABLES = (("udp", 9), ("udp6", 9), ("raw", 9), ("raw6", 9),
 def _listed_sockets():
     """inode -> (local port, state) of every socket the kernel lists (port
     and state None outside TCP)."""
-    listed = {inode: (port, state) for port, state, _, inode in _tcp_sockets()}
+    listed = {t.inode: (t.local_port, t.state) for t in _tcp_sockets()}
     for table, column in _OTHER_SOCKET_TABLES:
         try:
             with open(f"/proc/net/{table}") as f:
@@ -455,10 +468,24 @@ def held_connections(pid, port):
     return held
 
 
-def accept_queue(port):
-    """Connections waiting in the accept queue of the listener on `port`."""
-    return sum(queued for p, state, queued, _ in _tcp_sockets()
-               if p == port and state == _LISTEN)
+def connections_in_flight(port):
+    """Connections to the local listener on `port` that the kernel has not
+    yet handed to it whole: in its accept queue, half-open on the server's
+    side, or whose client still waits for its SYN or its data to be
+    acknowledged.  Past a full accept queue the kernel drops a connection's
+    last ACK (the client believes it open and sends) or answers its SYN
+    with a cookie and keeps nothing; either comes in later, on a
+    retransmission, so an empty accept queue alone does not mean the
+    listener has accepted every client that has sent."""
+    count = 0
+    for t in _tcp_sockets():
+        if t.local_port == port and t.state == _LISTEN:
+            count += t.rx_queue
+        elif t.local_port == port and t.state == _SYN_RECV:
+            count += 1
+        elif t.remote_port == port and (t.state == _SYN_SENT or t.tx_queue > 0):
+            count += 1
+    return count
 
 
 @contextlib.contextmanager
