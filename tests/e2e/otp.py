@@ -24,3 +24,11 @@ def server_now(backend):
     m = re.search(r"\(offset ([+-]\d+)s\)", out)
     assert m, out
     return time.time() + int(m.group(1))
+
+
+def code_in(text, code):
+    """Does `text` (a database dump, a log) hold the six-digit `code` as a
+    value of its own?  Six digits also occur by chance inside longer runs
+    of digits (epoch times) and of hex digits (hashes, and the names and
+    labels the tests make from secrets.token_hex): those are not it."""
+    return re.search(rf"(?<![0-9A-Fa-f]){re.escape(code)}(?![0-9A-Fa-f])", text) is not None

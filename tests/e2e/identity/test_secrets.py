@@ -18,7 +18,7 @@ import pytest
 import harness
 from checks import assert_json
 from harness import ADMIN
-from otp import server_now, totp
+from otp import code_in, server_now, totp
 
 PROVISIONED = "31m"
 SMS_LINE = re.compile(r"^\S+ (\+\d+) .*?code is (\d{6})")
@@ -120,9 +120,7 @@ class Planted:
     def found_in(self, text):
         """The planted secrets (kind, value) that `text` contains."""
         hits = [(kind, value) for value, kind in self.secrets.items() if value in text]
-        # Six digits are too short to look for as a substring of a dump full
-        # of epoch times: only as a whole word.
-        if re.search(rf"(?<!\d){self.phone_code}(?!\d)", text):
+        if code_in(text, self.phone_code):
             hits.append(("phone_code", self.phone_code))
         return hits
 
