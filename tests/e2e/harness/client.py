@@ -3,7 +3,7 @@
 import json
 
 from .openapi_doc import *  # noqa: F401,F403
-from .wire import Http, Verbs, request_once  # noqa: F401
+from .wire import Connection, Http, Prepared, Verbs, request_once  # noqa: F401
 
 
 _DEFAULT = object()
@@ -49,8 +49,9 @@ class Client(Verbs):
         self.timeout = timeout
         self.session = Http()
 
-    def request(self, method, path, *, token=_DEFAULT, authorization=None, headers=None,
-                xfilter=None, **kw):
+    def _call(self, path, token, authorization, headers, xfilter):
+        """(URL, headers) of a call: the client's token unless another (or
+        an Authorization header) is given, the X-Filter as JSON."""
         h = dict(headers or {})
         tok = self.token if token is _DEFAULT else token
         if authorization is not None:
@@ -59,11 +60,34 @@ class Client(Verbs):
             h["Authorization"] = f"Bearer {tok}"
         if xfilter is not None:
             h["X-Filter"] = xfilter if isinstance(xfilter, str) else json.dumps(xfilter)
+        return (path if path.startswith("http") else self.base_url + path), h
+
+    def request(self, method, path, *, token=_DEFAULT, authorization=None, headers=None,
+                xfilter=None, **kw):
+        url, h = self._call(path, token, authorization, headers, xfilter)
         kw.setdefault("timeout", self.timeout)
         kw.setdefault("verify", self.verify)
         kw.setdefault("allow_redirects", False)
-        url = path if path.startswith("http") else self.base_url + path
         r = self.session.request(method, url, headers=h, **kw)
+        check_response(r)
+        return Resp(r)
+
+    def prepare(self, method, path, *, token=_DEFAULT, authorization=None, headers=None,
+                xfilter=None, **kw):
+        """The request request() would send, put into bytes once (a
+        wire.Prepared) for send(): for a test that sends it many times."""
+        url, h = self._call(path, token, authorization, headers, xfilter)
+        return Prepared(method, url, headers=h, **kw)
+
+    def connection(self):
+        """A kept-alive connection of its own to this client's server, for
+        send() (one per thread)."""
+        return Connection(self.base_url, timeout=self.timeout, verify=self.verify)
+
+    def send(self, connection, prepared):
+        """Sends a prepare()d request on `connection`; its answer is checked
+        against the OpenAPI document, as request()'s are."""
+        r = connection.send(prepared)
         check_response(r)
         return Resp(r)
 
