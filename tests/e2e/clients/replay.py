@@ -24,6 +24,7 @@ import struct
 import subprocess
 import threading
 
+import harness
 from harness import Client
 
 # linodego's and linode_api4's timestamp layout ("2006-01-02T15:04:05",
@@ -198,19 +199,9 @@ class ConnectProxy:
         self.to_port = to_port
         self.tunnels = []
         self.refused = []
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
+        self.server = harness.LoopbackServer(self._tunnel, threaded=True)
+        self.port = self.server.port
         self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._tunnel, args=(conn,), daemon=True).start()
 
     def _tunnel(self, conn):
         with conn:
@@ -250,4 +241,4 @@ class ConnectProxy:
             pass
 
     def close(self):
-        self.sock.close()
+        self.server.close()

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -199,6 +200,34 @@ def port_open(port, host="127.0.0.1"):
             return True
     except OSError:
         return False
+
+
+class LoopbackServer:
+    """A TCP server of a test's own on 127.0.0.1, on a port the kernel
+    chooses and binds at once: a thread accepts connections and hands each
+    to handle(conn), one after another, or each in a thread of its own
+    (threaded).  close() stops it."""
+
+    def __init__(self, handle, threaded=False):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self._handle = handle
+        self._threaded = threaded
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self._threaded:
+                threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+            else:
+                self._handle(conn)
+
+    def close(self):
+        self.sock.close()
 
 
 def _memory_tmp():

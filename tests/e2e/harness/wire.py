@@ -137,10 +137,11 @@ def _failures_as_requests(conn, prep):
         raise requests.ConnectionError(e, request=prep) from None
 
 
-def _tolerating_early_answer(send):
-    """Sends with send(); a server may answer and close before it has read
-    the whole body (a body over its limit): the answer is still there to
-    read, as urllib3 reads it."""
+def _send_until_answered(send):
+    """Sends with send().  A server may answer a request and close before
+    it has read all of it (a body or header over its limit): the send then
+    stops with EPIPE, and the answer it sent is read next, as urllib3 reads
+    it.  Nothing is sent again; with no answer there, reading it fails."""
     try:
         send()
     except OSError as e:
@@ -236,7 +237,7 @@ class Http(Verbs):
         conn = self._take(key, timeout)
         chunked = "Transfer-Encoding" in prep.headers
         with _failures_as_requests(conn, prep):
-            _tolerating_early_answer(lambda: conn.request(
+            _send_until_answered(lambda: conn.request(
                 prep.method, prep.path_url, body=prep.body, headers=dict(prep.headers),
                 encode_chunked=chunked))
             answer = conn.getresponse()
@@ -302,7 +303,7 @@ class Connection:
         with _failures_as_requests(conn, prep):
             if conn.sock is None:
                 conn.connect()
-            _tolerating_early_answer(lambda: conn.sock.sendall(prepared.data))
+            _send_until_answered(lambda: conn.sock.sendall(prepared.data))
             answer = http.client.HTTPResponse(conn.sock, method=prep.method)
             answer.begin()
             body = answer.read()

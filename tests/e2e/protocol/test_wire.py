@@ -2,11 +2,9 @@
 (Prepared, for the floods that send it thousands of times) is the very
 request Http.request sends, and its answer reads the same."""
 
-import socket
-import threading
-
 import pytest
 
+from harness import LoopbackServer
 from harness.wire import Connection, Http, Prepared
 
 ANSWER = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -19,44 +17,35 @@ class Recorder:
     ANSWER on the same connection."""
 
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
         self.requests = []
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        self.server = LoopbackServer(self._record)
+        self.port = self.server.port
 
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                buf = b""
-                while True:
-                    while b"\r\n\r\n" not in buf:
-                        data = conn.recv(65536)
-                        if not data:
-                            break
-                        buf += data
-                    if b"\r\n\r\n" not in buf:
+    def _record(self, conn):
+        with conn:
+            buf = b""
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    data = conn.recv(65536)
+                    if not data:
                         break
-                    head, _, rest = buf.partition(b"\r\n\r\n")
-                    length = 0
-                    for line in head.split(b"\r\n")[1:]:
-                        name, _, value = line.partition(b":")
-                        if name.strip().lower() == b"content-length":
-                            length = int(value)
-                    while len(rest) < length:
-                        rest += conn.recv(65536)
-                    self.requests.append(head + b"\r\n\r\n" + rest[:length])
-                    buf = rest[length:]
-                    conn.sendall(ANSWER)
+                    buf += data
+                if b"\r\n\r\n" not in buf:
+                    break
+                head, _, rest = buf.partition(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                while len(rest) < length:
+                    rest += conn.recv(65536)
+                self.requests.append(head + b"\r\n\r\n" + rest[:length])
+                buf = rest[length:]
+                conn.sendall(ANSWER)
 
     def close(self):
-        self.sock.close()
+        self.server.close()
 
 
 @pytest.fixture
