@@ -99,6 +99,8 @@ class OpenAPI:
         self._seen_valid = set()     # (validator key, body or item JSON) found valid
         self._items = {}             # validator key: its list's item schema, or None
         self._found = {}             # (method, path): what find() found
+        self._headers = {}           # (operation, status key): _documented_headers
+        self._header_verdicts = {}   # (validator key, type, value): message or None
         self.checked = 0             # responses checked, and the time it took
         self.seconds = 0.0
 
@@ -248,23 +250,21 @@ class OpenAPI:
             fail(f"status {status} is not documented for {name} "
                  f"(documented: {', '.join(responses)})")
         resp = self.deref(responses[key])
-        for hname, h in resp.get("headers", {}).items():
-            h = self.deref(h)
+        for hname, required, integer, vkey, schema in self._documented_headers(name, key, resp):
             value = headers.get(hname)
             if value is None:
-                if h.get("required"):
+                if required:
                     fail(f"header {hname} is missing ({name} {key})")
                 continue
             hv = value
-            if h.get("schema", {}).get("type") == "integer":
+            if integer:
                 try:
                     hv = int(value)
                 except ValueError:
                     fail(f"header {hname}: {value!r} is not an integer")
-            err = jsonschema.exceptions.best_match(
-                self.validator(("header", hname, name, key), h["schema"]).iter_errors(hv))
-            if err:
-                fail(f"header {hname}: {err.message}")
+            message = self._header_error(vkey, schema, hv)
+            if message:
+                fail(f"header {hname}: {message}")
         accepted = headers.get("X-Accepted-OAuth-Scopes")
         # A request httpd refused before the module routed it (a header over
         # LimitRequestFieldSize, say) carries the unrouted headers.
@@ -279,6 +279,34 @@ class OpenAPI:
             return
         schema = content["application/json"]["schema"]
         self._check_body(fail, (name, key), schema, method, headers, body)
+
+    def _documented_headers(self, name, key, resp):
+        """The headers response `key` of operation `name` documents, resolved
+        once: (name, required, integer, validator key, schema) each."""
+        found = self._headers.get((name, key))
+        if found is None:
+            found = []
+            for hname, h in resp.get("headers", {}).items():
+                h = self.deref(h)
+                found.append((hname, bool(h.get("required")),
+                              h.get("schema", {}).get("type") == "integer",
+                              ("header", hname, name, key), h["schema"]))
+            self._headers[(name, key)] = found
+        return found
+
+    def _header_error(self, vkey, schema, value):
+        """jsonschema's message for a header's value, or None.  The verdict
+        on a value is kept: the same few values come on almost every
+        response (the scopes, Vary, Cache-Control, the rate limit), and
+        checking them again was a third of a check's time."""
+        memo = (vkey, type(value), value)
+        if memo not in self._header_verdicts:
+            if len(self._header_verdicts) > 200000:
+                self._header_verdicts.clear()
+            err = jsonschema.exceptions.best_match(
+                self.validator(vkey, schema).iter_errors(value))
+            self._header_verdicts[memo] = err.message if err else None
+        return self._header_verdicts[memo]
 
     def _check_body(self, fail, key, schema, method, headers, body):
         if method == "HEAD":

@@ -346,5 +346,17 @@ def test_checks_catch_wrong_headers():
         check("GET", "/domains/1", 429, {"errors": [{"reason": "Too many requests"}]})
 
 
+def test_header_verdicts_are_kept_per_value():
+    """A header's verdict is kept for its value: a value refused once is
+    refused again, and a good value seen before lets no other through."""
+    check("GET", "/domains/1", 200, DOMAIN, X_RateLimit_Remaining="7")
+    for _ in range(2):
+        with pytest.raises(AssertionError, match="X-RateLimit-Remaining: -1 is less than"):
+            check("GET", "/domains/1", 200, DOMAIN, X_RateLimit_Remaining="-1")
+        with pytest.raises(AssertionError, match="X-RateLimit-Remaining: '7x' is not an integer"):
+            check("GET", "/domains/1", 200, DOMAIN, X_RateLimit_Remaining="7x")
+    check("GET", "/domains/1", 200, DOMAIN, X_RateLimit_Remaining="7")
+
+
 def test_checks_skip_other_url_spaces():
     harness.openapi().check("GET", "http://127.0.0.1:1/server-status", 200, {}, b"<html>")
