@@ -1,6 +1,7 @@
 """A private PostgreSQL cluster."""
 
 import atexit
+import os
 import pwd
 import shutil
 import socket
@@ -24,25 +25,50 @@ def ensure_system_user(name):
 # output 0.13), and a run of the suite makes a dozen clusters: the
 # backends, and those of the tests that stop, kill or fail over a
 # PostgreSQL of their own.  With the same options its output is the same,
-# so it runs once a process, and each cluster starts from a copy.  The
-# template lives in memory (TMP_ROOT) and is removed when the process ends:
-# left behind, each run would keep 40 MB of the machine's memory.
+# so it runs once, and each cluster starts from a copy.  scripts/test makes
+# the one template of its five parts while configure leaves a core idle
+# (make_initdb_template), names it in INITDB_TEMPLATE_ENV and removes it
+# when it ends; a pytest started without it makes its own on first use.
+# The template lives in memory (TMP_ROOT): left behind, each run would keep
+# 40 MB of the machine's memory.
+INITDB_TEMPLATE_ENV = "ACCTAPI_E2E_INITDB"
 _initdb = {"data": None, "lock": threading.Lock()}
 
 
+def make_initdb_template():
+    """A new initdb's home directory under TMP_ROOT (the data directory is
+    its pg/data, owned by the server's user, as a cluster's is); whoever
+    asked removes it."""
+    home = make_tmpdir("acctapi-initdb-")
+    try:
+        t = PgCluster(home)
+        t.make_dirs()
+        t._pg([PGBIN / "initdb", "-D", t.data, "-U", "postgres", "--auth=trust",
+               "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"],
+              timeout=120)
+    except BaseException:
+        shutil.rmtree(home, ignore_errors=True)
+        raise
+    return home
+
+
 def initdb_template():
-    """The data directory of this process's one initdb, made on first use
-    (owned by the server's user, as a cluster's is)."""
+    """The data directory every cluster of this process copies: the one
+    INITDB_TEMPLATE_ENV names (a make_initdb_template home), or this
+    process's own, made on first use and removed when the process ends."""
     with _initdb["lock"]:
         if _initdb["data"] is None:
-            home = make_tmpdir("acctapi-initdb-")
-            atexit.register(shutil.rmtree, home, ignore_errors=True)
-            t = PgCluster(home)
-            t.make_dirs()
-            t._pg([PGBIN / "initdb", "-D", t.data, "-U", "postgres", "--auth=trust",
-                   "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"],
-                  timeout=120)
-            _initdb["data"] = t.data
+            shared = os.environ.get(INITDB_TEMPLATE_ENV)
+            if shared:
+                data = PgCluster(shared).data
+                if not (data / "PG_VERSION").is_file():
+                    raise HarnessError(f"{INITDB_TEMPLATE_ENV}={shared}: no initdb there "
+                                       f"({data / 'PG_VERSION'} is missing)")
+            else:
+                home = make_initdb_template()
+                atexit.register(shutil.rmtree, home, ignore_errors=True)
+                data = PgCluster(home).data
+            _initdb["data"] = data
         return _initdb["data"]
 
 
