@@ -75,6 +75,15 @@ def _split_path(path):
     return None if None in decoded else decoded
 
 
+def _make_room(cache, limit):
+    """Empties a memo (a dict or a set) that holds `limit` entries or more.
+    A run asks about a bounded set of values, so the memos rarely fill; the
+    bound keeps a run that asks about many (a flood of distinct paths, say)
+    from growing them without end."""
+    if len(cache) >= limit:
+        cache.clear()
+
+
 class OpenAPI:
     """The document of the repository, its operations found the way the
     module's router finds routes, and compiled validators per response."""
@@ -129,8 +138,7 @@ class OpenAPI:
         """(template, operation or None); template None: no such path."""
         found = self._found.get((method, path))
         if found is None:
-            if len(self._found) > 100000:
-                self._found.clear()
+            _make_room(self._found, 100000)
             found = self._found[(method, path)] = self._find(method, path)
         return found
 
@@ -197,8 +205,7 @@ class OpenAPI:
         return errors
 
     def _remember_valid(self, key, text):
-        if len(self._seen_valid) > 200000:
-            self._seen_valid.clear()
+        _make_room(self._seen_valid, 200000)
         self._seen_valid.add((key, text))
 
     def _run(self, key, schema, value, prefix):
@@ -301,8 +308,7 @@ class OpenAPI:
         checking them again was a third of a check's time."""
         memo = (vkey, type(value), value)
         if memo not in self._header_verdicts:
-            if len(self._header_verdicts) > 200000:
-                self._header_verdicts.clear()
+            _make_room(self._header_verdicts, 200000)
             err = jsonschema.exceptions.best_match(
                 self.validator(vkey, schema).iter_errors(value))
             self._header_verdicts[memo] = err.message if err else None
