@@ -225,12 +225,23 @@ class Httpd:
             # apr_os_sock_get under AddressSanitizer).  The connections the
             # clients just closed or reset are first let go by the server
             # (held_connections: by the server's own sockets, since a reset
-            # one leaves the kernel's tables before httpd closes it); a
-            # test's own connection still open (a slow client) bounds the
-            # wait.
+            # one leaves the kernel's tables before httpd closes it), and
+            # its threads are then all asleep twice in a row: a worker that
+            # has closed a connection's socket still names it until it has
+            # recycled the connection's pool and gone back to wait for
+            # work, and SIGTERM in between is the race.  A test's own
+            # connection still open (a slow client) bounds the wait.
+            quiet = [0]
+
+            def settled():
+                if held_connections(self.pid, self.port) or not threads_asleep(self.pid):
+                    quiet[0] = 0
+                    return False
+                quiet[0] += 1
+                return quiet[0] >= 2
             with contextlib.suppress(HarnessError):
-                wait_for(lambda: not held_connections(self.pid, self.port), 5, 0.02,
-                         what="the server to close its connections")
+                wait_for(settled, 5, 0.02,
+                         what="the server to close its connections and its workers to rest")
             os.kill(self.pid, signal.SIGTERM)
         else:
             # Graceful: "-k stop" (SIGTERM) makes httpd's event MPM close the
@@ -466,6 +477,25 @@ def held_connections(pid, port):
         if target.startswith("socket:[") and target[8:-1] not in listed:
             held += 1
     return held
+
+
+def threads_asleep(pid):
+    """True when every thread of process `pid` sleeps (state S: blocked
+    waiting for work, for events or for a signal); False while one runs or
+    waits to run, or when /proc cannot tell."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue        # a thread that has just exited
+        if state != "S":
+            return False
+    return bool(tids)
 
 
 def connections_in_flight(port):
