@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import (HTTPD_USER, IS_ROOT, SMALL_SERVER, make_tmpdir, race, serving,
+from harness import (HTTPD_USER, IS_ROOT, SMALL_SERVER, make_tmpdir, proc_stat, race, serving,
                      wait_for)
 from named import RNDC, Named
 
@@ -155,12 +155,9 @@ def httpd_zombies(srv):
     stats = {}
     for d in os.listdir("/proc"):
         if d.isdigit():
-            try:
-                text = Path(f"/proc/{d}/stat").read_text()
-            except OSError:
-                continue
-            fields = text.rsplit(")", 1)[1].split()
-            stats[int(d)] = (fields[0], int(fields[1]))   # state, ppid
+            fields = proc_stat(f"/proc/{d}/stat")
+            if fields:
+                stats[int(d)] = (fields[0], int(fields[1]))   # state, ppid
     children = {pid for pid, (_, ppid) in stats.items() if ppid == srv.pid}
     return [pid for pid, (state, ppid) in stats.items()
             if ppid in children and state == "Z"]

@@ -271,6 +271,32 @@ def wait_for(predicate, timeout, interval=0.05, what="condition"):
         time.sleep(interval)
 
 
+def proc_stat(path):
+    """The fields of a /proc/PID/stat (or /proc/PID/task/TID/stat) file that
+    follow the command name, from the state on (fields[0] the state,
+    fields[1] the parent's pid); None when it cannot be read (the process
+    has gone).  The command name, in parentheses, may itself hold spaces
+    and parentheses: the fields start after its last ")"."""
+    try:
+        with open(path) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields or None
+
+
+def children_of(pid):
+    """The pids of the live or not yet reaped processes whose parent is
+    `pid`."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = proc_stat(f"/proc/{entry}/stat")
+            if fields and fields[1] == str(pid):
+                out.append(int(entry))
+    return out
+
+
 def pid_alive(pid):
     try:
         os.kill(pid, 0)
@@ -278,11 +304,9 @@ def pid_alive(pid):
         return False
     except PermissionError:
         return True
-    try:  # a zombie nobody reaps (containers without an init) is gone
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    # A zombie nobody reaps (containers without an init) is gone.
+    fields = proc_stat(f"/proc/{pid}/stat")
+    return fields is not None and fields[0] != "Z"
 
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"

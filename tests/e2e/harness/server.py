@@ -488,12 +488,8 @@ def threads_asleep(pid):
     except OSError:
         return False
     for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue        # a thread that has just exited
-        if state != "S":
+        fields = proc_stat(f"/proc/{pid}/task/{tid}/stat")
+        if fields is not None and fields[0] != "S":   # None: it has just exited
             return False
     return bool(tids)
 

@@ -24,7 +24,7 @@ import pytest
 import requests
 
 import harness
-from harness import SANITIZE
+from harness import SANITIZE, children_of
 from outage import DB_LINES, classify, pg  # noqa: F401  (the fixture)
 
 GRACEFUL_CYCLES = 20
@@ -262,17 +262,6 @@ def test_children_killed_mid_write_leave_no_partial_object(make_server, backend)
     acct.close()
 
 
-def children_of(pid):
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return out
 
 
 # --------------------------------------------------------------------------

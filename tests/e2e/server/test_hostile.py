@@ -6,7 +6,6 @@ segfault); and ten thousand such requests leave the children's memory where
 it was, give or take a small bound, which the test measures and prints."""
 
 import json
-import os
 import re
 import secrets
 import socket
@@ -236,19 +235,6 @@ def test_mass_assignment_on_databases(acct):
 # Ten thousand hostile requests: no crash, memory flat
 # --------------------------------------------------------------------------
 
-def children_of(pid):
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(entry))
-    return out
 
 
 def rss_kb(pid):
@@ -263,7 +249,7 @@ def rss_kb(pid):
 def child_rss(srv):
     """{pid: RSS in kB} of the server's children (under scripts/test
     --sanitize httpd serves from its one process, -X)."""
-    kids = children_of(srv.pid) or ([srv.pid] if harness.SANITIZE else [])
+    kids = harness.children_of(srv.pid) or ([srv.pid] if harness.SANITIZE else [])
     assert kids, "no httpd children"
     return {p: rss_kb(p) for p in kids}
 
@@ -271,7 +257,7 @@ def child_rss(srv):
 def rss_growth(srv, before):
     """(RSS after, growth) per child since `before`; the same children must
     have served it all (none crashed and was replaced)."""
-    after = {p: rss_kb(p) for p in (children_of(srv.pid) or list(before))}
+    after = {p: rss_kb(p) for p in (harness.children_of(srv.pid) or list(before))}
     assert set(after) == set(before), (before, after)
     return after, {p: after[p] - before[p] for p in before}
 
@@ -344,7 +330,7 @@ def test_ten_thousand_hostile_requests(make_server, backend):
     # pools and malloc's arenas took, and grows towards that size with the
     # requests it serves (under event, every thread of a child serves in
     # turn).  A child that served none of the warm-up would grow by all of
-    # it in the flood, so the warm-up comes on 100 short connections, which
+    # it in the flood, so the warm-up comes on about 100 short connections, which
     # the children's listeners share, rather than on the flood's eight.
     flood(srv, backend, 1000, per_connection=10)
     before = child_rss(srv)

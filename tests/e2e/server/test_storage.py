@@ -260,16 +260,7 @@ CONNECT_TIMEOUT = 3     # connect_timeout in the suite's DBDParams
 def cluster_pids(backend):
     """The postmaster and every PostgreSQL process under it."""
     master = int((backend.cluster.data / "postmaster.pid").read_text().split()[0])
-    pids = [master]
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            if ppid == master:
-                pids.append(int(entry))
+    pids = [master] + harness.children_of(master)
     return pids
 
 
