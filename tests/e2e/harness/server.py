@@ -262,6 +262,12 @@ class Httpd:
         while (proc.poll() is None if proc else pid_alive(self.pid) or self.pid_file.exists()):
             if time.monotonic() >= deadline:
                 if pid_alive(self.pid):
+                    # Its children first: killed alone, the parent would
+                    # leave them to init, each holding its threads and the
+                    # listening socket until the machine restarts.
+                    for child in children_of(self.pid):
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(child, signal.SIGKILL)
                     os.kill(self.pid, signal.SIGKILL)
                 raise HarnessError(f"httpd (pid {self.pid}) did not stop within {timeout}s")
             if (not proc and time.monotonic() - nudged >= 0.2
