@@ -1,9 +1,11 @@
 """A private PostgreSQL cluster."""
 
 import atexit
+import contextlib
 import os
 import pwd
 import shutil
+import signal
 import socket
 import threading
 from pathlib import Path
@@ -33,6 +35,35 @@ def ensure_system_user(name):
 # 40 MB of the machine's memory.
 INITDB_TEMPLATE_ENV = "ACCTAPI_E2E_INITDB"
 _initdb = {"data": None, "lock": threading.Lock()}
+
+
+def postmaster_pid(data):
+    """The postmaster's pid, from the first line of the cluster's
+    postmaster.pid (data: the cluster's data directory); None when the file
+    names none."""
+    try:
+        return int((Path(data) / "postmaster.pid").read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def kill_postmaster(data, timeout=10):
+    """PostgreSQL's immediate shutdown (SIGQUIT: the postmaster ends its
+    backends, then exits) of the cluster in `data`, for a cluster whose
+    owner could not stop it; a postmaster still there after `timeout`
+    seconds has its session killed (pg_ctl starts it as a session's
+    leader)."""
+    pid = postmaster_pid(data)
+    if pid is None or not pid_alive(pid):
+        return
+    try:
+        os.kill(pid, signal.SIGQUIT)
+        wait_for(lambda: not pid_alive(pid), timeout, what="the postmaster to exit")
+    except ProcessLookupError:
+        pass
+    except HarnessError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def make_initdb_template():

@@ -9,8 +9,9 @@ import signal
 import subprocess
 import time
 
-from .base import CLOCK, REPO, format_utc, run
+from .base import CLOCK, REPO, format_utc, pid_alive, run
 from .base import BAD_LEVEL, CRASH, HTTPD_NOISE
+from .postgres import kill_postmaster, postmaster_pid
 
 __all__ = ["KNOBS", "Quickstart", "check_error_log", "curl", "postmaster_running",
            "read_env"]
@@ -117,6 +118,7 @@ class Quickstart:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
                 self._kill_httpd()
+                self._kill_postgres()
                 log = self.home / "error.log"
                 log = log.read_text(errors="replace")[-3000:] if log.exists() else ""
                 self.proc = None
@@ -135,6 +137,12 @@ class Quickstart:
         except (OSError, ValueError, IndexError):
             pass
 
+    def _kill_postgres(self):
+        """The quickstart's PostgreSQL (ACCTAPI_DB=pgsql): pg_ctl starts it
+        in a session of its own, which neither the quickstart's process
+        group nor httpd's holds."""
+        kill_postmaster(self.home / "pg" / "data")
+
 
 def check_error_log(home):
     log = home / "error.log"
@@ -148,16 +156,8 @@ def check_error_log(home):
 
 def postmaster_running(home):
     """The cluster's postmaster.pid names a live process."""
-    pidfile = home / "pg" / "data" / "postmaster.pid"
-    try:
-        pid = int(pidfile.read_text().split()[0])
-    except (FileNotFoundError, IndexError, ValueError):
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    pid = postmaster_pid(home / "pg" / "data")
+    return pid is not None and pid_alive(pid)
 
 
 

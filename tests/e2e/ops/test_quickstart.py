@@ -9,7 +9,6 @@ not the repository (the quickstart builds in the repository).
 
 import os
 import shutil
-import signal
 import stat
 import subprocess
 
@@ -184,9 +183,7 @@ def test_quickstart_postgresql(qs_home):
         assert not postmaster_running(qs_home), "the cluster outlived Ctrl-C"
     finally:
         qs.stop()
-        if postmaster_running(qs_home):
-            pid = int((qs_home / "pg" / "data" / "postmaster.pid").read_text().split()[0])
-            os.kill(pid, signal.SIGQUIT)
+        harness.kill_postmaster(qs_home / "pg" / "data")
     check_error_log(qs_home)
 
 

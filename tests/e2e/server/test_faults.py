@@ -43,10 +43,6 @@ def auth(token):
 # PostgreSQL killed: acknowledged writes survive
 # --------------------------------------------------------------------------
 
-def postmaster_pid(backend):
-    return int((backend.cluster.data / "postmaster.pid").read_text().split()[0])
-
-
 def test_kill9_postgres_loses_no_acknowledged_write(pg, expect_log):  # noqa: F811
     expect_log(DB_LINES)
     backend, start_server = pg
@@ -85,7 +81,7 @@ def test_kill9_postgres_loses_no_acknowledged_write(pg, expect_log):  # noqa: F8
         harness.wait_for(lambda: len(acked) >= 60, 60, what="60 acknowledged writes")
         # The whole server at once, as the OOM killer or a power cut would:
         # the postmaster and every backend.
-        master = postmaster_pid(backend)
+        master = harness.postmaster_pid(backend.cluster.data)
         doomed = [master] + children_of(master)
         for pid in doomed:
             os.kill(pid, signal.SIGKILL)

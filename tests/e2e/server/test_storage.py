@@ -259,7 +259,7 @@ CONNECT_TIMEOUT = 3     # connect_timeout in the suite's DBDParams
 
 def cluster_pids(backend):
     """The postmaster and every PostgreSQL process under it."""
-    master = int((backend.cluster.data / "postmaster.pid").read_text().split()[0])
+    master = harness.postmaster_pid(backend.cluster.data)
     pids = [master] + harness.children_of(master)
     return pids
 
