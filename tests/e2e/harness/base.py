@@ -287,13 +287,20 @@ def proc_stat(path):
 
 def children_of(pid):
     """The pids of the live or not yet reaped processes whose parent is
-    `pid`."""
+    `pid`: the kernel's list of the children each of its threads started
+    (/proc/PID/task/TID/children), rather than a scan of every process's
+    stat; empty when `pid` has gone."""
     out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = proc_stat(f"/proc/{entry}/stat")
-            if fields and fields[1] == str(pid):
-                out.append(int(entry))
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out.extend(int(p) for p in f.read().split())
+        except OSError:
+            pass    # the thread has exited
     return out
 
 

@@ -297,14 +297,8 @@ class Httpd:
 
     def _children_gone(self):
         """True when the parent has no live child process (exited ones wait
-        as zombies for the parent to reap them); False when that cannot be
-        told (the stop then waits for the parent by itself)."""
-        try:
-            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
-                children = [int(p) for p in f.read().split()]
-        except (OSError, ValueError):
-            return False
-        return not any(pid_alive(p) for p in children)
+        as zombies for the parent to reap them)."""
+        return not any(pid_alive(p) for p in children_of(self.pid))
 
     def stop_and_check(self, allowed=()):
         """Stops the server, then fails on problems logged since the last scan."""
