@@ -41,14 +41,15 @@ def curl(url, token=None):
     return int(code or 0), body
 
 
-def default_sigint():
+def default_sigint(blocked=()):
     """In the quickstart's process, before it runs: Ctrl-C's default action,
-    as a terminal's shell gives it.  A suite started in the background of a
+    as a terminal's shell gives it (and the `blocked` signals blocked).  A suite started in the background of a
     non-interactive shell (as scripts/test starts its parts, or as a CI
     runner may start it) runs with SIGINT ignored, which every child
     inherits, and bash can neither trap nor restore a signal ignored when
     it started: the quickstart would never see the Ctrl-C its test sends."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
 
 
 KNOBS = ("ACCTAPI_DB", "ACCTAPI_RATE_LIMIT", "ACCTAPI_NAMESERVERS", "ACCTAPI_DB_HOST_SUFFIX",
@@ -62,7 +63,9 @@ class Quickstart:
         self.proc = None
         self.out = home.parent / f"quickstart-{port}.out"
 
-    def start(self):
+    def start(self, blocked=()):
+        """blocked: signals the quickstart starts with blocked, as a tool
+        that runs it may leave them (`perf record` blocks SIGWINCH)."""
         env = dict(os.environ, ACCTAPI_HOME=str(self.home), PORT=str(self.port))
         for v in ("ACCTAPI_DB_DRIVER", "ACCTAPI_DB_PARAMS", "ACCTAPI_URL", "ACCTAPI_TOKEN") + KNOBS:
             env.pop(v, None)
@@ -71,7 +74,7 @@ class Quickstart:
         self.proc = subprocess.Popen([str(REPO / "scripts" / "quickstart")], cwd=str(REPO),
                                      env=env, stdout=f, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True,
-                                     preexec_fn=default_sigint)
+                                     preexec_fn=lambda: default_sigint(blocked))
         f.close()
         url = f"http://127.0.0.1:{self.port}/v4/regions"
         deadline = time.monotonic() + START_TIMEOUT
