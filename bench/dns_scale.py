@@ -70,6 +70,7 @@ def run(kind, base):
 
 
 def main():
+    harness.unblock_signals()
     base = Path(tempfile.mkdtemp(prefix="acctapi-bench-"))
     rows = []
     for kind in ("sqlite", "pgsql"):

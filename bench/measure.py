@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import harness  # tests/e2e, on the path bench/run gives its modules
+
 LUA = Path(__file__).resolve().parent / "lua"
 WRK = os.environ.get("BENCH_WRK", "wrk")
 
@@ -93,25 +95,6 @@ def wrk(url, *, seconds, threads, connections, headers=(), script=None, args=(),
 # Memory of httpd's children
 # --------------------------------------------------------------------------
 
-def children(pid):
-    """The pids whose parent is `pid` (httpd's children)."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        pass
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
-
-
 def rss_kb(pid):
     """VmRSS of `pid` in kB, or None once it is gone."""
     try:
@@ -127,7 +110,7 @@ def rss_kb(pid):
 def snapshot(parent):
     """{child pid: VmRSS kB} now."""
     out = {}
-    for c in children(parent):
+    for c in harness.children_of(parent):
         v = rss_kb(c)
         if v is not None:
             out[c] = v
@@ -182,9 +165,9 @@ class ProcSampler:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _server_pids(self):
-        pids = children(self.parent)
+        pids = harness.children_of(self.parent)
         if self.db_parent:
-            db = [p for p in children(self.db_parent) if self._is_client_backend(p)]
+            db = [p for p in harness.children_of(self.db_parent) if self._is_client_backend(p)]
             self._db_pids.update(db)
             pids += db
         if self.pooler:
@@ -227,7 +210,7 @@ class ProcSampler:
         transaction"): every connection of the module's role that is not
         idle has a statement running or a transaction open at this instant."""
         open_, busy = 0, 0
-        for pid in children(self.db_parent):
+        for pid in harness.children_of(self.db_parent):
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     title = f.read().split(b"\0")[0].decode("utf-8", "replace")

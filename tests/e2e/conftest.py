@@ -36,7 +36,6 @@ Environment:
 import os
 import re
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
@@ -91,14 +90,7 @@ POOLED_ONLY = {"server/test_pooler.py"}
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "expect_log(*regexes): error-log lines this test may cause")
-    # No signal blocked in this process, whatever blocked them in the one
-    # that started it: httpd, named and PostgreSQL inherit the mask of the
-    # process that starts them, and httpd's parent never unblocks a signal
-    # it inherits blocked.  `perf record -- pytest ...` blocks SIGWINCH in
-    # what it runs, and every server's graceful stop (SIGWINCH) then never
-    # came: the stops failed after 20 s.  Threads started later inherit
-    # this mask.
-    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    harness.unblock_signals()
 
 
 def pytest_collection_modifyitems(config, items):

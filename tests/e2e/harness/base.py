@@ -304,6 +304,17 @@ def children_of(pid):
     return out
 
 
+def unblock_signals():
+    """No signal blocked in this process (nor in the threads it starts
+    later), whatever blocked them in the one that started it: httpd, named
+    and PostgreSQL inherit the mask of the process that starts them, and
+    httpd's parent never unblocks a signal it inherits blocked.  `perf
+    record -- pytest ...` blocks SIGWINCH in what it runs, and every
+    server's graceful stop (SIGWINCH) then never came: the stops failed
+    after 20 s."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
 def pid_alive(pid):
     try:
         os.kill(pid, 0)
