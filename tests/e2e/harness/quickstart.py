@@ -41,13 +41,14 @@ def curl(url, token=None):
     return int(code or 0), body
 
 
-def default_sigint(blocked=()):
+def terminal_signals(blocked=()):
     """In the quickstart's process, before it runs: Ctrl-C's default action,
-    as a terminal's shell gives it (and the `blocked` signals blocked).  A suite started in the background of a
-    non-interactive shell (as scripts/test starts its parts, or as a CI
-    runner may start it) runs with SIGINT ignored, which every child
-    inherits, and bash can neither trap nor restore a signal ignored when
-    it started: the quickstart would never see the Ctrl-C its test sends."""
+    as a terminal's shell gives it, and the `blocked` signals blocked.  A
+    suite started in the background of a non-interactive shell (as
+    scripts/test starts its parts, or as a CI runner may start it) runs
+    with SIGINT ignored, which every child inherits, and bash can neither
+    trap nor restore a signal ignored when it started: the quickstart would
+    never see the Ctrl-C its test sends."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
 
@@ -74,7 +75,7 @@ class Quickstart:
         self.proc = subprocess.Popen([str(REPO / "scripts" / "quickstart")], cwd=str(REPO),
                                      env=env, stdout=f, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True,
-                                     preexec_fn=lambda: default_sigint(blocked))
+                                     preexec_fn=lambda: terminal_signals(blocked))
         f.close()
         url = f"http://127.0.0.1:{self.port}/v4/regions"
         deadline = time.monotonic() + START_TIMEOUT
