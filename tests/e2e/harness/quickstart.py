@@ -13,8 +13,8 @@ from .base import CLOCK, REPO, format_utc, pid_alive, run
 from .base import BAD_LEVEL, CRASH, HTTPD_NOISE
 from .postgres import kill_postmaster, postmaster_pid
 
-__all__ = ["KNOBS", "Quickstart", "check_error_log", "curl", "postmaster_running",
-           "read_env"]
+__all__ = ["KNOBS", "Quickstart", "check_error_log", "cluster_data", "curl",
+           "postmaster_running", "read_env"]
 
 
 START_TIMEOUT = 300   # a first run may have to build
@@ -122,7 +122,9 @@ class Quickstart:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
                 self._kill_httpd()
-                self._kill_postgres()
+                # Its PostgreSQL (ACCTAPI_DB=pgsql): pg_ctl starts it in a
+                # session of its own, which neither group above holds.
+                kill_postmaster(cluster_data(self.home))
                 log = self.home / "error.log"
                 log = log.read_text(errors="replace")[-3000:] if log.exists() else ""
                 self.proc = None
@@ -141,11 +143,6 @@ class Quickstart:
         except (OSError, ValueError, IndexError):
             pass
 
-    def _kill_postgres(self):
-        """The quickstart's PostgreSQL (ACCTAPI_DB=pgsql): pg_ctl starts it
-        in a session of its own, which neither the quickstart's process
-        group nor httpd's holds."""
-        kill_postmaster(self.home / "pg" / "data")
 
 
 def check_error_log(home):
@@ -158,9 +155,14 @@ def check_error_log(home):
         assert not bad, "quickstart error log:\n" + "\n".join(bad) + "\n--- full log:\n" + text[-6000:]
 
 
+def cluster_data(home):
+    """The data directory of the quickstart's PostgreSQL cluster."""
+    return home / "pg" / "data"
+
+
 def postmaster_running(home):
     """The cluster's postmaster.pid names a live process."""
-    pid = postmaster_pid(home / "pg" / "data")
+    pid = postmaster_pid(cluster_data(home))
     return pid is not None and pid_alive(pid)
 
 

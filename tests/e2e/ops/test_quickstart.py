@@ -18,8 +18,8 @@ import requests
 
 import harness
 from harness import REPO, free_port, make_tmpdir, run
-from harness.quickstart import (KNOBS, Quickstart, check_error_log, curl, postmaster_running,
-                                read_env)
+from harness.quickstart import (KNOBS, Quickstart, check_error_log, cluster_data, curl,
+                                postmaster_running, read_env)
 
 pytestmark = [
     pytest.mark.skipif(bool(os.environ.get("ACCTAPI_SKIP_QUICKSTART")),
@@ -189,7 +189,7 @@ def test_quickstart_postgresql(qs_home):
         assert not postmaster_running(qs_home), "the cluster outlived Ctrl-C"
     finally:
         qs.stop()
-        harness.kill_postmaster(qs_home / "pg" / "data")
+        harness.kill_postmaster(cluster_data(qs_home))
     check_error_log(qs_home)
 
 
